@@ -1,0 +1,1 @@
+"""Feature extraction, pattern mining and the rating fit."""

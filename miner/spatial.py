@@ -1,0 +1,190 @@
+"""Spatial patterns: nested gridcular neighbourhoods of a candidate move.
+
+The gridcular distance of an offset is ``d(dx, dy) = |dx| + |dy| + max(|dx|, |dy|)``.
+The pattern of ring ``k`` around a candidate is every point with ``d <= k``,
+each point one of empty / own stone / opponent stone / off-board, "own" meaning
+the player to move so one pattern serves both colours. Rings run from 2 (the four
+neighbours) to ``3 * (N - 1)``, the window that covers the whole N x N board from
+any point (ring 54 on 19x19: 361 on-board points).
+
+Hashing is Zobrist over (offset, state), per symmetry: the eight images of a
+pattern under the symmetries of the square are hashed side by side, ring by ring,
+and the pattern's id is the smallest of the eight, XOR a per-ring key so equal
+shapes of different rings never share an id. Rotated, mirrored and colour-swapped
+positions therefore give the same ids.
+
+The stones are read from a *padded* copy of the board (``pad`` off-board points
+on every side, enough for the largest ring) so the inner loop is a table lookup
+with no bounds checks: ``state[q + delta[s, o]]``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from shapemill.engine.rules import BORDER, COLOR, MAX_SIZE, STRIDE
+
+MIN_RING = 2
+MAX_RING = 3 * (MAX_SIZE - 1)
+
+#: Symmetries of the square as (dx, dy) -> (a*dx + b*dy, c*dx + e*dy).
+SYMMETRIES = (
+    (1, 0, 0, 1), (0, -1, 1, 0), (-1, 0, 0, -1), (0, 1, -1, 0),
+    (-1, 0, 0, 1), (1, 0, 0, -1), (0, 1, 1, 0), (0, -1, -1, 0),
+)
+
+
+def gridcular(dx: int, dy: int) -> int:
+    """Gridcular distance of the offset (dx, dy)."""
+    return abs(dx) + abs(dy) + max(abs(dx), abs(dy))
+
+
+def _offsets() -> np.ndarray:
+    """Every offset with 2 <= d <= MAX_RING, ordered by ring, then row, then column."""
+    half = MAX_RING // 2
+    cells = [
+        (gridcular(dx, dy), dy, dx)
+        for dy in range(-half, half + 1)
+        for dx in range(-half, half + 1)
+        if MIN_RING <= gridcular(dx, dy) <= MAX_RING
+    ]
+    return np.array([(dx, dy) for _, dy, dx in sorted(cells)], dtype=np.int32)
+
+
+#: (dx, dy) of each pattern point, in canonical order.
+OFFSETS = _offsets()
+#: RING_END[k]: number of offsets with d <= k (the points of ring k's pattern).
+RING_END = np.searchsorted(
+    [gridcular(int(dx), int(dy)) for dx, dy in OFFSETS], np.arange(MAX_RING + 1), side="right"
+).astype(np.int32)
+
+_rng = np.random.default_rng(0x5A4E)
+#: Zobrist keys per (offset, relative state): 0 empty, 1 own, 2 opponent, 3 off-board.
+PATTERN_ZOBRIST = _rng.integers(
+    np.iinfo(np.int64).min, np.iinfo(np.int64).max, size=(len(OFFSETS), 4), dtype=np.int64
+)
+#: Mixed into the id of ring k so that no two rings share ids.
+RING_KEY = _rng.integers(
+    np.iinfo(np.int64).min, np.iinfo(np.int64).max, size=MAX_RING + 1, dtype=np.int64
+)
+#: RELATIVE[color, absolute state]: the pattern state seen by the player ``color``.
+RELATIVE = np.array([[0, 1, 2, 3], [0, 1, 2, 3], [0, 2, 1, 3]], dtype=np.int8)
+
+
+class Geometry(NamedTuple):
+    """Pattern geometry of one board size: padded layout and per-symmetry deltas."""
+
+    size: int
+    max_ring: int
+    pad: int
+    stride: int
+    delta: np.ndarray  # int32[8, n_offsets]: padded-board offset of each point per symmetry
+
+
+@lru_cache(maxsize=None)
+def geometry(size: int) -> Geometry:
+    """Geometry for patterns on a ``size`` x ``size`` board (rings up to 3 (size - 1))."""
+    max_ring = 3 * (size - 1)
+    pad = max_ring // 2
+    stride = size + 2 * pad
+    n = RING_END[max_ring]
+    delta = np.empty((8, n), dtype=np.int32)
+    for s, (a, b, c, e) in enumerate(SYMMETRIES):
+        dx, dy = OFFSETS[:n, 0], OFFSETS[:n, 1]
+        delta[s] = (c * dx + e * dy) * stride + (a * dx + b * dy)
+    return Geometry(size, max_ring, pad, stride, delta)
+
+
+@njit(cache=True)
+def fill_padded(b: np.ndarray, m: np.ndarray, pad: int, state: np.ndarray) -> None:
+    """Copy the board's colours into the padded state array (off-board: BORDER)."""
+    w = m[STRIDE]
+    size = w - 2
+    stride = size + 2 * pad
+    state[:] = BORDER
+    for row in range(size):
+        for col in range(size):
+            state[(row + pad) * stride + col + pad] = b[COLOR, (row + 1) * w + col + 1]
+
+
+@njit(cache=True)
+def padded_point(p: int, m: np.ndarray, pad: int) -> int:
+    """Index in the padded state array of board point ``p``."""
+    w = m[STRIDE]
+    size = w - 2
+    return (p // w - 1 + pad) * (size + 2 * pad) + p % w - 1 + pad
+
+
+@njit(cache=True)
+def ring_ids(
+    state: np.ndarray,
+    q: int,
+    color: int,
+    delta: np.ndarray,
+    max_ring: int,
+    out: np.ndarray,
+) -> None:
+    """Pattern ids of rings 2..max_ring around padded point ``q`` for ``color`` to move.
+
+    ``out[k]`` receives the id of ring ``k``. The eight symmetric hashes grow ring
+    by ring, so each ring costs only its own new points.
+    """
+    h = np.zeros(8, dtype=np.int64)
+    rel = RELATIVE[color]
+    start = 0
+    for k in range(MIN_RING, max_ring + 1):
+        end = RING_END[k]
+        for s in range(8):
+            x = h[s]
+            for o in range(start, end):
+                x ^= PATTERN_ZOBRIST[o, rel[state[q + delta[s, o]]]]
+            h[s] = x
+        start = end
+        out[k] = h.min() ^ RING_KEY[k]
+
+
+@njit(cache=True)
+def canonical_key(
+    state: np.ndarray, q: int, color: int, delta: np.ndarray, ring: int
+) -> np.ndarray:
+    """The pattern of ``ring`` around ``q`` as relative states (uint8 per point),
+    read in the symmetry whose hash is the smallest: the canonical encoding."""
+    rel = RELATIVE[color]
+    end = RING_END[ring]
+    best = 0
+    best_h = np.int64(0)
+    for s in range(8):
+        x = np.int64(0)
+        for o in range(end):
+            x ^= PATTERN_ZOBRIST[o, rel[state[q + delta[s, o]]]]
+        if s == 0 or x < best_h:
+            best, best_h = s, x
+    key = np.empty(end, dtype=np.uint8)
+    for o in range(end):
+        key[o] = rel[state[q + delta[best, o]]]
+    return key
+
+
+def pack_key(key: np.ndarray) -> bytes:
+    """Pack relative states (0..3) four to a byte, in offset order."""
+    padded = np.zeros((len(key) + 3) // 4 * 4, dtype=np.uint8)
+    padded[: len(key)] = key
+    quads = padded.reshape(-1, 4)
+    return bytes(quads[:, 0] | quads[:, 1] << 2 | quads[:, 2] << 4 | quads[:, 3] << 6)
+
+
+def unpack_key(data: bytes, ring: int) -> np.ndarray:
+    """Relative states of ring ``ring``'s points from a packed key."""
+    raw = np.frombuffer(data, dtype=np.uint8)
+    states = np.stack([raw & 3, raw >> 2 & 3, raw >> 4 & 3, raw >> 6 & 3], axis=1).ravel()
+    return states[: RING_END[ring]]
+
+
+def ring_points(ring: int) -> int:
+    """Number of points of ring ``ring``'s pattern, the candidate point included."""
+    return int(RING_END[ring]) + 1
+

@@ -1,0 +1,1 @@
+"""Table formats (schemas, metadata, atomic read/write) and, later, the bundled tables."""

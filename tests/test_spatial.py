@@ -1,0 +1,94 @@
+"""Spatial patterns: geometry, and invariance under symmetry and colour swap."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shapemill.engine import Board
+from shapemill.miner import spatial as sp
+
+SIZE = 9
+GEO = sp.geometry(SIZE)
+TRANSFORMS = [
+    lambda r, c: (r, c),
+    lambda r, c: (c, SIZE - 1 - r),
+    lambda r, c: (SIZE - 1 - r, SIZE - 1 - c),
+    lambda r, c: (SIZE - 1 - c, r),
+    lambda r, c: (r, SIZE - 1 - c),
+    lambda r, c: (SIZE - 1 - r, c),
+    lambda r, c: (c, r),
+    lambda r, c: (SIZE - 1 - c, SIZE - 1 - r),
+]
+
+
+def ring_ids(board: Board, point: tuple[int, int], color: int) -> np.ndarray:
+    state = np.empty(GEO.stride**2, dtype=np.int8)
+    sp.fill_padded(board.b, board.m, GEO.pad, state)
+    p = (point[0] + 1) * (SIZE + 2) + point[1] + 1
+    out = np.zeros(GEO.max_ring + 1, dtype=np.int64)
+    sp.ring_ids(state, sp.padded_point(p, board.m, GEO.pad), color, GEO.delta, GEO.max_ring, out)
+    return out[sp.MIN_RING :]
+
+
+def position(black, white, transform=TRANSFORMS[0], swap=False) -> Board:
+    board = Board(SIZE)
+    colors = ("w", "b") if swap else ("b", "w")
+    board.setup(colors[0], [transform(*p) for p in black])
+    board.setup(colors[1], [transform(*p) for p in white - black])
+    return board
+
+
+points = st.tuples(st.integers(0, SIZE - 1), st.integers(0, SIZE - 1))
+
+
+def test_ring_geometry():
+    assert sp.gridcular(1, 0) == 2 and sp.gridcular(1, 1) == 3 and sp.gridcular(2, 1) == 5
+    assert list(sp.RING_END[2:6]) == [4, 8, 12, 20]  # neighbours, diagonals, 2-away, knights
+    # The largest ring on 19x19 covers the whole board from a corner.
+    geo = sp.geometry(19)
+    assert geo.max_ring == 54
+    corner_window = {
+        (int(dx), int(dy))
+        for dx, dy in sp.OFFSETS[: sp.RING_END[54]]
+        if 0 <= dx <= 18 and 0 <= dy <= 18
+    }
+    assert len(corner_window | {(0, 0)}) == 361
+    assert sp.ring_points(53) < sp.ring_points(54)
+    assert max(sp.gridcular(dx, dy) for dx, dy in corner_window) == 54
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sets(points, max_size=30), st.sets(points, max_size=30), points, st.integers(0, 7))
+def test_ids_invariant_under_symmetry_and_colour(black, white, point, t):
+    black.discard(point)
+    white.discard(point)
+    base = ring_ids(position(black, white), point, 1)
+    turned = position(black, white, TRANSFORMS[t])
+    assert (ring_ids(turned, TRANSFORMS[t](*point), 1) == base).all()
+    swapped = position(black, white, TRANSFORMS[t], swap=True)
+    assert (ring_ids(swapped, TRANSFORMS[t](*point), 2) == base).all()
+
+
+def test_ids_distinguish_own_from_opponent_and_rings():
+    board = position({(4, 5)}, set())
+    as_black = ring_ids(board, (4, 4), 1)
+    as_white = ring_ids(board, (4, 4), 2)
+    assert (as_black != as_white).all()
+    assert len(set(as_black.tolist())) == len(as_black)
+
+
+def test_canonical_key_is_the_same_for_symmetric_positions_and_round_trips():
+    black, white = {(2, 3), (3, 3)}, {(2, 4)}
+    keys = set()
+    for t in TRANSFORMS:
+        board = position(black, white, t)
+        state = np.empty(GEO.stride**2, dtype=np.int8)
+        sp.fill_padded(board.b, board.m, GEO.pad, state)
+        r, c = t(3, 4)
+        q = sp.padded_point((r + 1) * (SIZE + 2) + c + 1, board.m, GEO.pad)
+        key = sp.canonical_key(state, q, 1, GEO.delta, 8)
+        assert (sp.unpack_key(sp.pack_key(key), 8) == key).all()
+        keys.add(sp.pack_key(key))
+    assert len(keys) == 1
+    states = sp.unpack_key(keys.pop(), 8)
+    assert sorted(np.bincount(states, minlength=4)[1:3].tolist()) == [1, 2]
