@@ -27,6 +27,7 @@ META_KEY = b"shapemill"
 SCHEMA_VERSIONS: dict[str, int] = {
     "games": 1,
     "errors": 1,
+    "patterns": 1,
 }
 
 

@@ -1,0 +1,484 @@
+"""The ``scan`` stage: SGF files / folders / archives -> the games table.
+
+:func:`read_games` is the library view (every readable game, in order);
+:func:`scan` adds what a training corpus needs -- filters, de-duplication, the
+train/test split -- and :func:`write_tables` writes the games and errors tables.
+
+Parsing runs in worker processes (``workers``), a batch of files or archive
+members at a time; results are merged in input order, so the output does not
+depend on the number of workers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing as mp
+import os
+import signal
+import sys
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from shapemill.datasets.records import (
+    SKIP_REASONS,
+    TRUNCATING_REASONS,
+    GameRecord,
+    ScanError,
+    game_id,
+    split_of,
+)
+from shapemill.datasets.sgf import parse_games
+from shapemill.datasets.sources import DEFAULT_MAX_BYTES, Batch, InputError, plan, read_items
+
+__all__ = [
+    "read_games",
+    "scan",
+    "ScanOptions",
+    "ScanResult",
+    "games_table",
+    "errors_table",
+    "write_tables",
+    "InputError",
+    "DEFAULT_MIN_MOVES",
+    "DEFAULT_TEST_FRACTION",
+]
+
+DEFAULT_MIN_MOVES = 10
+DEFAULT_TEST_FRACTION = 0.1
+
+FileResult = list[tuple[GameRecord | None, list[ScanError]]]
+
+
+def _internal(source: str, exc: BaseException) -> ScanError:
+    msg = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+    return ScanError(source, "parse-error", f"parse-error: unexpected failure ({msg})")
+
+
+def run_batch(batch: Batch, max_bytes: int, test_fraction: float) -> tuple[list[ScanError], list[FileResult]]:
+    """Read and parse every file of a batch (runs in a worker process)."""
+    results: list[FileResult] = []
+    for display, data in read_items(batch, max_bytes):
+        if isinstance(data, ScanError):
+            results.append([(None, [data])])
+            continue
+        games: FileResult = []
+        try:
+            for rec, errs in parse_games(data, display):
+                if rec is not None:
+                    rec.id = game_id(rec.content_digest())
+                    rec.split = split_of(rec.id, test_fraction)
+                games.append((rec, errs))
+        except Exception as exc:  # never let one file stop the scan
+            games.append((None, [_internal(display, exc)]))
+        results.append(games)
+    return batch.skipped, results
+
+
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _warm_up() -> None:
+    """Compile (or load) the numba rules check once, before workers fork."""
+    from shapemill.datasets.sgf import _replay_check
+
+    e = np.zeros(0, dtype=np.int16)
+    _replay_check()(19, e, e, np.array([72], dtype=np.int16), 1)
+
+
+def iter_results(
+    paths: Iterable[str | os.PathLike],
+    *,
+    workers: int = 1,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    test_fraction: float = DEFAULT_TEST_FRACTION,
+) -> Iterator[tuple[list[ScanError], list[FileResult]]]:
+    """(skipped files, per-file results) per batch, in input order.
+
+    Raises :class:`InputError` before any work when a PATH does not exist.
+    """
+    batches = plan(list(paths), max_bytes)
+    head: list[Batch] = []
+    for b in batches:  # InputError surfaces here
+        head.append(b)
+        if len(head) == 2:
+            break
+    if workers <= 1 or len(head) < 2:
+        try:
+            for b in head:
+                yield run_batch(b, max_bytes, test_fraction)
+            for b in batches:
+                yield run_batch(b, max_bytes, test_fraction)
+        finally:
+            from shapemill.datasets.sources import _OPEN_ZIPS
+
+            for zf in _OPEN_ZIPS.values():
+                zf.close()
+            _OPEN_ZIPS.clear()
+        return
+    _warm_up()
+    methods = mp.get_all_start_methods()
+    ctx = mp.get_context("fork" if "fork" in methods else None)
+    pool = ctx.Pool(workers, initializer=_ignore_sigint)
+    try:
+        pending: deque = deque()
+
+        def all_batches() -> Iterator[Batch]:
+            yield from head
+            yield from batches
+
+        for b in all_batches():
+            pending.append(pool.apply_async(run_batch, (b, max_bytes, test_fraction)))
+            while len(pending) > 2 * workers:
+                yield pending.popleft().get()
+        while pending:
+            yield pending.popleft().get()
+        pool.close()
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+def read_games(
+    paths: str | os.PathLike | Iterable[str | os.PathLike],
+    *,
+    on_error: Callable[[ScanError], Any] | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    test_fraction: float = DEFAULT_TEST_FRACTION,
+    workers: int = 1,
+) -> Iterator[GameRecord]:
+    """Every game that can be read from ``paths``, as :class:`GameRecord`, in order.
+
+    ``paths``: SGF files (collections too), folders (recursive), zip and tar
+    (``.tar``, ``.tar.gz``, ``.tar.bz2``, ``.tar.xz``) archives, in any mix.
+    Only the main line of each game is read. Nothing is filtered or
+    de-duplicated (:func:`scan` does that).
+
+    Problems never stop the reading: each one is passed to ``on_error`` as a
+    :class:`ScanError` (and otherwise ignored). A game cut short by an illegal
+    or malformed move is yielded with the moves before it, and reported.
+    A PATH that does not exist raises :class:`InputError` at once.
+    """
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    for skipped, results in iter_results(
+        paths, workers=workers, max_bytes=max_bytes, test_fraction=test_fraction
+    ):
+        if on_error is not None:
+            for err in skipped:
+                on_error(err)
+        for games in results:
+            for rec, errs in games:
+                if on_error is not None:
+                    for err in errs:
+                        on_error(err)
+                if rec is not None:
+                    yield rec
+
+
+@dataclass
+class ScanOptions:
+    """What :func:`scan` keeps. ``size`` 0 keeps every board size."""
+
+    size: int = 19
+    no_handicap: bool = False
+    min_moves: int = DEFAULT_MIN_MOVES
+    test_fraction: float = DEFAULT_TEST_FRACTION
+    max_bytes: int = DEFAULT_MAX_BYTES
+    workers: int = 1
+
+
+@dataclass
+class ScanResult:
+    """The kept games, every error, and the counts of the summary.
+
+    The counts obey ``games_found == kept + duplicates + sum(filtered) +
+    sum(unusable)``: a file or archive that cannot be read at all counts as one
+    unusable game. ``truncated`` counts games cut short at an illegal or bad
+    move; they are *also* in kept, duplicates or filtered (their usable moves
+    are kept). ``skipped`` files (not SGF) are not games.
+    """
+
+    games: list[GameRecord] = field(default_factory=list)
+    errors: list[ScanError] = field(default_factory=list)
+    files_read: int = 0
+    skipped: int = 0
+    games_found: int = 0
+    duplicates: int = 0
+    filtered: Counter = field(default_factory=Counter)
+    unusable: Counter = field(default_factory=Counter)
+    truncated: Counter = field(default_factory=Counter)
+    truncated_kept: int = 0
+
+    @property
+    def kept(self) -> int:
+        return len(self.games)
+
+    def fingerprint(self) -> str:
+        """Hash of the kept games' ids (which hash their moves), order-independent."""
+        h = hashlib.blake2b(digest_size=16, person=b"shapemill-games")
+        for gid in sorted(g.id for g in self.games):
+            h.update(gid.encode())
+        return h.hexdigest()
+
+    def summary_lines(self) -> list[str]:
+        def by(c: Counter) -> str:
+            return ", ".join(f"{k} {v:,}" for k, v in sorted(c.items())) or "none"
+
+        n_filtered = sum(self.filtered.values())
+        n_unusable = sum(self.unusable.values())
+        lines = [
+            f"files read: {self.files_read:,}; skipped (not SGF): {self.skipped:,}",
+            f"games found: {self.games_found:,} = kept {self.kept:,} + duplicates "
+            f"{self.duplicates:,} + filtered {n_filtered:,} + unusable {n_unusable:,}",
+            f"  filtered: {by(self.filtered)}",
+            f"  unusable (no game could be read; an unreadable file counts as one): {by(self.unusable)}",
+            f"cut short at a faulty move, usable moves kept: {sum(self.truncated.values()):,} "
+            f"({by(self.truncated)}); {self.truncated_kept:,} of them among the kept games",
+            f"errors: {len(self.errors):,} = unusable {n_unusable:,} + cut short "
+            f"{sum(self.truncated.values()):,} + skipped {self.skipped:,}",
+        ]
+        return lines
+
+
+def scan(
+    paths: Iterable[str | os.PathLike],
+    options: ScanOptions | None = None,
+    progress: Callable[[int, int], Any] | None = None,
+) -> ScanResult:
+    """Read ``paths``, filter, de-duplicate and split the games.
+
+    Order of decisions per game: unusable -> filters (board size, handicap,
+    fewer than ``min_moves`` moves) -> duplicate (same board size, first colour,
+    setup stones and moves as a game kept before it) -> kept. ``progress`` is
+    called with (files read, games kept) after every batch.
+    """
+    opt = options or ScanOptions()
+    res = ScanResult()
+    seen: set[str] = set()
+    for skipped, results in iter_results(
+        paths, workers=opt.workers, max_bytes=opt.max_bytes, test_fraction=opt.test_fraction
+    ):
+        res.skipped += len(skipped)
+        res.errors.extend(skipped)
+        for games in results:
+            if len(games) == 1 and games[0][0] is None and games[0][1] and games[0][1][0].kind in SKIP_REASONS:
+                res.skipped += 1
+                res.errors.extend(games[0][1])
+                continue
+            res.files_read += 1
+            for rec, errs in games:
+                res.games_found += 1
+                res.errors.extend(errs)
+                if rec is None:
+                    res.unusable[errs[0].kind if errs else "parse-error"] += 1
+                    continue
+                cut = [e.kind for e in errs if e.kind in TRUNCATING_REASONS]
+                if cut:
+                    res.truncated[cut[0]] += 1
+                if opt.size and rec.board_size != opt.size:
+                    res.filtered["board-size"] += 1
+                elif opt.no_handicap and rec.handicap > 0:
+                    res.filtered["handicap"] += 1
+                elif rec.n_moves < opt.min_moves:
+                    res.filtered["too-short"] += 1
+                elif rec.id in seen:
+                    res.duplicates += 1
+                else:
+                    seen.add(rec.id)
+                    res.games.append(rec)
+                    if cut:
+                        res.truncated_kept += 1
+        if progress is not None:
+            progress(res.files_read + res.skipped, res.kept)
+    return res
+
+
+# ---------------------------------------------------------------- tables
+
+
+def _list_column(arrays: list[np.ndarray]):
+    import pyarrow as pa
+
+    lengths = np.fromiter((len(a) for a in arrays), dtype=np.int64, count=len(arrays))
+    offsets = np.zeros(len(arrays) + 1, dtype=np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    values = np.concatenate(arrays).astype(np.int16) if arrays else np.zeros(0, np.int16)
+    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), pa.array(values, pa.int16()))
+
+
+def games_table(games: list[GameRecord]):
+    """The games table (pyarrow) of ``games``."""
+    import pyarrow as pa
+
+    def col(name: str, typ) -> Any:
+        return pa.array([getattr(g, name) for g in games], typ)
+
+    columns = {
+        "id": col("id", pa.string()),
+        "source": col("source", pa.string()),
+        "board_size": col("board_size", pa.int16()),
+        "komi": col("komi", pa.float32()),
+        "handicap": col("handicap", pa.int8()),
+        "rules": col("rules", pa.string()),
+        "result": col("result", pa.string()),
+        "winner": col("winner", pa.string()),
+        "black": col("black", pa.string()),
+        "white": col("white", pa.string()),
+        "black_rank": col("black_rank", pa.string()),
+        "white_rank": col("white_rank", pa.string()),
+        "date": col("date", pa.string()),
+        "n_moves": pa.array([g.n_moves for g in games], pa.int32()),
+        "moves": _list_column([g.moves for g in games]),
+        "first_color": col("first_color", pa.string()),
+        "setup_black": _list_column([g.setup_black for g in games]),
+        "setup_white": _list_column([g.setup_white for g in games]),
+        "split": col("split", pa.string()),
+    }
+    return pa.table(columns)
+
+
+def errors_table(errors: list[ScanError]):
+    """The errors table (pyarrow): source, kind, reason (one line)."""
+    import pyarrow as pa
+
+    return pa.table({
+        "source": pa.array([e.source for e in errors], pa.string()),
+        "kind": pa.array([e.kind for e in errors], pa.string()),
+        "reason": pa.array([" ".join(e.reason.split()) for e in errors], pa.string()),
+    })
+
+
+def write_tables(
+    result: ScanResult,
+    games_path: str | os.PathLike,
+    errors_path: str | os.PathLike | None = None,
+    params: dict[str, Any] | None = None,
+) -> None:
+    """Write the games table (and the errors table) atomically, with metadata."""
+    from shapemill.patterns.tables import table_metadata, write_table
+
+    fp = result.fingerprint()
+    if errors_path is not None:
+        write_table(errors_table(result.errors), errors_path,
+                    table_metadata("errors", fingerprint=fp, params=params))
+    write_table(games_table(result.games), games_path,
+                table_metadata("games", fingerprint=fp, params=params))
+
+
+def check_writable(path: str | os.PathLike) -> None:
+    """Raise OSError now if ``path`` cannot be written (rather than after the scan)."""
+    import tempfile
+
+    p = Path(path)
+    if p.is_dir():
+        raise IsADirectoryError(f"{p}: is a folder")
+    parent = p.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".check", dir=parent)
+    os.close(fd)
+    os.unlink(tmp)
+
+
+def default_workers() -> int:
+    n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(n, 8))
+
+
+def _stderr_is_tty() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def run_scan_command(
+    paths: tuple[str, ...],
+    output: str,
+    errors_path: str | None,
+    *,
+    size: int,
+    no_handicap: bool,
+    min_moves: int,
+    test_fraction: float,
+    max_bytes: int,
+    workers: int | None,
+    quiet: bool,
+) -> int:
+    """The body of ``shapemill scan``; returns the exit code (130 on Ctrl-C).
+
+    Problems with the command itself (a PATH that does not exist, an output that
+    cannot be written) raise a one-line :class:`click.ClickException`.
+    """
+    import time
+
+    import click
+
+    t0 = time.perf_counter()
+    for out in (output, errors_path):
+        if out is None:
+            continue
+        try:
+            check_writable(out)
+        except OSError as exc:
+            raise click.ClickException(f"cannot write {out}: {exc.strerror or exc}") from None
+    opt = ScanOptions(
+        size=size, no_handicap=no_handicap, min_moves=min_moves, test_fraction=test_fraction,
+        max_bytes=max_bytes, workers=workers or default_workers(),
+    )
+    params = {
+        "paths": [str(p) for p in paths],
+        "size": size,
+        "no_handicap": no_handicap,
+        "min_moves": min_moves,
+        "test_fraction": test_fraction,
+        "max_member_bytes": max_bytes,
+    }
+    bar = None
+    if not quiet and _stderr_is_tty():
+        from tqdm import tqdm
+
+        bar = tqdm(unit=" files", desc="scan", file=sys.stderr, mininterval=0.5)
+
+    def progress(files: int, kept: int) -> None:
+        if bar is not None:
+            bar.update(files - bar.n)
+            bar.set_postfix(kept=kept, refresh=False)
+
+    try:
+        try:
+            result = scan(paths, opt, progress)
+        finally:
+            if bar is not None:
+                bar.close()
+        try:
+            write_tables(result, output, errors_path, params)
+        except OSError as exc:
+            raise click.ClickException(
+                f"cannot write {exc.filename or output}: {exc.strerror or exc}"
+            ) from None
+    except InputError as exc:
+        raise click.ClickException(str(exc)) from None
+    except KeyboardInterrupt:
+        click.echo("shapemill scan: interrupted; no table written (existing files untouched)", err=True)
+        return 130
+    except click.ClickException:
+        raise
+    except Exception as exc:  # a bug: still one line, never a traceback
+        msg = " ".join(str(exc).split())
+        raise click.ClickException(f"unexpected error ({type(exc).__name__}: {msg}); please report it") from None
+    if not quiet:
+        for line in result.summary_lines():
+            click.echo(line, err=True)
+        click.echo(
+            f"wrote {result.kept:,} games to {output}"
+            + (f" and {len(result.errors):,} error rows to {errors_path}" if errors_path else "")
+            + f" in {time.perf_counter() - t0:.1f} s",
+            err=True,
+        )
+    return 0
