@@ -17,5 +17,101 @@ def main() -> None:
     """Mine rated shape patterns from Go game archives, and play with them."""
 
 
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="The games table to write (Parquet).")
+@click.option("--errors", "errors_path", type=click.Path(dir_okay=False),
+              help="Also write the errors table (source, kind, reason) here.")
+@click.option("--size", default=19, show_default=True, type=click.IntRange(0, 25),
+              help="Keep games on this board size only (0: any size).")
+@click.option("--no-handicap", is_flag=True, help="Drop handicap games.")
+@click.option("--min-moves", default=10, show_default=True, type=click.IntRange(0),
+              help="Drop games with fewer moves (aborted games).")
+@click.option("--test-fraction", default=0.1, show_default=True, type=click.FloatRange(0, 1),
+              help="Share of games whose id hashes into the test split.")
+@click.option("--max-member-mb", default=10.0, show_default=True, type=click.FloatRange(0, min_open=True),
+              help="Largest SGF file or archive member read (zip-bomb guard).")
+@click.option("-j", "--workers", type=click.IntRange(1), default=None,
+              help="Worker processes (default: the CPU cores, at most 8).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar and no summary.")
+@click.pass_context
+def scan(ctx: click.Context, paths, output, errors_path, size, no_handicap, min_moves,
+         test_fraction, max_member_mb, workers, quiet) -> None:
+    """Read SGF files, folders, zip / tar archives into a games table.
+
+    PATHS are SGF files (collections too), folders (searched recursively), zip
+    or tar(.gz/.bz2/.xz) archives, in any mix. Only each game's main line is
+    read. Unreadable files, illegal moves and the like are reported (summary and
+    --errors table) and never stop the scan.
+    """
+    from shapemill.datasets.scanner import run_scan_command
+
+    code = run_scan_command(
+        paths, output, errors_path, size=size, no_handicap=no_handicap, min_moves=min_moves,
+        test_fraction=test_fraction, max_bytes=int(max_member_mb * 1024 * 1024),
+        workers=workers, quiet=quiet,
+    )
+    if code:
+        ctx.exit(code)
+
+
+@main.command()
+@click.argument("games", nargs=-1, required=True, type=click.Path())
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="The patterns table to write (Parquet).")
+@click.option("--min-count", default=50, show_default=True, type=click.IntRange(1),
+              help="Keep a pattern larger than the smallest ring only if seen this often.")
+@click.option("--max-size", default=361, show_default=True, type=click.IntRange(2),
+              help="Largest ring to grow (2..54), or 361 for the whole-board window.")
+@click.option("--split", default="train", show_default=True,
+              type=click.Choice(["train", "test", "all"]), help="Which games of the corpus to mine.")
+@click.option("-j", "--workers", default=1, show_default=True, type=click.IntRange(1),
+              help="Worker processes for the counting pass (the table does not depend on it).")
+@click.option("--limit-games", type=click.IntRange(1), default=None, help="Mine the first N games only.")
+@click.option("--discovery-games", default=4000, show_default=True, type=click.IntRange(1),
+              help="Games sampled (spread over the corpus) to discover frequent large patterns.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar and no summary.")
+def mine(games, output, min_count, max_size, split, workers, limit_games, discovery_games, quiet) -> None:
+    """Count the shape patterns of every legal move of every position.
+
+    GAMES are games tables written by `scan` and/or SGF files, folders and
+    archives. Patterns are canonical under the 8 symmetries and relative to the
+    player to move; the smallest ring is always kept, larger rings when seen at
+    least --min-count times.
+    """
+    from shapemill.miner.mine import MineParams
+    from shapemill.miner.run import WHOLE_BOARD, run_mine_command
+    from shapemill.miner.spatial import MAX_RING
+
+    max_ring = MAX_RING if max_size == WHOLE_BOARD else min(max_size, MAX_RING)
+    params = MineParams(min_count=min_count, max_ring=max_ring, discovery_games=discovery_games)
+    run_mine_command(list(games), output, params, split, workers, limit_games, quiet)
+
+
+@main.command()
+@click.argument("table", type=click.Path(exists=True, dir_okay=False))
+@click.option("--top", default=10, show_default=True, type=click.IntRange(1), help="How many rows to show.")
+@click.option("--size", type=click.IntRange(2), default=None, help="Only patterns of this ring.")
+@click.option("--sort", default="played", show_default=True, type=click.Choice(["played", "p_played", "seen"]),
+              help="Order of the patterns shown.")
+@click.option("--svg", "svg_dir", type=click.Path(file_okay=False), default=None,
+              help="Also write one SVG picture per pattern shown into this folder.")
+def show(table, top, size, sort, svg_dir) -> None:
+    """Print the patterns of a table as board diagrams with their counts.
+
+    X is a stone of the player to move, O an opponent stone, # off the board,
+    * the candidate move.
+    """
+    from shapemill.patterns.show import show_patterns
+    from shapemill.patterns.tables import TableError, read_table
+
+    try:
+        data, _ = read_table(table, "patterns")
+    except TableError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(show_patterns(data, top, size, sort, svg_dir))
+
+
 if __name__ == "__main__":
     main()

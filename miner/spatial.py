@@ -120,6 +120,24 @@ def padded_point(p: int, m: np.ndarray, pad: int) -> int:
 
 
 @njit(cache=True)
+def grow_ring(
+    h: np.ndarray, state: np.ndarray, q: int, rel: np.ndarray, delta: np.ndarray, k: int
+) -> int:
+    """Extend the eight symmetric hashes ``h`` of ring ``k - 1`` around padded point
+    ``q`` by ring ``k``'s points; returns ring ``k``'s pattern id (never 0).
+
+    ``rel`` is ``RELATIVE[color]`` for the player to move; ``h`` starts at zeros.
+    """
+    for s in range(8):
+        x = h[s]
+        for o in range(RING_END[k - 1], RING_END[k]):
+            x ^= PATTERN_ZOBRIST[o, rel[state[q + delta[s, o]]]]
+        h[s] = x
+    key = h.min() ^ RING_KEY[k]
+    return key if key != 0 else 1
+
+
+@njit(cache=True)
 def ring_ids(
     state: np.ndarray,
     q: int,
@@ -128,23 +146,11 @@ def ring_ids(
     max_ring: int,
     out: np.ndarray,
 ) -> None:
-    """Pattern ids of rings 2..max_ring around padded point ``q`` for ``color`` to move.
-
-    ``out[k]`` receives the id of ring ``k``. The eight symmetric hashes grow ring
-    by ring, so each ring costs only its own new points.
-    """
+    """Pattern ids of rings 2..max_ring around padded point ``q`` for ``color`` to
+    move: ``out[k]`` receives the id of ring ``k``."""
     h = np.zeros(8, dtype=np.int64)
-    rel = RELATIVE[color]
-    start = 0
     for k in range(MIN_RING, max_ring + 1):
-        end = RING_END[k]
-        for s in range(8):
-            x = h[s]
-            for o in range(start, end):
-                x ^= PATTERN_ZOBRIST[o, rel[state[q + delta[s, o]]]]
-            h[s] = x
-        start = end
-        out[k] = h.min() ^ RING_KEY[k]
+        out[k] = grow_ring(h, state, q, RELATIVE[color], delta, k)
 
 
 @njit(cache=True)

@@ -1,0 +1,273 @@
+"""Counting spatial patterns over a corpus: how often each was available and played.
+
+For every position of every game and every legal move of the player to move, the
+pattern of each ring around the move is *seen*; the ring patterns of the move
+actually chosen are *played*. Counting every ring of every candidate is neither
+possible (4 billion candidates in 80,000 games, each with a never-seen-before
+largest ring) nor useful, so a candidate's rings grow only while its pattern is
+frequent, in two passes:
+
+1. *Discovery* on a spread sample of the games, in one process: a candidate grows
+   from ring k to ring k+1 when ring k's pattern had been seen ``threshold`` times
+   before this position (the sample's share of ``min_count``). When the table fills up, patterns
+   seen once are pruned (lossy counting), which bounds memory.
+2. *Counting* on all games, in any number of worker processes: a candidate's rings
+   are counted while their pattern is in the discovered dictionary; the smallest
+   ring is always counted. Counts are exact for every pattern counted, and sums
+   and first occurrences do not depend on how games are shared among workers, so
+   the table is the same whatever the number of workers.
+
+Only counts are held; each pattern's canonical key is rebuilt at the end from its
+first occurrence (the *witness*).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from shapemill.datasets.corpus import Corpus
+from shapemill.engine.rules import (
+    BLACK,
+    EMPTIES,
+    N_EMPTY,
+    OK,
+    SIZE,
+    illegal_reason,
+    new_board,
+    place_setup,
+    play,
+    to_point,
+)
+from shapemill.miner import counts
+from shapemill.miner.spatial import (
+    MIN_RING,
+    RELATIVE,
+    canonical_key,
+    fill_padded,
+    geometry,
+    grow_ring,
+    pack_key,
+    padded_point,
+)
+
+DISCOVER, COUNT = 0, 1
+#: Most new entries one position can add: one frontier pattern per candidate.
+POSITION_INSERTS = 400
+
+
+@dataclass(frozen=True)
+class MineParams:
+    """What ``mine`` was asked: kept in the table's metadata."""
+
+    min_count: int = 50
+    max_ring: int = 54
+    discovery_games: int = 4000
+    table_capacity: int = 1 << 24
+
+
+@njit(cache=True)
+def _count_candidate(
+    state, q, rel, delta, max_ring, table, mode, threshold, played, first, position, h
+) -> None:
+    """Count the rings of one candidate move, growing while its pattern is frequent."""
+    rows = table[0]
+    h[:] = 0
+    for k in range(MIN_RING, max_ring + 1):
+        key = grow_ring(h, state, q, rel, delta, k)
+        if mode == COUNT:
+            i = counts.slot(rows, key)
+            if rows[i, counts.KEY] == 0 and k > MIN_RING:
+                return
+            counts.add(table, key, k, 1, played, first)
+        else:
+            i = counts.add(table, key, k, 1, played, first)
+            if counts.seen_before(rows, i, position) < threshold:
+                return
+
+
+@njit(cache=True)
+def mine_moves(
+    b, m, moves, start, first_color, game, pad, delta, max_ring, state, table, mode, threshold
+) -> int:
+    """Count the patterns of the positions before ``moves[start:]`` and play them.
+
+    Returns the index of the next move to mine: ``len(moves)`` when the game is
+    done, less when the table needs room first (call again from there), or
+    ``-1`` on an illegal move.
+    """
+    size = m[SIZE]
+    h = np.zeros(8, dtype=np.int64)
+    for n in range(start, len(moves)):
+        if 2 * (table[2][0] + POSITION_INSERTS) > len(table[1]):
+            return n
+        color = first_color if n % 2 == 0 else 3 - first_color
+        chosen = to_point(moves[n], size)
+        if illegal_reason(b, m, color, chosen) != OK:
+            return -1
+        fill_padded(b, m, pad, state)
+        rel = RELATIVE[color]
+        for i in range(m[N_EMPTY]):
+            p = b[EMPTIES, i]
+            if illegal_reason(b, m, color, p) == OK:
+                q = padded_point(p, m, pad)
+                first = counts.witness(game, n, p)
+                _count_candidate(
+                    state, q, rel, delta, max_ring, table, mode, threshold, int(p == chosen),
+                    first, first >> 12, h,
+                )
+        play(b, m, color, chosen)
+    return len(moves)
+
+
+def _start_board(corpus: Corpus, i: int) -> tuple[np.ndarray, np.ndarray]:
+    size = int(corpus.board_size[i])
+    b, m = new_board(size)
+    for color, stones in ((BLACK, corpus.setup_black[i]), (3 - BLACK, corpus.setup_white[i])):
+        for index in stones:
+            place_setup(b, m, color, to_point(int(index), size))
+    return b, m
+
+
+def _mine_game(corpus, i, params, table, mode, threshold, prune_min):
+    """Mine game ``i`` into ``table``, growing or pruning it when it fills up."""
+    size = int(corpus.board_size[i])
+    geo = geometry(size)
+    state = np.empty(geo.stride * geo.stride, dtype=np.int8)
+    b, m = _start_board(corpus, i)
+    moves = corpus.game_moves(i)
+    n = 0
+    while 0 <= n < len(moves):
+        n = mine_moves(
+            b, m, moves, n, int(corpus.first_color[i]), i, geo.pad, geo.delta,
+            min(params.max_ring, geo.max_ring), state, table, mode, threshold,
+        )
+        if 0 <= n < len(moves):
+            if mode == DISCOVER and counts.capacity(table) >= params.table_capacity:
+                table = counts.rebuilt(table, keep_min=prune_min)
+            if 2 * (counts.used(table) + POSITION_INSERTS) > counts.capacity(table):
+                table = counts.rebuilt(table, room=4 * (counts.used(table) + POSITION_INSERTS))
+    return table
+
+
+def discover(corpus: Corpus, params: MineParams, progress=None) -> tuple[counts.Table, int]:
+    """Pass 1: the dictionary of patterns frequent in a spread sample of the games.
+
+    Returns the table of discovered patterns and the discovery threshold used.
+    """
+    step = max(1, len(corpus) // max(1, params.discovery_games))
+    sample = range(0, len(corpus), step)
+    share = len(sample) / max(1, len(corpus))
+    threshold = max(2, int(round(params.min_count * share / 2)))
+    table = counts.new_table(1 << 20)
+    for i in sample:
+        table = _mine_game(corpus, i, params, table, DISCOVER, threshold, prune_min=2)
+        if progress:
+            progress(1)
+    return counts.rebuilt(table, keep_min=threshold), threshold
+
+
+def _gate(dictionary: counts.Table) -> counts.Table:
+    """A zeroed copy of the dictionary: the table pass 2 counts into."""
+    table = counts.new_table(4 * max(1024, counts.used(dictionary)))
+    rows = counts.entries(dictionary)
+    _insert_keys(table, rows["pattern_id"].view(np.int64), rows["ring"])
+    return table
+
+
+@njit(cache=True)
+def _insert_keys(table, keys, rings) -> None:
+    for i in range(len(keys)):
+        counts.add(table, keys[i], rings[i], 0, 0, counts.NO_WITNESS)
+
+
+_WORK: dict = {}
+
+
+def _count_share(worker: int) -> counts.Table:
+    """Pass 2 in one worker: the games ``worker``, ``worker + W``, ..."""
+    corpus, dictionary, params, workers, queue = (
+        _WORK[k] for k in ("corpus", "dictionary", "params", "workers", "queue")
+    )
+    table = _gate(dictionary)
+    for i in range(worker, len(corpus), workers):
+        table = _mine_game(corpus, i, params, table, COUNT, 0, 0)
+        if queue is not None:
+            queue.put(1)
+    return table
+
+
+def count(
+    corpus: Corpus, dictionary: counts.Table, params: MineParams, workers: int = 1, progress=None
+) -> counts.Table:
+    """Pass 2: exact counts of the dictionary's patterns over all games."""
+    if workers <= 1:
+        _WORK.update(corpus=corpus, dictionary=dictionary, params=params, workers=1, queue=None)
+        table = _gate(dictionary)
+        for i in range(len(corpus)):
+            table = _mine_game(corpus, i, params, table, COUNT, 0, 0)
+            if progress:
+                progress(1)
+        return table
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    _WORK.update(corpus=corpus, dictionary=dictionary, params=params, workers=workers, queue=queue)
+    with ctx.Pool(workers) as pool:
+        result = pool.map_async(_count_share, range(workers))
+        for _ in range(len(corpus)):
+            queue.get()
+            if progress:
+                progress(1)
+        tables = result.get()
+    total = tables[0]
+    for other in tables[1:]:
+        total = counts.merge_into(total, other)
+    return total
+
+
+def witness_keys(corpus: Corpus, rows: dict[str, np.ndarray]) -> list[bytes]:
+    """The canonical key of each pattern, rebuilt by replaying its first occurrence."""
+    first = rows["witness"]
+    game, move, point = first >> 24, (first >> 12) & 0xFFF, first & 0xFFF
+    keys: list[bytes] = [b""] * len(first)
+    for g in np.unique(game):
+        todo = np.flatnonzero(game == g)
+        todo = todo[np.argsort(move[todo], kind="stable")]
+        geo = geometry(int(corpus.board_size[g]))
+        state = np.empty(geo.stride * geo.stride, dtype=np.int8)
+        b, m = _start_board(corpus, int(g))
+        moves = corpus.game_moves(int(g))
+        size = int(corpus.board_size[g])
+        first_color = int(corpus.first_color[g])
+        n = 0
+        for j in todo:
+            while n < move[j]:
+                play(b, m, first_color if n % 2 == 0 else 3 - first_color, to_point(int(moves[n]), size))
+                n += 1
+            fill_padded(b, m, geo.pad, state)
+            color = first_color if n % 2 == 0 else 3 - first_color
+            q = padded_point(int(point[j]), m, geo.pad)
+            keys[j] = pack_key(canonical_key(state, q, color, geo.delta, int(rows["ring"][j])))
+    return keys
+
+
+def mine_patterns(
+    corpus: Corpus, params: MineParams, workers: int = 1, progress=None
+) -> dict[str, np.ndarray | list]:
+    """Both passes over ``corpus``: the kept patterns as columns.
+
+    Kept: every smallest-ring pattern, and larger ones seen at least
+    ``params.min_count`` times. ``progress(n)`` is called as games are done
+    (discovery games first, then all games).
+    """
+    dictionary, threshold = discover(corpus, params, progress)
+    table = count(corpus, dictionary, params, workers, progress)
+    rows = counts.entries(table)
+    keep = (rows["ring"] == MIN_RING) | (rows["seen"] >= params.min_count)
+    rows = {k: v[keep] for k, v in rows.items()}
+    rows["key"] = witness_keys(corpus, rows)
+    rows["discovery_threshold"] = threshold
+    return rows

@@ -1,0 +1,86 @@
+"""Patterns as pictures: text diagrams and SVG, decoded from their canonical keys.
+
+In a diagram ``X`` is a stone of the player to move, ``O`` an opponent stone,
+``.`` an empty point, ``#`` off the board and ``*`` the candidate move; points
+outside the pattern's ring are blank.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from shapemill.miner.spatial import OFFSETS, RING_END, unpack_key
+
+SYMBOLS = ".XO#"
+
+
+def pattern_grid(key: bytes, ring: int) -> list[list[str]]:
+    """The pattern as rows of symbols, top row first, the candidate in the middle."""
+    states = unpack_key(key, ring)
+    half = ring // 2
+    grid = [[" "] * (2 * half + 1) for _ in range(2 * half + 1)]
+    grid[half][half] = "*"
+    for (dx, dy), s in zip(OFFSETS[: RING_END[ring]], states):
+        grid[half - int(dy)][half + int(dx)] = SYMBOLS[int(s)]
+    return grid
+
+
+def diagram(key: bytes, ring: int) -> str:
+    """The pattern as a text diagram."""
+    return "\n".join(" ".join(row).rstrip() for row in pattern_grid(key, ring))
+
+
+def svg(key: bytes, ring: int, cell: int = 24) -> str:
+    """The pattern as an SVG picture: black stones to move, white opponents."""
+    grid = pattern_grid(key, ring)
+    n = len(grid)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{n * cell}" height="{n * cell}" '
+        f'viewBox="0 0 {n * cell} {n * cell}">',
+        f'<rect width="{n * cell}" height="{n * cell}" fill="white"/>',
+    ]
+    r = cell / 2
+    for y, row in enumerate(grid):
+        for x, s in enumerate(row):
+            cx, cy = x * cell + r, y * cell + r
+            if s == " ":
+                continue
+            if s == "#":
+                parts.append(f'<rect x="{x * cell}" y="{y * cell}" width="{cell}" height="{cell}" fill="#888"/>')
+                continue
+            parts.append(f'<rect x="{x * cell}" y="{y * cell}" width="{cell}" height="{cell}" fill="#dcb35c"/>')
+            parts.append(f'<line x1="{x * cell}" y1="{cy}" x2="{x * cell + cell}" y2="{cy}" stroke="black"/>')
+            parts.append(f'<line x1="{cx}" y1="{y * cell}" x2="{cx}" y2="{y * cell + cell}" stroke="black"/>')
+            if s in "XO":
+                fill = "black" if s == "X" else "white"
+                parts.append(f'<circle cx="{cx}" cy="{cy}" r="{r * 0.9}" fill="{fill}" stroke="black"/>')
+            elif s == "*":
+                parts.append(f'<circle cx="{cx}" cy="{cy}" r="{r * 0.35}" fill="red"/>')
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def show_patterns(table, top: int, size: int | None, sort: str, svg_dir: str | None) -> str:
+    """Text for ``shapemill show`` on a patterns table (and SVG files if asked)."""
+    import pyarrow.compute as pc
+
+    rows = table.filter(pc.equal(table["feature"], "pattern"))
+    if size is not None:
+        rows = rows.filter(pc.equal(rows["size"], size))
+    order = np.lexsort((-rows["seen"].to_numpy(), -rows[sort].to_numpy()))[:top]
+    out = []
+    for rank, i in enumerate(order, 1):
+        row = {name: rows[name][int(i)].as_py() for name in ("pattern_id", "size", "points", "key", "seen", "played", "p_played")}
+        out.append(
+            f"#{rank}  pattern {row['pattern_id']:016x}  ring {row['size']} ({row['points']} points)  "
+            f"seen {row['seen']:,}  played {row['played']:,}  p_played {row['p_played']:.4f}"
+        )
+        out.append(diagram(row["key"], row["size"]))
+        out.append("")
+        if svg_dir:
+            path = Path(svg_dir)
+            path.mkdir(parents=True, exist_ok=True)
+            (path / f"{rank:03d}-{row['pattern_id']:016x}.svg").write_text(svg(row["key"], row["size"]))
+    return "\n".join(out)

@@ -1,0 +1,109 @@
+"""Mining: counts checked by hand, invariance, determinism, the command and its table."""
+
+import duckdb
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from shapemill.cli import main
+from shapemill.datasets.corpus import Corpus
+from shapemill.miner.mine import MineParams, mine_patterns
+from shapemill.patterns.tables import read_table
+
+
+def corpus(games: list[list[int]], size: int, first: int = 1) -> Corpus:
+    return Corpus(
+        ids=[f"g{i}" for i in range(len(games))],
+        board_size=np.full(len(games), size, dtype=np.int16),
+        first_color=np.full(len(games), first, dtype=np.int8),
+        moves=np.array([m for g in games for m in g], dtype=np.int16),
+        offsets=np.concatenate([[0], np.cumsum([len(g) for g in games])]).astype(np.int64),
+        setup_black=[np.zeros(0, dtype=np.int16)] * len(games),
+        setup_white=[np.zeros(0, dtype=np.int16)] * len(games),
+    )
+
+
+def by_counts(rows) -> list[tuple[int, int, int]]:
+    return sorted(zip(rows["ring"].tolist(), rows["seen"].tolist(), rows["played"].tolist()))
+
+
+def test_counts_of_a_tiny_game_checked_by_hand():
+    # 2x2 board, Black a1 (index 0), White b2 (index 3). Rings: 2 (neighbours), 3 (+diagonal).
+    # Position 1, Black to move, empty board: 4 candidates, all the same shape
+    #   P2 (two empty neighbours, two off-board) and P3 (its empty diagonal added).
+    # Position 2, White to move: b2 sees P2 again (its neighbours are empty), a2 and b1
+    #   are mirror images: Q2 (an opponent neighbour, one empty, two off-board).
+    #   b2's ring 3 is R3 (opponent diagonal); a2's and b1's is Q3.
+    # The game is played twice. Discovery grows a ring when the smaller one had been
+    # seen twice (the floor of the threshold) before the position: in game 1 only
+    # b2 grows (P2 seen 4 times), in game 2 every shape does, so all are discovered,
+    # and the counting pass counts every ring of every candidate of both games.
+    rows = mine_patterns(corpus([[0, 3], [0, 3]], 2), MineParams(min_count=1, discovery_games=2))
+    assert by_counts(rows) == [(2, 4, 0), (2, 10, 4), (3, 2, 2), (3, 4, 0), (3, 8, 2)]
+    assert len(set(rows["key"])) == 5
+
+
+def test_the_table_does_not_change_under_symmetry_colour_swap_or_workers():
+    # Two 9x9 games; the second is the first mirrored left-right with colours swapped.
+    game = [20, 60, 24, 56, 40, 30, 31, 39, 49, 48, 50, 41, 32, 22, 23, 33]
+    mirrored = [(i // 9) * 9 + 8 - i % 9 for i in game]
+    params = MineParams(min_count=2, discovery_games=4)
+    once = mine_patterns(corpus([game], 9), params)
+    swapped = mine_patterns(corpus([mirrored], 9, first=2), params)
+    assert by_counts(once) == by_counts(swapped)
+    assert set(once["pattern_id"].tolist()) == set(swapped["pattern_id"].tolist())
+    both = corpus([game, mirrored, game[:10]], 9)
+    one, two = mine_patterns(both, params, workers=1), mine_patterns(both, params, workers=2)
+    for name in ("pattern_id", "ring", "seen", "played", "witness"):
+        assert (one[name] == two[name]).all()
+    assert one["key"] == two["key"]
+
+
+def test_smallest_ring_counts_every_legal_move(tmp_path):
+    game = [20, 60, 24, 56, 40, 30, 31, 39]
+    rows = mine_patterns(corpus([game], 9), MineParams(min_count=10**9, discovery_games=1))
+    assert set(rows["ring"].tolist()) == {2}
+    # Legal moves of the positions before each move: 81, 80, ..., 74 (no captures).
+    assert rows["seen"].sum() == sum(range(74, 82))
+    assert rows["played"].sum() == len(game)
+
+
+SGF = b"(;GM[1]FF[4]SZ[9]KM[7.5];B[cc];W[gg];B[cg];W[gc];B[ee];W[dd];B[de];W[ed])"
+
+
+def test_mine_command_writes_a_table_duckdb_can_query(tmp_path):
+    (tmp_path / "a.sgf").write_bytes(SGF)
+    out = tmp_path / "patterns.parquet"
+    result = CliRunner().invoke(
+        main, ["mine", str(tmp_path / "a.sgf"), "-o", str(out), "--split", "all", "--min-count", "2"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "peak memory" in result.output
+    table, meta = read_table(out, "patterns")
+    assert meta["params"]["games"] == 1 and meta["params"]["positions"] == 8
+    assert len(meta["fingerprint"]) == 32
+    top = duckdb.sql(
+        f"select size, seen, played from '{out}' where feature = 'pattern' and size = 2 "
+        "order by played desc limit 20"
+    ).fetchall()
+    assert sum(r[2] for r in top) == 8
+    shown = CliRunner().invoke(main, ["show", str(out), "--top", "1", "--size", "3"])
+    assert shown.exit_code == 0 and "*" in shown.output and "ring 3" in shown.output
+
+
+def test_mine_command_errors_are_one_line(tmp_path):
+    result = CliRunner().invoke(main, ["mine", str(tmp_path / "missing.sgf"), "-o", str(tmp_path / "p.parquet")])
+    assert result.exit_code != 0
+    assert "missing.sgf" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("kind", ["games"])
+def test_show_refuses_a_table_of_another_kind(tmp_path, kind):
+    import pyarrow as pa
+
+    from shapemill.patterns.tables import table_metadata, write_table
+
+    path = tmp_path / "t.parquet"
+    write_table(pa.table({"id": ["x"]}), path, table_metadata(kind))
+    result = CliRunner().invoke(main, ["show", str(path)])
+    assert result.exit_code != 0 and "expected a 'patterns' table" in result.output
