@@ -220,6 +220,17 @@ def _coord(p: int, size: int) -> str:
 _WS = b" \t\r\n"
 
 
+
+def _append_move(moves: list[int], colour: int, p: int, prev: int, first: int) -> tuple[int, int]:
+    """Append a move of ``colour``, after a pass of the other colour when the same
+    colour played the move before; returns the new (previous colour, first colour)."""
+    if not first:
+        first = colour
+    elif colour == prev:
+        moves.append(-1)
+    moves.append(p)
+    return colour, first
+
 def _add_run(run: bytes, size: int, moves: list[int], prev: int, first: int) -> tuple[int, int]:
     """Append a run of ``;B[xy]`` nodes to ``moves``; returns the new (prev, first) colours.
 
@@ -250,12 +261,7 @@ def _add_run(run: bytes, size: int, moves: list[int], prev: int, first: int) -> 
             prev = int(colours[-1])
         else:
             for colour, p in zip(colours.tolist(), points.tolist()):
-                if not first:
-                    first = colour
-                elif colour == prev:
-                    moves.append(-1)  # the other colour passed
-                moves.append(p)
-                prev = colour
+                prev, first = _append_move(moves, colour, p, prev, first)
     if bad >= 0:
         v = bytes(a[bad, 3:5]).decode("latin-1")
         raise SgfError(f"bad move coordinate {v!r}")
@@ -311,13 +317,7 @@ def build_record(
         if type(node) is tuple:  # a node with one move: the common case
             p = table.get(node[1], -2)
             if p != -2:
-                colour = 1 if node[0] == b"B" else 2
-                if not first:
-                    first = colour
-                elif colour == prev:
-                    moves.append(-1)  # the other colour passed
-                moves.append(p)
-                prev = colour
+                prev, first = _append_move(moves, 1 if node[0] == b"B" else 2, p, prev, first)
                 continue
             node = {node[0].decode(): [node[1]]}
         b = node.get("B")

@@ -190,13 +190,9 @@ def _plan_tar(path: Path, display: str, max_bytes: int) -> Iterator[Batch]:
                     continue
                 try:
                     f = tf.extractfile(info)
-                    data = f.read(max_bytes + 1) if f is not None else b""
+                    data = _read_capped(member, f, max_bytes) if f is not None else b""
                 except Exception as exc:
-                    batch.items.append((member, ScanError(member, "unreadable", f"unreadable: {exc}")))
-                    continue
-                if len(data) > max_bytes:
-                    batch.items.append((member, _too_large(member, len(data), max_bytes)))
-                    continue
+                    data = ScanError(member, "unreadable", f"unreadable: {exc}")
                 batch.items.append((member, data))
                 size += len(data)
                 if len(batch.items) >= BATCH_FILES or size > 8 * 1024 * 1024:
@@ -214,6 +210,13 @@ def _too_large(source: str, size: int, max_bytes: int) -> ScanError:
         source, "too-large",
         f"too-large: {'over ' if size > max_bytes else ''}{size:,} bytes, the limit is {max_bytes:,}",
     )
+
+
+def _read_capped(source: str, f, max_bytes: int) -> bytes | ScanError:
+    """At most ``max_bytes`` of ``f``: a file that turns out longer is refused, so a
+    size field that lies (a zip bomb) cannot make us read more."""
+    data = f.read(max_bytes + 1)
+    return _too_large(source, len(data), max_bytes) if len(data) > max_bytes else data
 
 
 # ---------------------------------------------------------------- reading
@@ -238,14 +241,9 @@ def read_items(batch: Batch, max_bytes: int) -> Iterator[tuple[str, bytes | Scan
         for path, display in batch.items:
             try:
                 with open(path, "rb") as f:
-                    data = f.read(max_bytes + 1)
+                    yield display, _read_capped(display, f, max_bytes)
             except OSError as exc:
                 yield display, ScanError(display, "unreadable", f"unreadable: {exc.strerror or exc}")
-                continue
-            if len(data) > max_bytes:
-                yield display, _too_large(display, len(data), max_bytes)
-            else:
-                yield display, data
     elif batch.kind == "zip":
         try:
             zf = _zip(batch.archive)
@@ -262,13 +260,9 @@ def read_items(batch: Batch, max_bytes: int) -> Iterator[tuple[str, bytes | Scan
                     yield member, _too_large(member, info.file_size, max_bytes)
                     continue
                 with zf.open(info) as f:
-                    data = f.read(max_bytes + 1)
+                    data = _read_capped(member, f, max_bytes)
             except Exception as exc:  # CRC, compression method, encryption, ...
-                yield member, ScanError(member, "unreadable", f"unreadable: {exc}")
-                continue
-            if len(data) > max_bytes:
-                yield member, _too_large(member, len(data), max_bytes)
-            else:
-                yield member, data
+                data = ScanError(member, "unreadable", f"unreadable: {exc}")
+            yield member, data
     else:
         yield from batch.items
