@@ -35,6 +35,7 @@ from shapemill.engine.rules import (
     EMPTIES,
     N_EMPTY,
     OK,
+    PASS,
     SIZE,
     illegal_reason,
     new_board,
@@ -43,6 +44,14 @@ from shapemill.engine.rules import (
     to_point,
 )
 from shapemill.miner import counts
+from shapemill.miner.features import (
+    FEATURE_LEVELS,
+    FEATURES,
+    N_FEATURES,
+    feature_scratch,
+    legal_moves,
+    tactical_features_with,
+)
 from shapemill.miner.spatial import (
     MIN_RING,
     RELATIVE,
@@ -187,45 +196,138 @@ def _insert_keys(table, keys, rings) -> None:
 _WORK: dict = {}
 
 
-def _count_share(worker: int) -> counts.Table:
-    """Pass 2 in one worker: the games ``worker``, ``worker + W``, ..."""
-    corpus, dictionary, params, workers, queue = (
-        _WORK[k] for k in ("corpus", "dictionary", "params", "workers", "queue")
-    )
-    table = _gate(dictionary)
+def _share(worker: int):
+    """One worker's part of a ``_map_games`` job: games ``worker``, ``worker + W``, ..."""
+    job, corpus, workers, queue = (_WORK[k] for k in ("job", "corpus", "workers", "queue"))
+    state = job.start()
     for i in range(worker, len(corpus), workers):
-        table = _mine_game(corpus, i, params, table, COUNT, 0, 0)
+        state = job.game(state, i)
         if queue is not None:
             queue.put(1)
-    return table
+    return state
+
+
+def _map_games(job, corpus: Corpus, workers: int, progress=None):
+    """Run ``job`` over every game, shared among ``workers`` forked processes.
+
+    ``job.start()`` makes a worker's state, ``job.game(state, i)`` adds game ``i``
+    to it and ``job.merge(a, b)`` adds two states; the games are dealt out round
+    robin and the states merged in worker order, so a job whose merge is a sum
+    (or a minimum) gives the same result for any number of workers.
+    """
+    if workers <= 1:
+        _WORK.update(job=job, corpus=corpus, workers=1, queue=None)
+        state = job.start()
+        for i in range(len(corpus)):
+            state = job.game(state, i)
+            if progress:
+                progress(1)
+        return state
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    _WORK.update(job=job, corpus=corpus, workers=workers, queue=queue)
+    with ctx.Pool(workers) as pool:
+        result = pool.map_async(_share, range(workers))
+        for _ in range(len(corpus)):
+            queue.get()
+            if progress:
+                progress(1)
+        states = result.get()
+    total = states[0]
+    for other in states[1:]:
+        total = job.merge(total, other)
+    return total
+
+
+@dataclass
+class _CountPatterns:
+    """Pass 2 as a ``_map_games`` job: exact counts of the dictionary's patterns."""
+
+    corpus: Corpus
+    dictionary: counts.Table
+    params: MineParams
+
+    def start(self) -> counts.Table:
+        return _gate(self.dictionary)
+
+    def game(self, table: counts.Table, i: int) -> counts.Table:
+        return _mine_game(self.corpus, i, self.params, table, COUNT, 0, 0)
+
+    merge = staticmethod(counts.merge_into)
 
 
 def count(
     corpus: Corpus, dictionary: counts.Table, params: MineParams, workers: int = 1, progress=None
 ) -> counts.Table:
     """Pass 2: exact counts of the dictionary's patterns over all games."""
-    if workers <= 1:
-        _WORK.update(corpus=corpus, dictionary=dictionary, params=params, workers=1, queue=None)
-        table = _gate(dictionary)
-        for i in range(len(corpus)):
-            table = _mine_game(corpus, i, params, table, COUNT, 0, 0)
-            if progress:
-                progress(1)
-        return table
-    ctx = multiprocessing.get_context("fork")
-    queue = ctx.Queue()
-    _WORK.update(corpus=corpus, dictionary=dictionary, params=params, workers=workers, queue=queue)
-    with ctx.Pool(workers) as pool:
-        result = pool.map_async(_count_share, range(workers))
-        for _ in range(len(corpus)):
-            queue.get()
-            if progress:
-                progress(1)
-        tables = result.get()
-    total = tables[0]
-    for other in tables[1:]:
-        total = counts.merge_into(total, other)
-    return total
+    return _map_games(_CountPatterns(corpus, dictionary, params), corpus, workers, progress)
+
+
+@njit(cache=True)
+def count_feature_levels(b, m, moves, first_color, scratch, seen, played) -> None:
+    """Add the tactical-feature levels of every legal move of every position of a
+    game to ``seen`` (and of the move chosen to ``played``), both ``[feature, level]``;
+    the pass, a candidate of every position, is the last row."""
+    size = m[SIZE]
+    n_features = seen.shape[0] - 1
+    out = np.zeros((size * size, n_features), dtype=np.int32)
+    for n in range(len(moves)):
+        color = first_color if n % 2 == 0 else 3 - first_color
+        chosen = to_point(moves[n], size)
+        if illegal_reason(b, m, color, chosen) != OK:
+            return
+        points = legal_moves(b, m, color)
+        tactical_features_with(b, m, color, points, out, scratch)
+        for i in range(len(points)):
+            for f in range(n_features):
+                level = out[i, f]
+                if level:
+                    seen[f, level] += 1
+                    if points[i] == chosen:
+                        played[f, level] += 1
+        seen[n_features, 1] += 1
+        if chosen == PASS:
+            played[n_features, 1] += 1
+        play(b, m, color, chosen)
+
+
+@dataclass
+class _CountFeatures:
+    """Tactical-feature levels as a ``_map_games`` job: (seen, played) arrays."""
+
+    corpus: Corpus
+
+    def start(self) -> tuple[np.ndarray, np.ndarray]:
+        shape = (N_FEATURES + 1, max(FEATURE_LEVELS))
+        return np.zeros(shape, dtype=np.int64), np.zeros(shape, dtype=np.int64)
+
+    def game(self, state, i: int):
+        b, m = _start_board(self.corpus, i)
+        scratch = feature_scratch(b, m)
+        count_feature_levels(b, m, self.corpus.game_moves(i), int(self.corpus.first_color[i]), scratch, *state)
+        return state
+
+    @staticmethod
+    def merge(a, b):
+        return a[0] + b[0], a[1] + b[1]
+
+
+def count_features(corpus: Corpus, workers: int = 1, progress=None) -> dict[str, np.ndarray | list]:
+    """How often each tactical-feature level (and the pass) was available and chosen.
+
+    Returns columns ``feature``, ``level``, ``seen``, ``played`` for every level
+    seen at least once (level 0, "absent", is not a feature).
+    """
+    seen, played = _map_games(_CountFeatures(corpus), corpus, workers, progress)
+    f, level = np.nonzero(seen)
+    f, level = f[level > 0], level[level > 0]
+    names = (*FEATURES, "pass")
+    return {
+        "feature": [names[i] for i in f],
+        "level": level.astype(np.int32),
+        "seen": seen[f, level],
+        "played": played[f, level],
+    }
 
 
 def witness_keys(corpus: Corpus, rows: dict[str, np.ndarray]) -> list[bytes]:
@@ -257,7 +359,7 @@ def witness_keys(corpus: Corpus, rows: dict[str, np.ndarray]) -> list[bytes]:
 def mine_patterns(
     corpus: Corpus, params: MineParams, workers: int = 1, progress=None
 ) -> dict[str, np.ndarray | list]:
-    """Both passes over ``corpus``: the kept patterns as columns.
+    """Both passes over ``corpus``: the kept spatial patterns as columns.
 
     Kept: every smallest-ring pattern, and larger ones seen at least
     ``params.min_count`` times. ``progress(n)`` is called as games are done

@@ -13,25 +13,29 @@ import pyarrow as pa
 
 from shapemill.datasets import InputError
 from shapemill.datasets.corpus import load_corpus
-from shapemill.miner.mine import MineParams, mine_patterns
+from shapemill.miner.mine import MineParams, count_features, mine_patterns
 from shapemill.miner.spatial import ring_points
 from shapemill.patterns.tables import table_metadata, write_table
 
 WHOLE_BOARD = 361
 
 
-def patterns_table(rows: dict) -> pa.Table:
-    """The patterns table: one row per kept pattern, most played first."""
+def patterns_table(rows: dict, features: dict) -> pa.Table:
+    """The patterns table: a row per kept spatial pattern (``feature`` = 'pattern'),
+    most played first, then a row per tactical-feature level."""
     order = np.lexsort((rows["pattern_id"], -rows["played"]))
-    seen = rows["seen"][order]
-    played = rows["played"][order]
+    n, k = len(order), len(features["level"])
+    seen = np.concatenate([rows["seen"][order], features["seen"]])
+    played = np.concatenate([rows["played"][order], features["played"]])
+    rings = rows["ring"][order]
     return pa.table(
         {
-            "feature": pa.array(["pattern"] * len(order), pa.string()).dictionary_encode(),
-            "pattern_id": pa.array(rows["pattern_id"][order], pa.uint64()),
-            "size": pa.array(rows["ring"][order], pa.int16()),
-            "points": pa.array([ring_points(int(r)) for r in rows["ring"][order]], pa.int16()),
-            "key": pa.array([rows["key"][i] for i in order], pa.binary()),
+            "feature": pa.array(["pattern"] * n + features["feature"], pa.string()).dictionary_encode(),
+            "pattern_id": pa.array(list(rows["pattern_id"][order]) + [None] * k, pa.uint64()),
+            "level": pa.array([None] * n + features["level"].tolist(), pa.int32()),
+            "size": pa.array(list(rings) + [None] * k, pa.int16()),
+            "points": pa.array([ring_points(int(r)) for r in rings] + [None] * k, pa.int16()),
+            "key": pa.array([rows["key"][i] for i in order] + [None] * k, pa.binary()),
             "seen": pa.array(seen, pa.int64()),
             "played": pa.array(played, pa.int64()),
             "p_played": pa.array(played / np.maximum(seen, 1), pa.float64()),
@@ -63,8 +67,9 @@ def run_mine_command(
     if not quiet and sys.stderr.isatty():
         from tqdm import tqdm
 
-        bar = tqdm(total=discovery + len(corpus), unit="game", desc="mine", file=sys.stderr)
+        bar = tqdm(total=discovery + 2 * len(corpus), unit="game", desc="mine", file=sys.stderr)
     rows = mine_patterns(corpus, params, workers, bar.update if bar else None)
+    features = count_features(corpus, workers, bar.update if bar else None)
     if bar:
         bar.close()
     meta = table_metadata(
@@ -79,7 +84,7 @@ def run_mine_command(
             "sources": [str(p) for p in paths],
         },
     )
-    table = patterns_table(rows)
+    table = patterns_table(rows, features)
     write_table(table, output, meta)
     if not quiet:
         seconds = time.perf_counter() - start
@@ -88,5 +93,5 @@ def run_mine_command(
             f"mined {len(corpus):,} games, {corpus.n_positions:,} positions in {seconds:.1f} s "
             f"({corpus.n_positions / seconds:,.0f} positions/s, {workers} worker(s))"
         )
-        click.echo(f"kept {table.num_rows:,} patterns, rings {', '.join(f'{k}: {n:,}' for k, n in enumerate(sizes) if n)}")
+        click.echo(f"kept {len(rows['seen']):,} patterns and {len(features['seen']):,} feature levels; rings {', '.join(f'{k}: {n:,}' for k, n in enumerate(sizes) if n)}")
         click.echo(f"peak memory {peak_memory_mb():,.0f} MB; wrote {output}")

@@ -7,7 +7,7 @@ from click.testing import CliRunner
 
 from shapemill.cli import main
 from shapemill.datasets.corpus import Corpus
-from shapemill.miner.mine import MineParams, mine_patterns
+from shapemill.miner.mine import MineParams, count_features, mine_patterns
 from shapemill.patterns.tables import read_table
 
 
@@ -41,6 +41,22 @@ def test_counts_of_a_tiny_game_checked_by_hand():
     rows = mine_patterns(corpus([[0, 3], [0, 3]], 2), MineParams(min_count=1, discovery_games=2))
     assert by_counts(rows) == [(2, 4, 0), (2, 10, 4), (3, 2, 2), (3, 4, 0), (3, 8, 2)]
     assert len(set(rows["key"])) == 5
+
+
+def test_feature_counts_of_a_tiny_game_checked_by_hand():
+    # The same 2x2 game: Black a1, White b2. Position 1: four first-line moves with two
+    # liberties each. Position 2 (White): b2 has two liberties and is 3 (gridcular) from
+    # a1; a2 and b1 touch a1 (distance 2) and would have one liberty: self-atari.
+    rows = count_features(corpus([[0, 3]], 2))
+    got = {(f, int(lv)): (int(s), int(p)) for f, lv, s, p in zip(rows["feature"], rows["level"], rows["seen"], rows["played"])}
+    assert got[("pass", 1)] == (2, 0)
+    assert got[("border", 1)] == (7, 2)
+    assert got[("libs_after", 2)] == (5, 2)
+    assert got[("libs_after", 1)] == (2, 0)
+    assert got[("self_atari", 1)] == (2, 0)
+    assert got[("last_dist", 2)] == (2, 0)
+    assert got[("last_dist", 3)] == (1, 1)
+    assert ("capture", 1) not in got
 
 
 def test_the_table_does_not_change_under_symmetry_colour_swap_or_workers():
@@ -87,6 +103,10 @@ def test_mine_command_writes_a_table_duckdb_can_query(tmp_path):
         "order by played desc limit 20"
     ).fetchall()
     assert sum(r[2] for r in top) == 8
+    features = duckdb.sql(
+        f"select seen, played from '{out}' where feature = 'pass' and level = 1"
+    ).fetchall()
+    assert features == [(8, 0)]
     shown = CliRunner().invoke(main, ["show", str(out), "--top", "1", "--size", "3"])
     assert shown.exit_code == 0 and "*" in shown.output and "ring 3" in shown.output
 
