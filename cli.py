@@ -113,5 +113,81 @@ def show(table, top, size, sort, svg_dir) -> None:
     click.echo(show_patterns(data, top, size, sort, svg_dir))
 
 
+@main.command()
+@click.argument("games", nargs=-1, required=True, type=click.Path())
+@click.option("--patterns", "patterns_path", required=True, type=click.Path(dir_okay=False),
+              help="The patterns table written by `mine`.")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="The ratings table to write (Parquet).")
+@click.option("--max-iter", default=100, show_default=True, type=click.IntRange(1), help="Most MM sweeps.")
+@click.option("--tol", default=1e-4, show_default=True, type=click.FloatRange(0),
+              help="Stop when the log-likelihood per position gains less than this.")
+@click.option("--split", default="train", show_default=True, type=click.Choice(["train", "test", "all"]))
+@click.option("--max-positions", default=200_000, show_default=True, type=click.IntRange(1),
+              help="Positions sampled (uniformly, seeded) from the games for the fit.")
+@click.option("--limit-games", type=click.IntRange(1), default=None, help="Use the first N games only.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the position sample.")
+def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limit_games, seed) -> None:
+    """Fit Bradley-Terry / Elo ratings of every pattern and feature (Coulom's MM).
+
+    Each sampled position is a competition among its legal moves and the pass;
+    a move's team is its largest known pattern plus its tactical feature levels.
+    """
+    from shapemill.miner.rate_command import run_rate_command
+
+    run_rate_command(list(games), patterns_path, output, max_iter, tol, split, max_positions, limit_games, seed)
+
+
+@main.command()
+@click.argument("games", nargs=-1, required=True, type=click.Path())
+@click.option("--ratings", required=True, type=click.Path(dir_okay=False), help="The ratings table of `rate`.")
+@click.option("--split", default="test", show_default=True, type=click.Choice(["train", "test", "all"]))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--plot", type=click.Path(dir_okay=False), default=None,
+              help="Draw the cumulative accuracy curve (k = 1..30) to this PNG (needs matplotlib).")
+@click.option("--max-positions", type=click.IntRange(1), default=None, help="Evaluate a seeded sample of positions.")
+@click.option("--limit-games", type=click.IntRange(1), default=None, help="Use the first N games only.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the position sample.")
+def evaluate(games, ratings, split, as_json, plot, max_positions, limit_games, seed) -> None:
+    """Move-prediction accuracy of a ratings table on held-out games.
+
+    Prints top-1, top-5, top-10 accuracy and the mean log-likelihood of the
+    move played, overall and by move-number band.
+    """
+    from shapemill.miner.rate_command import run_evaluate_command
+
+    run_evaluate_command(list(games), ratings, split, as_json, plot, max_positions, limit_games, seed)
+
+
+@main.command()
+@click.option("--ratings", type=click.Path(exists=True, dir_okay=False),
+              help="Ratings table used as prior knowledge (not supported yet).")
+@click.option("--no-priors", is_flag=True, help="Search without a ratings table (the default for now).")
+@click.option("--size", default=19, show_default=True, type=click.IntRange(2, 25), help="Initial board size.")
+@click.option("--playouts", default=3000, show_default=True, type=click.IntRange(1), help="Playouts per move.")
+@click.option("--time-per-move", type=click.FloatRange(0, min_open=True), default=None,
+              help="Seconds per move (replaces --playouts as the limit).")
+@click.option("--prior-mode", default="virtual-wins", show_default=True,
+              type=click.Choice(["virtual-wins", "progressive-bias", "puct", "both"]))
+@click.option("--playout-policy", default="mogo", show_default=True, type=click.Choice(["mogo", "gamma", "random"]))
+@click.option("--rave/--no-rave", default=True, show_default=True, help="RAVE / AMAF values in the tree.")
+@click.option("--threads", default=1, show_default=True, type=click.IntRange(1), help="Search threads (1 for now).")
+@click.option("--seed", default=0, show_default=True, type=int, help="Random seed: equal seeds, equal moves.")
+def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, playout_policy, rave, threads, seed) -> None:
+    """A GTP 2 engine on stdin / stdout (MCTS with RAVE and MoGo playouts)."""
+    if ratings and not no_priors:
+        raise click.UsageError("ratings tables are not supported by the engine yet; use --no-priors")
+    if playout_policy == "gamma":
+        raise click.UsageError("the gamma playout policy needs a ratings table; use mogo or random")
+    if threads > 1:
+        click.echo("shapemill gtp: searching with one thread", err=True)
+    from shapemill.engine.gtp import run_gtp
+    from shapemill.engine.mcts import SearchConfig
+
+    config = SearchConfig(playouts=playouts, time_per_move=time_per_move, prior_mode=prior_mode,
+                          policy=playout_policy, rave=rave, seed=seed)
+    run_gtp(config, size)
+
+
 if __name__ == "__main__":
     main()

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from shapemill.engine.rules import BLACK, WHITE, new_board, place_setup, to_point
 from shapemill.patterns.tables import TableError, read_metadata, read_table
 
 SPLITS = ("train", "test", "all")
@@ -35,6 +36,15 @@ class Corpus:
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    def start_position(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """The board of game ``i`` before its first move (setup stones placed)."""
+        size = int(self.board_size[i])
+        b, m = new_board(size)
+        for color, stones in ((BLACK, self.setup_black[i]), (WHITE, self.setup_white[i])):
+            for index in stones:
+                place_setup(b, m, color, to_point(int(index), size))
+        return b, m
 
     def game_moves(self, i: int) -> np.ndarray:
         """The moves of game ``i``."""

@@ -31,15 +31,12 @@ from numba import njit
 
 from shapemill.datasets.corpus import Corpus
 from shapemill.engine.rules import (
-    BLACK,
     EMPTIES,
     N_EMPTY,
     OK,
     PASS,
     SIZE,
     illegal_reason,
-    new_board,
-    place_setup,
     play,
     to_point,
 )
@@ -132,21 +129,12 @@ def mine_moves(
     return len(moves)
 
 
-def _start_board(corpus: Corpus, i: int) -> tuple[np.ndarray, np.ndarray]:
-    size = int(corpus.board_size[i])
-    b, m = new_board(size)
-    for color, stones in ((BLACK, corpus.setup_black[i]), (3 - BLACK, corpus.setup_white[i])):
-        for index in stones:
-            place_setup(b, m, color, to_point(int(index), size))
-    return b, m
-
-
 def _mine_game(corpus, i, params, table, mode, threshold, prune_min):
     """Mine game ``i`` into ``table``, growing or pruning it when it fills up."""
     size = int(corpus.board_size[i])
     geo = geometry(size)
     state = np.empty(geo.stride * geo.stride, dtype=np.int8)
-    b, m = _start_board(corpus, i)
+    b, m = corpus.start_position(i)
     moves = corpus.game_moves(i)
     n = 0
     while 0 <= n < len(moves):
@@ -302,7 +290,7 @@ class _CountFeatures:
         return np.zeros(shape, dtype=np.int64), np.zeros(shape, dtype=np.int64)
 
     def game(self, state, i: int):
-        b, m = _start_board(self.corpus, i)
+        b, m = self.corpus.start_position(i)
         scratch = feature_scratch(b, m)
         count_feature_levels(b, m, self.corpus.game_moves(i), int(self.corpus.first_color[i]), scratch, *state)
         return state
@@ -340,7 +328,7 @@ def witness_keys(corpus: Corpus, rows: dict[str, np.ndarray]) -> list[bytes]:
         todo = todo[np.argsort(move[todo], kind="stable")]
         geo = geometry(int(corpus.board_size[g]))
         state = np.empty(geo.stride * geo.stride, dtype=np.int8)
-        b, m = _start_board(corpus, int(g))
+        b, m = corpus.start_position(int(g))
         moves = corpus.game_moves(int(g))
         size = int(corpus.board_size[g])
         first_color = int(corpus.first_color[g])

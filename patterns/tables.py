@@ -28,6 +28,7 @@ SCHEMA_VERSIONS: dict[str, int] = {
     "games": 1,
     "errors": 1,
     "patterns": 1,
+    "ratings": 1,
 }
 
 
