@@ -20,9 +20,11 @@ import time
 from collections.abc import Callable
 
 from shapemill.engine.playout import run_playouts
+from shapemill.engine.policy import run_mogo_playouts
 
 SIZES = (9, 19)
 TARGETS = {9: 25_000, 19: 5_000}
+MOGO_TARGETS = {9: 10_000, 19: 2_000}
 KOMI = 7.5
 EMPTY, BLACK, WHITE, BORDER = 0, 1, 2, 3
 
@@ -139,6 +141,11 @@ def main() -> None:
         cells = (f"{size}x{size}", n, f"{spent:.2f}", f"{per_s:,.0f}", f"{TARGETS[size]:,}", f"{py_per_s:,.1f}")
         print("  ".join(f"{c:>10}" for c in cells) + f"  {per_s / py_per_s:>9.0f}x")
     print("one core, CPU seconds; numba engine vs the same policy in plain Python, both measured in this run")
+    for size in SIZES:  # the MoGo policy (engine.policy): save atari, nakade, 3x3 shapes, capture, fill-board
+        run_mogo_playouts(size, 10, KOMI, 0)
+        seed = iter(range(1, 1 << 30))
+        n, spent = rate(lambda k: run_mogo_playouts(size, k, KOMI, next(seed)), args.seconds)
+        print(f"MoGo policy {size}x{size}: {n / spent:,.0f} playouts/s (target {MOGO_TARGETS[size]:,})")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,465 @@
+"""Monte-Carlo tree search with RAVE and prior knowledge (MoGo 2008, Gelly & Silver 2007).
+
+The tree lives in flat arrays (``Tree``): node ``i`` has a move, the index of its
+first child and its number of children (children are contiguous), real visits
+and wins, virtual (prior) visits and wins, AMAF visits and wins, and a prior
+probability. Wins of a node are counted for the player who made its move.
+
+A simulation descends from the root by the score
+
+    (1 - beta) * Q + beta * Q_amaf + exploration + progressive bias,
+
+with ``Q`` counting the prior's virtual wins, ``beta = an / (an + n + n * an / RAVE_EQUIV)``
+(Silver's minimum-error schedule, going from 1 to 0 as visits grow),
+exploration UCB1 or UCB1-Tuned, and progressive bias / PUCT ``C_PB * P * sqrt(N) / (1 + n)``.
+A leaf visited ``EXPAND_AT`` times is expanded with all legal moves that fill no own
+eye; each child starts with expert virtual wins (capture, save atari, 3x3 shape,
+self-atari penalty) plus, at the root, the external prior. With progressive
+widening only the ``K(N)`` best children by prior are searchable. The playout
+(MoGo or uniform random) scores the board by area; every node on the path gets
+the result and its children get the AMAF update of the moves played later by the
+same colour. The numba RNG is seeded by ``Search``, so equal seeds give equal
+searches.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import njit
+
+from shapemill.engine import rules
+from shapemill.engine.board import Board
+from shapemill.engine.playout import random_playout
+from shapemill.engine.policy import PATTERNS, liberties_after, mogo_playout, nbr_code
+from shapemill.engine.rules import (
+    BLACK,
+    COLOR,
+    EMPTY,
+    HEAD,
+    LAST,
+    PASS,
+    SIZE,
+    STRIDE,
+    WHITE,
+    atari_point,
+    illegal_reason,
+    in_atari,
+    is_eye,
+    play,
+)
+
+# Node fields of the float table ``f``.
+VISITS, WINS, PVISITS, PWINS, AVISITS, AWINS, PROB = range(7)
+# Node fields of the int table ``t``.
+MOVE, FIRST, NCHILD = range(3)
+
+# Parameters, in the float vector ``params``.
+C_UCB, TUNED, RAVE_EQUIV, C_PB, PRIOR_N, WIDEN, EXPAND_AT, USE_RAVE, MOGO, KOMI = range(10)
+N_PARAMS = 10
+
+EXPERT_N = 10.0  # virtual visits of one piece of expert knowledge (Michi's prior scale)
+
+
+@njit(cache=True)
+def seed_rng(seed: int) -> None:
+    """Seed numba's RNG (separate from numpy's in Python)."""
+    np.random.seed(seed)
+
+
+@njit(cache=True)
+def _expert_prior(b: np.ndarray, m: np.ndarray, color: int, p: int, near: np.ndarray) -> tuple[float, float]:
+    """Virtual (visits, wins) for the move ``p``: an even start plus MoGo's knowledge."""
+    n, w = EXPERT_N, EXPERT_N / 2
+    if near[p]:  # captures a string in atari or saves one of ours
+        n += 2 * EXPERT_N
+        w += 2 * EXPERT_N
+    libs = liberties_after(b, m, color, p, 2)
+    if libs < 2:  # self-atari: a virtual loss
+        n += EXPERT_N
+    elif m[LAST] != PASS and abs(p - m[LAST]) <= m[STRIDE] + 1 and PATTERNS[nbr_code(b, m[STRIDE], p)]:
+        n += EXPERT_N
+        w += EXPERT_N
+    return n, w
+
+
+@njit(cache=True)
+def _atari_moves(b: np.ndarray, m: np.ndarray, color: int) -> np.ndarray:
+    """Mask of the points capturing an opponent string in atari, or saving one of
+    ours by extending to two or more liberties, anywhere on the board."""
+    w = m[STRIDE]
+    size = m[SIZE]
+    mask = np.zeros(w * w, dtype=np.bool_)
+    for row in range(1, size + 1):
+        for h in range(row * w + 1, row * w + size + 1):
+            c = b[COLOR, h]
+            if c == EMPTY or b[HEAD, h] != h or not in_atari(b, h):
+                continue
+            a = atari_point(b, h)
+            if illegal_reason(b, m, color, a) != 0:
+                continue
+            if c != color or liberties_after(b, m, color, a, 2) >= 2:
+                mask[a] = True
+    return mask
+
+
+@njit(cache=True)
+def expand(b: np.ndarray, m: np.ndarray, color: int, node: int, t: np.ndarray, f: np.ndarray,
+           n_nodes: int, prior: np.ndarray, allowed: np.ndarray, params: np.ndarray) -> int:
+    """Give ``node`` its children (legal moves of ``color`` filling no own eye), sorted by
+    prior value; returns the new node count (unchanged when the tree is full)."""
+    size = m[SIZE]
+    w = m[STRIDE]
+    if n_nodes + size * size > t.shape[1]:
+        return n_nodes
+    near = _atari_moves(b, m, color)
+    moves = np.empty(size * size, dtype=np.int64)
+    value = np.empty(size * size)
+    pn = np.empty(size * size)
+    pw = np.empty(size * size)
+    k = 0
+    for row in range(1, size + 1):
+        for p in range(row * w + 1, row * w + size + 1):
+            if b[COLOR, p] != EMPTY or not allowed[p] or is_eye(b, m, color, p):
+                continue
+            if illegal_reason(b, m, color, p) != 0:
+                continue
+            n0, w0 = _expert_prior(b, m, color, p, near)
+            pn[k], pw[k], moves[k] = n0, w0, p
+            k += 1
+    if k == 0:
+        return n_nodes
+    total = 0.0
+    for j in range(k):
+        total += prior[moves[j]]
+    for j in range(k):
+        prob = prior[moves[j]] / total if total > 0 else 1.0 / k
+        if params[PRIOR_N] > 0 and total > 0:  # the external prior as virtual wins
+            rel = prob * k  # 1 for a uniform prior
+            pn[j] += params[PRIOR_N]
+            pw[j] += params[PRIOR_N] * rel / (rel + 1)
+        value[j] = prob if params[WIDEN] > 0 else pw[j] / pn[j]
+    order = np.argsort(-value[:k], kind="mergesort")
+    t[FIRST, node] = n_nodes
+    t[NCHILD, node] = k
+    for j in range(k):
+        c = n_nodes + j
+        o = order[j]
+        t[MOVE, c] = moves[o]
+        t[FIRST, c] = -1
+        t[NCHILD, c] = 0
+        f[:, c] = 0.0
+        f[PVISITS, c] = pn[o]
+        f[PWINS, c] = pw[o]
+        f[PROB, c] = prior[moves[o]] / total if total > 0 else 1.0 / k
+    return n_nodes + k
+
+
+@njit(cache=True)
+def select_child(node: int, t: np.ndarray, f: np.ndarray, params: np.ndarray) -> int:
+    """The child of ``node`` with the best RAVE + UCB + progressive-bias score."""
+    parent_n = f[VISITS, node] + 1.0
+    log_n = math.log(parent_n)
+    first, k = t[FIRST, node], t[NCHILD, node]
+    if params[WIDEN] > 0:  # progressive widening: K(N) grows with log N
+        k = min(k, 2 + int(math.log(parent_n) / math.log(params[WIDEN])))
+    best, best_score = first, -1e300
+    for c in range(first, first + k):
+        n = f[VISITS, c] + f[PVISITS, c]
+        q = (f[WINS, c] + f[PWINS, c]) / n
+        an = f[AVISITS, c]
+        if params[USE_RAVE] > 0 and an > 0:
+            beta = an / (an + n + n * an / params[RAVE_EQUIV])
+            q = (1 - beta) * q + beta * f[AWINS, c] / an
+        if params[C_UCB] > 0:
+            if params[TUNED] > 0:
+                var = q - q * q + math.sqrt(2 * log_n / n)
+                q += params[C_UCB] * math.sqrt(log_n / n * min(0.25, var))
+            else:
+                q += params[C_UCB] * math.sqrt(log_n / n)
+        if params[C_PB] > 0:
+            q += params[C_PB] * f[PROB, c] * math.sqrt(parent_n) / (1 + f[VISITS, c])
+        if q > best_score:
+            best, best_score = c, q
+    return best
+
+
+@njit(cache=True)
+def simulate(b0: np.ndarray, m0: np.ndarray, color: int, t: np.ndarray, f: np.ndarray, n_nodes: int,
+             root: int, n_sims: int, prior: np.ndarray, allowed: np.ndarray, params: np.ndarray,
+             owner: np.ndarray) -> int:
+    """Run ``n_sims`` simulations from ``root`` (position ``b0, m0``, ``color`` to move);
+    adds final-board ownership (+1 Black, -1 White per point) to ``owner``; returns
+    the node count."""
+    size = m0[SIZE]
+    w = m0[STRIDE]
+    seq = np.empty(4 * size * size + 8, dtype=np.int64)
+    path = np.empty(size * size + 8, dtype=np.int64)
+    first_at = np.empty(w * w, dtype=np.int64)
+    uniform = np.ones(w * w)
+    everywhere = np.ones(w * w, dtype=np.bool_)
+    for _ in range(n_sims):
+        b, m = b0.copy(), m0.copy()
+        node, depth, c = root, 0, color
+        path[0] = root
+        while True:  # descend, expanding a leaf once it has been visited enough
+            if t[FIRST, node] < 0 and (node == root or f[VISITS, node] >= params[EXPAND_AT] - 1):
+                at_root = node == root
+                n_nodes = expand(b, m, c, node, t, f, n_nodes, prior if at_root else uniform,
+                                 allowed if at_root else everywhere, params)
+            if t[FIRST, node] < 0 or depth + 2 >= len(path):
+                break
+            node = select_child(node, t, f, params)
+            play(b, m, c, t[MOVE, node])
+            seq[depth] = t[MOVE, node]
+            depth += 1
+            path[depth] = node
+            c = 3 - c
+            if f[VISITS, node] == 0:
+                break
+        if params[MOGO] > 0:
+            score, n = mogo_playout(b, m, c, params[KOMI], seq[depth:])
+        else:
+            score, n = random_playout(b, m, c, params[KOMI]), 0
+        black_wins = score > 0
+        for row in range(1, size + 1):
+            for p in range(row * w + 1, row * w + size + 1):
+                owner[p] += _owner(b, w, p)
+        for d in range(depth + 1):  # the mover into path[d] is `color` when d is odd
+            mover = color if d % 2 == 1 else 3 - color
+            f[VISITS, path[d]] += 1
+            f[WINS, path[d]] += 1.0 if (mover == BLACK) == black_wins else 0.0
+        if params[USE_RAVE] > 0:
+            _update_amaf(seq, depth + n, path, depth, color, black_wins, t, f, first_at)
+    return n_nodes
+
+
+@njit(cache=True)
+def _owner(b: np.ndarray, w: int, p: int) -> int:
+    """+1 / -1 when the point ends Black's / White's (stone or surrounded point)."""
+    c = b[COLOR, p]
+    if c == EMPTY:
+        for q in (p - 1, p + 1, p - w, p + w):
+            if b[COLOR, q] == BLACK or b[COLOR, q] == WHITE:
+                c = b[COLOR, q]
+                break
+    return 1 if c == BLACK else (-1 if c == WHITE else 0)
+
+
+@njit(cache=True)
+def _update_amaf(seq: np.ndarray, n_seq: int, path: np.ndarray, depth: int, color: int,
+                 black_wins: bool, t: np.ndarray, f: np.ndarray, first_at: np.ndarray) -> None:
+    """AMAF: a child of ``path[d]`` counts as played when its move comes first, at or
+    after move ``d``, by the same colour (``seq[i]`` is played by ``color`` for even i)."""
+    big = 1 << 30
+    first_at[:] = big
+    for i in range(n_seq - 1, -1, -1):
+        first_at[seq[i]] = i
+        if i <= depth:
+            node = path[i]
+            mover = color if i % 2 == 0 else 3 - color
+            won = (mover == BLACK) == black_wins
+            for c in range(t[FIRST, node], t[FIRST, node] + t[NCHILD, node]):
+                j = first_at[t[MOVE, c]]
+                if j < big and (j - i) % 2 == 0:
+                    f[AVISITS, c] += 1
+                    f[AWINS, c] += 1.0 if won else 0.0
+
+
+@dataclass
+class SearchConfig:
+    """The search's knobs (see the module docstring)."""
+
+    playouts: int = 1000
+    time_per_move: float | None = None
+    prior_mode: str = "virtual-wins"  # virtual-wins | progressive-bias | puct | both | none
+    policy: str = "mogo"  # mogo | random
+    rave: bool = True
+    ucb: str = "ucb1"  # ucb1 | tuned
+    c_ucb: float = 0.2
+    c_pb: float = 1.0
+    prior_n: float = 20.0
+    rave_equiv: float = 3500.0
+    widen: float = 0.0  # growth base of progressive widening; 0: off
+    expand_at: int = 2
+    resign: float = 0.1
+    max_nodes: int = 1_000_000
+    seed: int = 0
+    komi: float = 7.5
+
+
+@dataclass
+class SearchResult:
+    """What a search found: the chosen move and the statistics for analysis."""
+
+    move: int  # board point, PASS, or -2 to resign
+    winrate: float
+    visits: np.ndarray  # per board point, real visits of the root's children
+    owner: np.ndarray  # per board point, mean ownership in [-1, 1] (+1 Black)
+    playouts: int
+    seconds: float
+    prior: np.ndarray = field(default_factory=lambda: np.zeros(0))  # root children's prior value
+
+
+RESIGN = -2
+
+
+class Search:
+    """MCTS over a ``Board`` with a tree kept between moves (tree reuse)."""
+
+    def __init__(self, config: SearchConfig) -> None:
+        self.config = config
+        self._tree: tuple[np.ndarray, np.ndarray] | None = None
+        self._n_nodes = 0
+        self._root = 0
+        self._root_key: tuple[int, int] | None = None
+        self._seeded = False
+
+    def _params(self) -> np.ndarray:
+        c = self.config
+        p = np.zeros(N_PARAMS)
+        p[C_UCB], p[TUNED], p[RAVE_EQUIV] = c.c_ucb, c.ucb == "tuned", c.rave_equiv
+        p[C_PB] = c.c_pb if c.prior_mode in ("progressive-bias", "puct", "both") else 0.0
+        p[PRIOR_N] = c.prior_n if c.prior_mode in ("virtual-wins", "both") else 0.0
+        p[WIDEN], p[EXPAND_AT], p[USE_RAVE] = c.widen, c.expand_at, c.rave
+        p[MOGO], p[KOMI] = c.policy == "mogo", c.komi
+        return p
+
+    def _find_root(self, board: Board, color: int) -> None:
+        """Reuse the subtree of the current position if the tree holds it, else start over."""
+        key = (board.zobrist, color)
+        if self._tree is not None and self._root_key is not None and self._n_nodes < self.config.max_nodes // 2:
+            t, _ = self._tree
+            node = self._descend(board, t)
+            if node >= 0:
+                self._root, self._root_key = node, key
+                return
+        if self._tree is None:
+            n = self.config.max_nodes
+            self._tree = (np.zeros((3, n), dtype=np.int64), np.zeros((7, n)))
+        t, f = self._tree
+        t[MOVE, 0], t[FIRST, 0], t[NCHILD, 0] = PASS, -1, 0
+        f[:, 0] = 0.0
+        self._n_nodes, self._root, self._root_key = 1, 0, key
+
+    def _descend(self, board: Board, t: np.ndarray) -> int:
+        """The node of the board's position: a child or grandchild of the old root
+        reached by the moves played since, or -1."""
+        if self._root_key is None:
+            return -1
+        history = [board]
+        probe = board.copy()
+        for _ in range(2):
+            if not probe._undo:
+                break
+            probe.undo()
+            history.append(probe.copy())
+        for back, old in enumerate(history[1:], start=1):
+            if old.zobrist != self._root_key[0]:
+                continue
+            node = self._root
+            for newer in reversed(history[:back]):
+                move = int(newer.m[rules.LAST])
+                node = self._child(t, node, move)
+                if node < 0:
+                    return -1
+            return node
+        return -1
+
+    @staticmethod
+    def _child(t: np.ndarray, node: int, move: int) -> int:
+        first, k = int(t[FIRST, node]), int(t[NCHILD, node])
+        if first < 0:
+            return -1
+        hits = np.flatnonzero(t[MOVE, first:first + k] == move)
+        return first + int(hits[0]) if len(hits) else -1
+
+    def run(self, board: Board, color: int, prior: np.ndarray | None = None) -> SearchResult:
+        """Search the position (``color`` to move) and return the most visited move."""
+        cfg = self.config
+        if not self._seeded:
+            seed_rng(cfg.seed)
+            self._seeded = True
+        start = time.perf_counter()
+        w = board.size + 2
+        if prior is None:
+            prior = np.zeros(w * w)  # no external prior: uniform, and no virtual wins from it
+        allowed = self._superko_mask(board, color)
+        self._find_root(board, color)
+        t, f = self._tree
+        owner = np.zeros(w * w)
+        params = self._params()
+        done = 0
+        target = cfg.playouts if cfg.time_per_move is None else 1 << 40
+        batch = 64
+        while done < target:
+            n = min(batch, target - done)
+            self._n_nodes = simulate(board.b, board.m, color, t, f, self._n_nodes, self._root, n,
+                                     prior, allowed, params, owner)
+            done += n
+            if cfg.time_per_move is not None and time.perf_counter() - start > cfg.time_per_move:
+                break
+        visits = np.zeros(w * w)
+        prior_value = np.zeros(w * w)
+        first, k = int(t[FIRST, self._root]), int(t[NCHILD, self._root])
+        best, winrate = PASS, 0.0
+        if first >= 0:
+            kids = np.arange(first, first + k)
+            visits[t[MOVE, kids]] = f[VISITS, kids]
+            prior_value[t[MOVE, kids]] = f[PWINS, kids] / f[PVISITS, kids]
+            top = kids[np.argmax(f[VISITS, kids])]
+            best = int(t[MOVE, top])
+            winrate = float(f[WINS, top] / max(f[VISITS, top], 1))
+            if winrate < cfg.resign and f[VISITS, top] >= 50:
+                best = RESIGN
+        return SearchResult(best, winrate, visits, owner / max(done, 1), done,
+                            time.perf_counter() - start, prior_value)
+
+    @staticmethod
+    def _superko_mask(board: Board, color: int) -> np.ndarray:
+        """Points the root may play: all, less moves that repeat an earlier position."""
+        w = board.size + 2
+        allowed = np.ones(w * w, dtype=np.bool_)
+        seen = board._seen
+        for p in np.flatnonzero(board.b[COLOR] == EMPTY):
+            if illegal_reason(board.b, board.m, color, p) == 0:
+                b, m = board.b.copy(), board.m.copy()
+                play(b, m, color, p)
+                allowed[p] = int(m[rules.HASH]) not in seen
+        return allowed
+
+
+def dead_stones(board: Board, owner: np.ndarray) -> list[tuple[int, int]]:
+    """Stones that the playouts mostly give to the other side."""
+    w = board.size + 2
+    dead = []
+    for p in np.flatnonzero((board.b[COLOR] == BLACK) | (board.b[COLOR] == WHITE)):
+        sign = 1 if board.b[COLOR, p] == BLACK else -1
+        if owner[p] * sign < -0.3:
+            dead.append((int(p) // w - 1, int(p) % w - 1))
+    return dead
+
+
+def score_without_dead(board: Board, owner: np.ndarray, komi: float) -> float:
+    """Area score (Black minus White) after removing the stones ``dead_stones`` finds."""
+    dead = set(dead_stones(board, owner))
+    cleared = Board(board.size)
+    for name in ("b", "w"):
+        cleared.setup(name, sorted(board.stones(name) - dead))
+    return cleared.score(komi)
+
+
+def choose_move(search: Search, board: Board, color: int, opponent_passed: bool) -> SearchResult:
+    """The engine's move: pass once the opponent has passed and the game is won as
+    the board stands both counting every stone (Tromp-Taylor) and with the
+    playouts' dead stones removed, so a referee's dead-stone removal cannot turn
+    the result; else the search's most visited move, or resign below the threshold."""
+    result = search.run(board, color)
+    sign = 1 if color == BLACK else -1
+    komi = search.config.komi
+    if opponent_passed and min(board.score(komi) * sign, score_without_dead(board, result.owner, komi) * sign) > 0:
+        result.move = PASS
+    return result

@@ -1,0 +1,92 @@
+"""The MoGo playout policy and the MCTS: tactics, determinism, speed sanity."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from shapemill.engine import rules
+from shapemill.engine.board import Board
+from shapemill.engine.mcts import Search, SearchConfig, choose_move
+from shapemill.engine.policy import PATTERNS, mogo_playout, nakade_point, run_mogo_playouts
+
+
+def board_with(size: int, black: list[tuple[int, int]], white: list[tuple[int, int]]) -> Board:
+    board = Board(size)
+    board.setup("b", black)
+    board.setup("w", white)
+    return board
+
+
+def best_move(board: Board, color: int, playouts: int = 2000, seed: int = 1,
+              komi: float = 7.5) -> tuple[int, int] | None:
+    result = Search(SearchConfig(playouts=playouts, seed=seed, komi=komi)).run(board, color)
+    w = board.size + 2
+    return None if result.move == rules.PASS else (result.move // w - 1, result.move % w - 1)
+
+
+def test_pattern_table_is_colour_symmetric():
+    codes = np.flatnonzero(PATTERNS)
+    assert 0 < len(codes) < len(PATTERNS)
+    swap = np.array([0, 2, 1, 3])
+    for code in codes[:500]:
+        cells = [(code >> (2 * k)) & 3 for k in range(8)]
+        swapped = sum(int(swap[c]) << (2 * k) for k, c in enumerate(cells))
+        assert PATTERNS[swapped]
+
+
+def test_mogo_playout_ends_with_a_score():
+    b, m = rules.new_board(9)
+    moves = np.empty(3 * 81, dtype=np.int64)
+    score, n = mogo_playout(b, m, rules.BLACK, 7.5, moves)
+    assert 0 < n <= 243 and abs(score) <= 81 + 7.5
+    assert 0.0 <= run_mogo_playouts(9, 50, 7.5, 3) <= 1.0
+
+
+def test_nakade_rule_plays_the_vital_point():
+    # White closes a straight three (0,0)-(0,2) in the corner: (0,1) is vital.
+    board = board_with(9, [(0, 4), (1, 4), (2, 0), (2, 1), (2, 2), (2, 3), (2, 4)],
+                       [(1, 0), (1, 1), (1, 2), (1, 3)])
+    board.play("w", (0, 3))
+    assert nakade_point(board.b, board.m, rules.BLACK) == board._point((0, 1))
+
+
+def test_engine_captures_a_string_in_atari():
+    board = board_with(9, [(3, 3), (3, 4), (3, 5), (5, 3), (5, 4), (5, 5), (4, 2)],
+                       [(4, 3), (4, 4), (4, 5)])
+    # komi 15.5: Black wins only by capturing, so the capture must stand out
+    assert best_move(board, rules.BLACK, komi=15.5) == (4, 6)
+
+
+def test_engine_saves_its_string_in_atari():
+    board = board_with(9, [(4, 3), (4, 4), (4, 5)],
+                       [(3, 3), (3, 4), (3, 5), (5, 3), (5, 4), (5, 5), (4, 2)])
+    assert best_move(board, rules.BLACK, komi=-15.5) == (4, 6)  # Black wins by saving
+
+
+@pytest.mark.xfail(reason="the search does not yet single out the vital point at 3000 playouts", strict=True)
+def test_engine_kills_with_the_nakade_vital_point():
+    board = board_with(9, [(0, 4), (1, 4), (2, 0), (2, 1), (2, 2), (2, 3), (2, 4)],
+                       [(0, 3), (1, 0), (1, 1), (1, 2), (1, 3)])
+    assert best_move(board, rules.BLACK, playouts=3000) == (0, 1)
+
+
+def test_same_seed_same_move():
+    board = Board(9)
+    for color, point in (("b", (4, 4)), ("w", (2, 6)), ("b", (6, 2))):
+        board.play(color, point)
+    first = Search(SearchConfig(playouts=800, seed=7)).run(board, rules.WHITE)
+    second = Search(SearchConfig(playouts=800, seed=7)).run(board, rules.WHITE)
+    assert first.move == second.move
+    assert np.array_equal(first.visits, second.visits)
+
+
+def test_passes_when_opponent_passed_and_game_is_won():
+    # Two walls: Black has columns 0-4, White 6-8; Black wins by 10.5 as it stands.
+    board = Board(9)
+    board.setup("b", [(r, 4) for r in range(9)])
+    board.setup("w", [(r, 6) for r in range(9)])
+    board.play("b", (0, 0))
+    board.play("w", None)
+    result = choose_move(Search(SearchConfig(playouts=300, seed=1)), board, rules.BLACK, opponent_passed=True)
+    assert board.score(7.5) > 0 and result.move == rules.PASS
