@@ -161,8 +161,8 @@ def evaluate(games, ratings, split, as_json, plot, max_positions, limit_games, s
 
 @main.command()
 @click.option("--ratings", type=click.Path(exists=True, dir_okay=False),
-              help="Ratings table used as prior knowledge (not supported yet).")
-@click.option("--no-priors", is_flag=True, help="Search without a ratings table (the default for now).")
+              help="Ratings table (of `rate`) whose move strengths are the search's priors.")
+@click.option("--no-priors", is_flag=True, help="Search without a ratings table.")
 @click.option("--size", default=19, show_default=True, type=click.IntRange(2, 25), help="Initial board size.")
 @click.option("--playouts", default=3000, show_default=True, type=click.IntRange(1), help="Playouts per move.")
 @click.option("--time-per-move", type=click.FloatRange(0, min_open=True), default=None,
@@ -175,8 +175,6 @@ def evaluate(games, ratings, split, as_json, plot, max_positions, limit_games, s
 @click.option("--seed", default=0, show_default=True, type=int, help="Random seed: equal seeds, equal moves.")
 def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, playout_policy, rave, threads, seed) -> None:
     """A GTP 2 engine on stdin / stdout (MCTS with RAVE and MoGo playouts)."""
-    if ratings and not no_priors:
-        raise click.UsageError("ratings tables are not supported by the engine yet; use --no-priors")
     if playout_policy == "gamma":
         raise click.UsageError("the gamma playout policy needs a ratings table; use mogo or random")
     if threads > 1:
@@ -184,9 +182,18 @@ def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, playout_p
     from shapemill.engine.gtp import run_gtp
     from shapemill.engine.mcts import SearchConfig
 
+    prior = None
+    if ratings and not no_priors:
+        from shapemill.miner.prior import MovePrior
+        from shapemill.patterns.tables import TableError
+
+        try:
+            prior = MovePrior(ratings)
+        except TableError as exc:
+            raise click.ClickException(str(exc)) from None
     config = SearchConfig(playouts=playouts, time_per_move=time_per_move, prior_mode=prior_mode,
                           policy=playout_policy, rave=rave, seed=seed)
-    run_gtp(config, size)
+    run_gtp(config, size, prior)
 
 
 if __name__ == "__main__":

@@ -73,8 +73,9 @@ def handicap_points(size: int, stones: int) -> list[tuple[int, int]]:
 class GtpEngine:
     """The GTP command handlers around a ``Board`` and a ``Search``."""
 
-    def __init__(self, config: SearchConfig, size: int = 19) -> None:
+    def __init__(self, config: SearchConfig, size: int = 19, prior: Callable | None = None) -> None:
         self.config = config
+        self.prior = prior  # (b, m, color) -> per-point strengths, or None
         self.base_time = config.time_per_move
         self.size = size
         self.board = Board(size)
@@ -134,8 +135,11 @@ class GtpEngine:
             return f"?{cid} {e}\n\n", False
         return f"={cid} {text}".rstrip(" ") + "\n\n", name == "quit"
 
-    def loop(self, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> None:
-        """Answer commands until ``quit`` or end of input."""
+    def loop(self, stdin: TextIO | None = None, stdout: TextIO | None = None) -> None:
+        """Answer commands until ``quit`` or end of input (default: the process's
+        standard streams as they are when the loop starts)."""
+        stdin = stdin or sys.stdin
+        stdout = stdout or sys.stdout
         for line in stdin:
             response, done = self.handle(line)
             if response:
@@ -186,7 +190,8 @@ class GtpEngine:
         self.config.time_per_move = self._time_budget(color)
         c = rules.BLACK if color == "b" else rules.WHITE
         opponent_passed = len(self.board._undo) > 0 and int(self.board.m[rules.LAST]) == rules.PASS
-        self.last = choose_move(self.search, self.board, c, opponent_passed)
+        prior = self.prior(self.board.b, self.board.m, c) if self.prior else None
+        self.last = choose_move(self.search, self.board, c, opponent_passed, prior)
         move = self.last.move
         if move == RESIGN:
             return move, "resign"
@@ -340,6 +345,6 @@ class GtpEngine:
         return self._heat(self.last.prior) if self.last is not None else ""
 
 
-def run_gtp(config: SearchConfig, size: int) -> None:
-    """The GTP loop on stdin / stdout."""
-    GtpEngine(config, size).loop()
+def run_gtp(config: SearchConfig, size: int, prior: Callable | None = None) -> None:
+    """The GTP loop on stdin / stdout; ``prior`` gives the root's move priors."""
+    GtpEngine(config, size, prior).loop()

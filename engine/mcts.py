@@ -452,12 +452,15 @@ def score_without_dead(board: Board, owner: np.ndarray, komi: float) -> float:
     return cleared.score(komi)
 
 
-def choose_move(search: Search, board: Board, color: int, opponent_passed: bool) -> SearchResult:
+def choose_move(
+    search: Search, board: Board, color: int, opponent_passed: bool, prior: np.ndarray | None = None
+) -> SearchResult:
     """The engine's move: pass once the opponent has passed and the game is won as
     the board stands both counting every stone (Tromp-Taylor) and with the
     playouts' dead stones removed, so a referee's dead-stone removal cannot turn
-    the result; else the search's most visited move, or resign below the threshold."""
-    result = search.run(board, color)
+    the result; else the search's most visited move, or resign below the threshold.
+    ``prior`` is the per-point prior of the root's moves (e.g. ``MovePrior``)."""
+    result = search.run(board, color, prior)
     sign = 1 if color == BLACK else -1
     komi = search.config.komi
     if opponent_passed and min(board.score(komi) * sign, score_without_dead(board, result.owner, komi) * sign) > 0:

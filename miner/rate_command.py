@@ -14,7 +14,7 @@ from shapemill.datasets import InputError
 from shapemill.datasets.corpus import Corpus, load_corpus
 from shapemill.miner.predict import evaluate_teams
 from shapemill.miner.rate import fit
-from shapemill.miner.teams import GROUP_NAMES, Vocabulary, build_teams, sample_mask
+from shapemill.miner.teams import GROUP_NAMES, Vocabulary, build_teams, ratings_model, sample_mask
 from shapemill.patterns.tables import TableError, read_table, table_metadata, write_table
 
 ELO_PER_LOG = 400 / np.log(10)
@@ -103,18 +103,6 @@ def run_rate_command(
     click.echo(f"wrote {vocab.size:,} ratings to {output}")
 
 
-def vocabulary_of_ratings(table: pa.Table) -> tuple[Vocabulary, np.ndarray]:
-    """The vocabulary of a ratings table and the gamma of each of its features."""
-    feature = table["feature"].cast(pa.string()).to_pylist()
-    value = table["value"].to_numpy()
-    vocab = Vocabulary.from_rows(feature, value, table["size"].fill_null(0).to_numpy())
-    gamma = np.ones(vocab.size)
-    index = {(GROUP_NAMES[g], int(v)): i for i, (g, v) in enumerate(zip(vocab.group, vocab.value))}
-    for f, v, g in zip(feature, value.tolist(), table["gamma"].to_numpy()):
-        gamma[index[(f, int(v))]] = g
-    return vocab, gamma
-
-
 def run_evaluate_command(
     games: list[str], ratings: str, split: str, as_json: bool, plot: str | None,
     max_positions: int | None, limit: int | None, seed: int,
@@ -122,7 +110,7 @@ def run_evaluate_command(
     """Report how well ``ratings`` predict the moves of ``games``."""
     table, _ = _table(ratings, "ratings")
     corpus = _corpus(games, split, limit)
-    vocab, gamma = vocabulary_of_ratings(table)
+    vocab, gamma = ratings_model(table)
     teams = build_teams(corpus, vocab, sample_mask(corpus, max_positions, seed))
     report = evaluate_teams(teams, gamma)
     if plot:

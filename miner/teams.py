@@ -89,6 +89,18 @@ class Vocabulary:
         return cls.from_rows(feature, value, table["size"].fill_null(0).to_numpy())
 
 
+def ratings_model(table: pa.Table) -> tuple[Vocabulary, np.ndarray]:
+    """The vocabulary of a ratings table and the gamma of each of its features."""
+    feature = table["feature"].cast(pa.string()).to_pylist()
+    value = table["value"].to_numpy()
+    vocab = Vocabulary.from_rows(feature, value, table["size"].fill_null(0).to_numpy())
+    index = {(GROUP_NAMES[g], int(v)): i for i, (g, v) in enumerate(zip(vocab.group, vocab.value))}
+    gamma = np.ones(vocab.size)
+    for f, v, g in zip(feature, value.tolist(), table["gamma"].to_numpy()):
+        gamma[index[(f, int(v))]] = g
+    return vocab, gamma
+
+
 @njit(cache=True)
 def _largest_pattern(state, q, rel, delta, max_ring, pattern_ids, h) -> int:
     """Feature number of the largest ring around ``q`` found in the sorted ``pattern_ids``
@@ -105,6 +117,27 @@ def _largest_pattern(state, q, rel, delta, max_ring, pattern_ids, h) -> int:
 
 
 @njit(cache=True)
+def candidate_teams(
+    b, m, color, points, pad, delta, max_ring, pattern_ids, level_index, scratch, state, levels, team,
+) -> None:
+    """The team of each candidate ``points[i]``: ``team[i, 0]`` its largest known pattern,
+    ``team[i, f]`` the feature number of its tactical feature ``f - 1``; -1 where absent.
+
+    ``levels`` (``[len(points), N_FEATURES]``) and ``state`` (padded board) are scratch.
+    """
+    n_features = level_index.shape[0] - 2
+    tactical_features_with(b, m, color, points, levels, scratch)
+    fill_padded(b, m, pad, state)
+    rel = RELATIVE[color]
+    h = np.zeros(8, dtype=np.int64)
+    for i in range(len(points)):
+        team[i, 0] = _largest_pattern(state, padded_point(points[i], m, pad), rel, delta, max_ring, pattern_ids, h)
+        for f in range(n_features):
+            level = levels[i, f]
+            team[i, f + 1] = level_index[f + 1, level] if level else -1
+
+
+@njit(cache=True)
 def game_teams(
     b, m, moves, first_color, sample, pad, delta, max_ring, pattern_ids, level_index,
     scratch, state, out_feats, out_cand, out_pos, counts_,
@@ -116,8 +149,8 @@ def game_teams(
     """
     size = m[SIZE]
     n_features = level_index.shape[0] - 2
-    out = np.zeros((size * size, n_features), dtype=np.int32)
-    h = np.zeros(8, dtype=np.int64)
+    levels = np.zeros((size * size, n_features), dtype=np.int32)
+    team = np.zeros((size * size, n_features + 1), dtype=np.int32)
     pass_feature = level_index[n_features + 1, 1]
     for n in range(len(moves)):
         color = first_color if n % 2 == 0 else 3 - first_color
@@ -126,9 +159,7 @@ def game_teams(
             return
         if sample[n]:
             points = legal_moves(b, m, color)
-            tactical_features_with(b, m, color, points, out, scratch)
-            fill_padded(b, m, pad, state)
-            rel = RELATIVE[color]
+            candidate_teams(b, m, color, points, pad, delta, max_ring, pattern_ids, level_index, scratch, state, levels, team)
             nf, nc, npos = counts_[0], counts_[1], counts_[2]
             winner = len(points)
             for i in range(len(points)):
@@ -136,14 +167,9 @@ def game_teams(
                     winner = i
                 out_cand[nc] = nf
                 nc += 1
-                pid = _largest_pattern(state, padded_point(points[i], m, pad), rel, delta, max_ring, pattern_ids, h)
-                if pid >= 0:
-                    out_feats[nf] = pid
-                    nf += 1
-                for f in range(n_features):
-                    level = out[i, f]
-                    if level and level_index[f + 1, level] >= 0:
-                        out_feats[nf] = level_index[f + 1, level]
+                for k in range(n_features + 1):
+                    if team[i, k] >= 0:
+                        out_feats[nf] = team[i, k]
                         nf += 1
             out_cand[nc] = nf  # the pass
             nc += 1

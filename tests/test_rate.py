@@ -111,3 +111,27 @@ def test_mine_rate_evaluate_end_to_end(tmp_path):
     assert report["positions"] == 30 and 0 < report["top10"] <= 1 and len(report["cumulative"]) == 30
     # Trained and tested on the same tiny games, the model must beat chance (1 in ~75).
     assert report["top5"] > 0.3
+
+
+def test_ratings_become_the_engines_move_priors(tmp_path):
+    from shapemill.engine import Board
+    from shapemill.miner.prior import MovePrior
+
+    for i, sgf in enumerate(SGFS):
+        (tmp_path / f"{i}.sgf").write_bytes(sgf)
+    games = [str(tmp_path / f"{i}.sgf") for i in range(3)]
+    run = CliRunner().invoke
+    patterns, ratings = str(tmp_path / "p.parquet"), str(tmp_path / "r.parquet")
+    assert run(main, ["mine", *games, "-o", patterns, "--split", "all", "--min-count", "2", "-q"]).exit_code == 0
+    assert run(main, ["rate", *games, "--patterns", patterns, "-o", ratings, "--split", "all", "--max-iter", "3"]).exit_code == 0
+    board = Board(9)
+    board.play("b", (6, 2))
+    strength = MovePrior(ratings)(board.b, board.m, 2)
+    assert strength[(6 + 1) * 11 + 2 + 1] == 0  # occupied
+    assert (strength > 0).sum() == 80  # every other point is legal and rated
+    with pytest.raises(Exception, match="expected a 'ratings' table"):
+        MovePrior(patterns)
+    session = run(main, ["gtp", "--ratings", ratings, "--size", "9", "--playouts", "200"],
+                  input="play b c7\n1 genmove w\n2 shapemill-prior\nquit\n")
+    assert session.exit_code == 0, session.output
+    assert "=1 " in session.output and "? " not in session.output
