@@ -98,19 +98,21 @@ def mine(games, output, min_count, max_size, split, workers, limit_games, discov
 @click.option("--svg", "svg_dir", type=click.Path(file_okay=False), default=None,
               help="Also write one SVG picture per pattern shown into this folder.")
 def show(table, top, size, sort, svg_dir) -> None:
-    """Print the patterns of a table as board diagrams with their counts.
+    """Print a patterns table's patterns, or a ratings table's highest and lowest
+    rated features, as board diagrams with their counts.
 
     X is a stone of the player to move, O an opponent stone, # off the board,
     * the candidate move.
     """
-    from shapemill.patterns.show import show_patterns
-    from shapemill.patterns.tables import TableError, read_table
+    from shapemill.patterns.show import show_patterns, show_ratings
+    from shapemill.patterns.tables import TableError, read_metadata, read_table
 
     try:
-        data, _ = read_table(table, "patterns")
+        kind = "ratings" if read_metadata(table).get("kind") == "ratings" else "patterns"
+        data, _ = read_table(table, kind)
     except TableError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(show_patterns(data, top, size, sort, svg_dir))
+    click.echo(show_ratings(data, top) if kind == "ratings" else show_patterns(data, top, size, sort, svg_dir))
 
 
 @main.command()
@@ -194,6 +196,35 @@ def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, playout_p
     config = SearchConfig(playouts=playouts, time_per_move=time_per_move, prior_mode=prior_mode,
                           policy=playout_policy, rave=rave, seed=seed)
     run_gtp(config, size, prior)
+
+
+@main.command()
+@click.argument("ratings", type=click.Path(exists=True, dir_okay=False))
+@click.option("--format", "fmt", required=True, type=click.Choice(["csv", "json", "mm"]),
+              help="csv / json: the table's rows; mm: the fit's competitions for Coulom's mm tool.")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="The file to write.")
+def export(ratings, fmt, output) -> None:
+    """Write a ratings table as CSV, JSON lines, or the input of Coulom's mm tool.
+
+    The mm input is rebuilt from the games, split, sample and seed recorded in
+    the table, so the same fit can be run with the reference tool and compared.
+    """
+    from shapemill.miner.export import export_mm, write_rows
+    from shapemill.patterns.tables import TableError, read_table
+
+    try:
+        table, meta = read_table(ratings, "ratings")
+    except TableError as exc:
+        raise click.ClickException(str(exc)) from None
+    if fmt == "mm":
+        try:
+            n = export_mm(table, meta, output)
+        except (OSError, ValueError) as exc:
+            raise click.ClickException(f"{ratings}: cannot rebuild the fit's positions ({exc})") from None
+        click.echo(f"wrote {n:,} positions for mm to {output}")
+    else:
+        write_rows(table, fmt, output)
+        click.echo(f"wrote {table.num_rows:,} ratings to {output}")
 
 
 if __name__ == "__main__":

@@ -84,3 +84,30 @@ def show_patterns(table, top: int, size: int | None, sort: str, svg_dir: str | N
             path.mkdir(parents=True, exist_ok=True)
             (path / f"{rank:03d}-{row['pattern_id']:016x}.svg").write_text(svg(row["key"], row["size"]))
     return "\n".join(out)
+
+
+def _rating_lines(row: dict) -> list[str]:
+    what = f"pattern {row['value']:016x}  ring {row['size']}" if row["feature"] == "pattern" else f"{row['feature']} = {row['value']}"
+    lines = [
+        f"{what}  Elo {row['elo']:+.0f} [{row['ci_low']:+.0f}, {row['ci_high']:+.0f}]  "
+        f"gamma {row['gamma']:.3g}  seen {row['seen']:,}  played {row['played']:,}"
+    ]
+    if row["feature"] == "pattern" and row["key"] is not None:
+        lines.append(diagram(row["key"], row["size"]))
+    return lines
+
+
+def show_ratings(table, top: int) -> str:
+    """Text for ``shapemill show`` on a ratings table: the ``top`` highest and lowest
+    rated features, patterns drawn."""
+    order = np.argsort(-table["elo"].to_numpy(), kind="stable")
+    out = []
+    for title, rows in ((f"highest rated {top}", order[:top]), (f"lowest rated {top}", order[::-1][:top])):
+        out.append(f"== {title} ==")
+        for rank, i in enumerate(rows, 1):
+            row = {name: table[name][int(i)].as_py() for name in table.column_names}
+            lines = _rating_lines(row)
+            out.append(f"#{rank}  {lines[0]}")
+            out.extend(lines[1:])
+            out.append("")
+    return "\n".join(out)

@@ -135,3 +135,40 @@ def test_ratings_become_the_engines_move_priors(tmp_path):
                   input="play b c7\n1 genmove w\n2 shapemill-prior\nquit\n")
     assert session.exit_code == 0, session.output
     assert "=1 " in session.output and "? " not in session.output
+
+
+def test_export_and_show_a_ratings_table(tmp_path):
+    import csv
+
+    for i, sgf in enumerate(SGFS):
+        (tmp_path / f"{i}.sgf").write_bytes(sgf)
+    games = [str(tmp_path / f"{i}.sgf") for i in range(3)]
+    run = CliRunner().invoke
+    patterns, ratings = str(tmp_path / "p.parquet"), str(tmp_path / "r.parquet")
+    assert run(main, ["mine", *games, "-o", patterns, "--split", "all", "--min-count", "2", "-q"]).exit_code == 0
+    assert run(main, ["rate", *games, "--patterns", patterns, "-o", ratings, "--split", "all", "--max-iter", "3"]).exit_code == 0
+    table, _ = read_table(ratings, "ratings")
+
+    assert run(main, ["export", ratings, "--format", "csv", "-o", str(tmp_path / "r.csv")]).exit_code == 0
+    rows = list(csv.DictReader(open(tmp_path / "r.csv")))
+    assert len(rows) == table.num_rows and float(rows[0]["gamma"]) == pytest.approx(table["gamma"][0].as_py())
+    assert run(main, ["export", ratings, "--format", "json", "-o", str(tmp_path / "r.json")]).exit_code == 0
+    assert len(open(tmp_path / "r.json").read().splitlines()) == table.num_rows
+
+    result = run(main, ["export", ratings, "--format", "mm", "-o", str(tmp_path / "r.mm")])
+    assert result.exit_code == 0, result.output
+    lines = open(tmp_path / "r.mm").read().splitlines()
+    n_gammas = int(lines[0].split()[1])
+    n_groups = int(lines[1])
+    assert n_gammas == table.num_rows and sum(int(lines[2 + g].split()[0]) for g in range(n_groups)) == n_gammas
+    assert lines[2 + n_groups] == "!"
+    games_at = [i for i, line in enumerate(lines) if line == "#"]
+    assert len(games_at) == 30  # every position of the fit
+    for start, end in zip(games_at, games_at[1:] + [len(lines)]):
+        winner, participants = lines[start + 1], lines[start + 2 : end]
+        assert winner in participants
+        assert all(0 <= int(x) < n_gammas for team in participants for x in team.split())
+
+    shown = run(main, ["show", ratings, "--top", "2"])
+    assert shown.exit_code == 0 and "highest rated 2" in shown.output and "lowest rated 2" in shown.output
+    assert "Elo" in shown.output

@@ -1,0 +1,71 @@
+"""``shapemill export``: a ratings table for other programs.
+
+``csv`` and ``json`` (one object per line) write the table's rows. ``mm`` writes the
+*input* of Rémi Coulom's reference MM tool (``mm.cpp``, 2007) -- the competitions
+the fit was made on, rebuilt from the games, split, sample and seed recorded in the
+table's metadata -- so a user can fit them with that tool and compare its gammas
+with ours (same feature order: patterns by id, then each tactical feature by
+level, then the pass). The format: a line ``! <number of gammas>``, the number of
+feature groups, ``<gammas> <name>`` per group, ``!``; then per position ``#``, the
+winner's team and every candidate's team (the winner's included), each a line of
+gamma indices.
+"""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+from shapemill.datasets.corpus import load_corpus
+from shapemill.miner.teams import GROUP_NAMES, Teams, build_teams, ratings_model, sample_mask
+
+FORMATS = ("csv", "json", "mm")
+
+
+def write_rows(table: pa.Table, fmt: str, path: str) -> None:
+    """The ratings rows as CSV (pattern keys in hex) or JSON lines."""
+    columns = [c for c in table.column_names if c != "key"]
+    plain = table.select(columns).cast(
+        pa.schema([pa.field(c, pa.string() if c == "feature" else table.schema.field(c).type) for c in columns])
+    )
+    keys = pa.array([k.hex() if k is not None else None for k in table["key"].to_pylist()], pa.string())
+    plain = plain.append_column("key", keys)
+    if fmt == "csv":
+        pacsv.write_csv(plain, path)
+        return
+    import json
+
+    with open(path, "w", encoding="utf-8") as out:
+        for row in plain.to_pylist():
+            out.write(json.dumps(row) + "\n")
+
+
+def write_mm(teams: Teams, group: np.ndarray, out: TextIO) -> None:
+    """The competitions of ``teams`` in the input format of Coulom's mm tool."""
+    sizes = np.bincount(group, minlength=len(GROUP_NAMES))
+    out.write(f"! {len(group)}\n{len(GROUP_NAMES)}\n")
+    for name, n in zip(GROUP_NAMES, sizes):
+        out.write(f"{n} {name}\n")
+    out.write("!\n")
+    feats = teams.feats
+    for j in range(teams.n_positions):
+        lines = [
+            " ".join(map(str, feats[teams.cand_start[c] : teams.cand_start[c + 1]]))
+            for c in range(teams.pos_start[j], teams.pos_start[j + 1])
+        ]
+        out.write("#\n" + lines[teams.chosen[j]] + "\n" + "\n".join(lines) + "\n")
+
+
+def export_mm(table: pa.Table, meta: dict, path: str) -> int:
+    """Rebuild the fit's positions from the table's metadata and write them for mm.
+    Returns the number of positions written."""
+    params = meta["params"]
+    vocab, _ = ratings_model(table)
+    corpus = load_corpus(params["games"], split=params["split"])
+    teams = build_teams(corpus, vocab, sample_mask(corpus, params["max_positions"], params["seed"]))
+    with open(path, "w", encoding="ascii") as out:
+        write_mm(teams, vocab.group, out)
+    return teams.n_positions
