@@ -10,24 +10,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from shapemill.datasets import InputError
-from shapemill.datasets.corpus import Corpus, load_corpus
 from shapemill.miner.predict import evaluate_teams
 from shapemill.miner.rate import fit
+from shapemill.miner.run import command_corpus
 from shapemill.miner.teams import GROUP_NAMES, Vocabulary, build_teams, ratings_model, sample_mask
 from shapemill.patterns.tables import TableError, read_table, table_metadata, write_table
 
 ELO_PER_LOG = 400 / np.log(10)
-
-
-def _corpus(games: list[str], split: str, limit: int | None) -> Corpus:
-    try:
-        corpus = load_corpus(games, split=split, limit=limit)
-    except (InputError, OSError, ValueError) as exc:
-        raise click.ClickException(str(exc)) from None
-    if len(corpus) == 0:
-        raise click.ClickException(f"no {split} games in {', '.join(games)}")
-    return corpus
 
 
 def _table(path: str, kind: str) -> tuple[pa.Table, dict]:
@@ -66,7 +55,7 @@ def run_rate_command(
 ) -> None:
     """Fit the ratings of every feature of ``patterns`` on positions of ``games``."""
     table, pmeta = _table(patterns, "patterns")
-    corpus = _corpus(games, split, limit)
+    corpus = command_corpus(games, split, limit)
     vocab = Vocabulary.from_patterns(table)
     start = time.perf_counter()
     teams = build_teams(corpus, vocab, sample_mask(corpus, max_positions, seed))
@@ -109,7 +98,7 @@ def run_evaluate_command(
 ) -> None:
     """Report how well ``ratings`` predict the moves of ``games``."""
     table, _ = _table(ratings, "ratings")
-    corpus = _corpus(games, split, limit)
+    corpus = command_corpus(games, split, limit)
     vocab, gamma = ratings_model(table)
     teams = build_teams(corpus, vocab, sample_mask(corpus, max_positions, seed))
     report = evaluate_teams(teams, gamma)

@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 
 from shapemill.datasets import InputError
-from shapemill.datasets.corpus import load_corpus
+from shapemill.datasets.corpus import Corpus, load_corpus
 from shapemill.miner.mine import MineParams, count_features, mine_patterns
 from shapemill.miner.spatial import ring_points
 from shapemill.patterns.tables import table_metadata, write_table
@@ -43,6 +43,17 @@ def patterns_table(rows: dict, features: dict) -> pa.Table:
     )
 
 
+def command_corpus(games: list[str], split: str, limit: int | None) -> Corpus:
+    """The games of a command, or a one-line error naming what could not be read."""
+    try:
+        corpus = load_corpus(games, split=split, limit=limit)
+    except (InputError, OSError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+    if len(corpus) == 0:
+        raise click.ClickException(f"no {split} games in {', '.join(map(str, games))}")
+    return corpus
+
+
 def peak_memory_mb() -> float:
     """Peak resident memory of this process and its finished workers, in MB."""
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -56,12 +67,7 @@ def run_mine_command(
 ) -> None:
     """Mine ``paths`` into the patterns table at ``output`` and print a summary."""
     start = time.perf_counter()
-    try:
-        corpus = load_corpus(paths, split=split, limit=limit)
-    except (InputError, OSError, ValueError) as exc:
-        raise click.ClickException(str(exc)) from None
-    if len(corpus) == 0:
-        raise click.ClickException(f"no {split} games in {', '.join(paths)}")
+    corpus = command_corpus(paths, split, limit)
     discovery = min(len(corpus), params.discovery_games)
     bar = None
     if not quiet and sys.stderr.isatty():

@@ -113,10 +113,8 @@ def test_mine_rate_evaluate_end_to_end(tmp_path):
     assert report["top5"] > 0.3
 
 
-def test_ratings_become_the_engines_move_priors(tmp_path):
-    from shapemill.engine import Board
-    from shapemill.miner.prior import MovePrior
-
+def rated(tmp_path) -> tuple[list[str], str, str]:
+    """The SGFS mined and rated (3 sweeps): games, patterns table, ratings table."""
     for i, sgf in enumerate(SGFS):
         (tmp_path / f"{i}.sgf").write_bytes(sgf)
     games = [str(tmp_path / f"{i}.sgf") for i in range(3)]
@@ -124,6 +122,15 @@ def test_ratings_become_the_engines_move_priors(tmp_path):
     patterns, ratings = str(tmp_path / "p.parquet"), str(tmp_path / "r.parquet")
     assert run(main, ["mine", *games, "-o", patterns, "--split", "all", "--min-count", "2", "-q"]).exit_code == 0
     assert run(main, ["rate", *games, "--patterns", patterns, "-o", ratings, "--split", "all", "--max-iter", "3"]).exit_code == 0
+    return games, patterns, ratings
+
+
+def test_ratings_become_the_engines_move_priors(tmp_path):
+    from shapemill.engine import Board
+    from shapemill.miner.prior import MovePrior
+
+    games, patterns, ratings = rated(tmp_path)
+    run = CliRunner().invoke
     board = Board(9)
     board.play("b", (6, 2))
     strength = MovePrior(ratings)(board.b, board.m, 2)
@@ -140,13 +147,8 @@ def test_ratings_become_the_engines_move_priors(tmp_path):
 def test_export_and_show_a_ratings_table(tmp_path):
     import csv
 
-    for i, sgf in enumerate(SGFS):
-        (tmp_path / f"{i}.sgf").write_bytes(sgf)
-    games = [str(tmp_path / f"{i}.sgf") for i in range(3)]
+    games, patterns, ratings = rated(tmp_path)
     run = CliRunner().invoke
-    patterns, ratings = str(tmp_path / "p.parquet"), str(tmp_path / "r.parquet")
-    assert run(main, ["mine", *games, "-o", patterns, "--split", "all", "--min-count", "2", "-q"]).exit_code == 0
-    assert run(main, ["rate", *games, "--patterns", patterns, "-o", ratings, "--split", "all", "--max-iter", "3"]).exit_code == 0
     table, _ = read_table(ratings, "ratings")
 
     assert run(main, ["export", ratings, "--format", "csv", "-o", str(tmp_path / "r.csv")]).exit_code == 0
