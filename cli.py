@@ -227,5 +227,33 @@ def export(ratings, fmt, output) -> None:
         click.echo(f"wrote {table.num_rows:,} ratings to {output}")
 
 
+@main.command()
+@click.option("--black", "first", required=True, help="Command line of the first GTP program (Black in game 1).")
+@click.option("--white", "second", required=True, help="Command line of the second GTP program.")
+@click.option("--size", default=9, show_default=True, type=click.IntRange(2, 25))
+@click.option("--komi", default=7.5, show_default=True, type=float)
+@click.option("--games", default=2, show_default=True, type=click.IntRange(1))
+@click.option("--sgf-dir", default="match", show_default=True, type=click.Path(file_okay=False),
+              help="Folder of the games' SGF files; a match with the same folder resumes.")
+@click.option("--alternate", is_flag=True, help="Swap colours every game.")
+def match(first, second, size, komi, games, sgf_dir, alternate) -> None:
+    """Play games between two GTP programs, refereed by shapemill's rules.
+
+    Prints each result, then each program's wins, win rate with its 95% Wilson
+    interval and average time per move.
+    """
+    from shapemill.engine.match import run_match, wilson
+
+    try:
+        tallies = run_match(first, second, games, size, komi, sgf_dir, alternate, click.echo)
+    except (OSError, RuntimeError) as exc:
+        raise click.ClickException(f"match stopped: {exc}") from None
+    for t in tallies:
+        low, high = wilson(t.wins, t.games)
+        per_move = f"{t.seconds / t.moves:.2f} s/move" if t.moves else "time not measured"
+        click.echo(f"{t.command}: {t.wins:g}/{t.games} wins, {t.wins / t.games:.1%} "
+                   f"[{low:.1%}, {high:.1%}], {per_move}")
+
+
 if __name__ == "__main__":
     main()

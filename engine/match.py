@@ -64,6 +64,7 @@ class GameRecord:
     moves: list[tuple[str, tuple[int, int] | None]] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=lambda: {"b": 0.0, "w": 0.0})
     scores: tuple[str, str] = ("", "")  # each program's final_score
+    agreed: bool = True  # both final_scores gave the same result
 
 
 def play_game(black: GtpClient, white: GtpClient, size: int = 9, komi: float = 7.5,
@@ -98,9 +99,14 @@ def play_game(black: GtpClient, white: GtpClient, size: int = 9, komi: float = 7
         passes = passes + 1 if point is None else 0
         color = other
     record.scores = (black.send("final_score"), white.send("final_score"))
-    agreed = record.scores[0] if record.scores[0] == record.scores[1] else record.scores[0]
-    record.result = agreed if agreed and agreed != "0" else "0"
-    record.winner = agreed[0].lower() if agreed[:1] in ("B", "W") else ""
+    record.agreed = record.scores[0] == record.scores[1]
+    if record.agreed:
+        result = record.scores[0]
+    else:  # the programs disagree on dead stones: count every stone as alive (Tromp-Taylor)
+        score = board.score(komi)
+        result = "0" if score == 0 else (f"B+{score:g}" if score > 0 else f"W+{-score:g}")
+    record.result = result if result and result != "0" else "0"
+    record.winner = result[0].lower() if result[:1] in ("B", "W") else ""
     return record
 
 
@@ -121,3 +127,63 @@ def to_sgf(record: GameRecord, size: int, komi: float, black: str, white: str) -
         f";{c.upper()}[{'' if p is None else letters[p[1]] + letters[size - 1 - p[0]]}]" for c, p in record.moves)
     return (f"(;GM[1]FF[4]SZ[{size}]KM[{komi}]RU[Chinese]PB[{black}]PW[{white}]"
             f"RE[{record.result}]{moves})\n")
+
+
+@dataclass
+class Tally:
+    """One program's side of a match."""
+
+    command: str
+    games: int = 0
+    wins: float = 0.0
+    seconds: float = 0.0
+    moves: int = 0
+
+
+def _sgf_result(text: str) -> str:
+    start = text.find("RE[")
+    return text[start + 3 : text.index("]", start)] if start >= 0 else ""
+
+
+def run_match(first: str, second: str, games: int, size: int, komi: float, sgf_dir: str,
+              alternate: bool, report=print) -> tuple[Tally, Tally]:
+    """Play ``games`` games of ``first`` (Black, or alternating colours from game 2 on
+    with ``alternate``) against ``second``, saving ``game-NNNN.sgf`` in ``sgf_dir``.
+
+    Games already in the folder are counted, not replayed, so an interrupted match
+    resumes where it stopped (their times are not known again and are not counted).
+    """
+    folder = Path(sgf_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    tallies = (Tally(first), Tally(second))
+    for i in range(games):
+        swap = alternate and i % 2 == 1
+        black, white = (tallies[1], tallies[0]) if swap else tallies
+        path = folder / f"game-{i + 1:04d}.sgf"
+        if path.exists():
+            result = _sgf_result(path.read_text())
+            seconds = None
+        else:
+            b, w = GtpClient(black.command), GtpClient(white.command)
+            try:
+                record = play_game(b, w, size, komi)
+            finally:
+                b.close()
+                w.close()
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(to_sgf(record, size, komi, black.command, white.command))
+            tmp.replace(path)
+            result = record.result
+            seconds = record.seconds
+            if not record.agreed:
+                report(f"game {i + 1}: final_score disagreement {record.scores}, counted {result}")
+            for tally, color in ((black, "b"), (white, "w")):
+                tally.seconds += seconds[color]
+                tally.moves += sum(1 for c, _ in record.moves if c == color)
+        winner = result[:1].lower()
+        for tally, color in ((black, "b"), (white, "w")):
+            tally.games += 1
+            tally.wins += 1.0 if winner == color else 0.5 if result == "0" else 0.0
+        report(f"game {i + 1}: {black.command!r} (B) vs {white.command!r} (W): {result}"
+               + ("  (from the folder)" if seconds is None else ""))
+    return tallies

@@ -1,0 +1,35 @@
+"""shapemill match: refereed games between GTP programs, SGF files, resume, tallies."""
+
+import sys
+
+from click.testing import CliRunner
+
+from shapemill.cli import main
+from shapemill.engine.match import wilson
+
+ENGINE = f"{sys.executable} -m shapemill.cli gtp --no-priors --playouts 40 --size 7"
+
+
+def test_match_plays_saves_and_resumes(tmp_path):
+    folder = tmp_path / "games"
+    args = ["match", "--black", ENGINE + " --seed 1", "--white", ENGINE + " --seed 2",
+            "--size", "7", "--sgf-dir", str(folder), "--alternate"]
+    first = CliRunner().invoke(main, [*args, "--games", "2"])
+    assert first.exit_code == 0, first.output
+    files = sorted(p.name for p in folder.iterdir())
+    assert files == ["game-0001.sgf", "game-0002.sgf"]
+    sgf = (folder / "game-0002.sgf").read_text()
+    assert "SZ[7]" in sgf and "RE[" in sgf and "--seed 2" in sgf.split("PB[")[1].split("]")[0]
+    again = CliRunner().invoke(main, [*args, "--games", "3"])
+    assert again.exit_code == 0, again.output
+    assert again.output.count("(from the folder)") == 2 and len(list(folder.iterdir())) == 3
+    tallies = [line for line in again.output.splitlines() if "/3 wins" in line]
+    assert len(tallies) == 2
+    wins = [float(line.split(": ")[1].split("/")[0]) for line in tallies]
+    assert sum(wins) == 3
+
+
+def test_wilson_interval():
+    low, high = wilson(30, 40)
+    assert 0.59 < low < 0.61 and 0.85 < high < 0.87
+    assert wilson(0, 0) == (0.0, 1.0)
