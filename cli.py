@@ -255,5 +255,26 @@ def match(first, second, size, komi, games, sgf_dir, alternate) -> None:
                    f"[{low:.1%}, {high:.1%}], {per_move}")
 
 
+@main.command()
+@click.option("--size", default=9, show_default=True, type=click.IntRange(2, 25))
+@click.option("--color", default="black", show_default=True, type=click.Choice(["black", "white"]),
+              help="Your colour.")
+@click.option("--komi", default=7.5, show_default=True, type=float)
+@click.option("--playouts", default=3000, show_default=True, type=click.IntRange(1), help="Engine playouts per move.")
+@click.option("--ratings", type=click.Path(exists=True, dir_okay=False), help="Ratings table for the engine's priors.")
+@click.option("--seed", default=0, show_default=True, type=int)
+def play(size, color, komi, playouts, ratings, seed) -> None:
+    """Play the engine in the terminal (moves like D4, pass, undo, quit)."""
+    from shapemill.engine.mcts import SearchConfig
+    from shapemill.engine.play import play_terminal
+
+    prior = None
+    if ratings:
+        from shapemill.miner.prior import MovePrior
+
+        prior = MovePrior(ratings)
+    play_terminal(SearchConfig(playouts=playouts, seed=seed, komi=komi), size, color[0], prior)
+
+
 if __name__ == "__main__":
     main()

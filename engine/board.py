@@ -136,8 +136,12 @@ class Board:
         return int(self.m[rules.HASH])
 
     def __str__(self) -> str:
-        rows = []
+        """The board with GTP coordinates (columns A-T without I), Black X, White O."""
+        letters = "ABCDEFGHJKLMNOPQRSTUVWXYZ"[: self.size]
+        header = "   " + " ".join(letters)
+        rows = [header]
         for row in range(self.size - 1, -1, -1):
-            line = "".join(".XO"[int(self.b[rules.COLOR, self._point((row, col))])] for col in range(self.size))
-            rows.append(line)
+            stones = " ".join(".XO"[int(self.b[rules.COLOR, self._point((row, col))])] for col in range(self.size))
+            rows.append(f"{row + 1:>2} {stones} {row + 1}")
+        rows.append(header)
         return "\n".join(rows)

@@ -1,0 +1,61 @@
+"""``shapemill play``: a person plays the engine in the terminal."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TextIO
+
+from shapemill.engine.gtp import GtpEngine
+from shapemill.engine.mcts import SearchConfig
+
+HELP = "moves like D4, 'pass', 'undo' (takes back your last move and the engine's), 'quit'"
+
+
+def _answer(engine: GtpEngine, command: str) -> tuple[bool, str]:
+    """Run a GTP command: (succeeded, text)."""
+    response, _ = engine.handle(command)
+    return response.startswith("="), response[1:].strip()
+
+
+def play_terminal(
+    config: SearchConfig, size: int, human: str, prior: Callable | None,
+    read: Callable[[], str] | None = None, out: TextIO | None = None,
+) -> None:
+    """Alternate the person's moves (read with ``read``) and the engine's, redrawing
+    the board after each, until two passes, a resignation or 'quit'."""
+    import sys
+
+    out = out or sys.stdout
+    read = read or (lambda: input("your move> "))
+    engine = GtpEngine(config, size, prior)
+    _answer(engine, f"boardsize {size}")
+    _answer(engine, f"komi {config.komi}")
+    computer = "w" if human == "b" else "b"
+    to_move, passes = "b", 0
+    print(f"You play {'Black (X)' if human == 'b' else 'White (O)'}; {HELP}.", file=out)
+    while passes < 2:
+        print(engine.board, file=out)
+        if to_move == computer:
+            _, move = _answer(engine, f"genmove {computer}")
+            print(f"shapemill plays {move}", file=out)
+            if move == "resign":
+                print("shapemill resigns: you win.", file=out)
+                return
+        else:
+            try:
+                move = read().strip()
+            except EOFError:
+                return
+            if move.lower() == "quit":
+                return
+            if move.lower() == "undo":
+                ok = _answer(engine, "undo")[0] and _answer(engine, "undo")[0]
+                print("" if ok else "nothing to undo", file=out)
+                continue
+            ok, text = _answer(engine, f"play {human} {move}")
+            if not ok:
+                print(f"{move}: {text} ({HELP})", file=out)
+                continue
+        passes = passes + 1 if move.lower() == "pass" else 0
+        to_move = "w" if to_move == "b" else "b"
+    print(f"Game over: {_answer(engine, 'final_score')[1]}", file=out)

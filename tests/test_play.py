@@ -1,0 +1,30 @@
+"""shapemill play: the terminal game loop, driven by scripted input."""
+
+import io
+
+from shapemill.engine.mcts import SearchConfig
+from shapemill.engine.play import play_terminal
+
+
+def run(lines: list[str], human: str = "b") -> str:
+    moves = iter(lines)
+    out = io.StringIO()
+    play_terminal(SearchConfig(playouts=50, seed=3), 5, human, None, read=lambda: next(moves), out=out)
+    return out.getvalue()
+
+
+def test_moves_errors_undo_and_quit():
+    text = run(["C3", "C3", "Z9", "undo", "B2", "quit"])
+    assert "shapemill plays" in text
+    assert "C3: illegal move: occupied" in text
+    assert "Z9: invalid vertex" in text
+    assert text.count(" 3 . . X . . 3") >= 1  # the board is drawn with coordinates
+    # After undo, Black's C3 and the engine's reply are gone; B2 stands.
+    last_board = text.rstrip().split("shapemill plays")[-1]
+    assert " 2 . X . . . 2" in last_board and " 3 . . X" not in last_board
+    assert sum(row.count("X") for row in last_board.splitlines()) == 1
+
+
+def test_two_passes_end_the_game_with_a_score():
+    text = run(["pass", "pass", "pass", "pass", "quit"], human="w")
+    assert "Game over:" in text or "resigns" in text
