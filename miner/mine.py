@@ -24,7 +24,7 @@ first occurrence (the *witness*).
 from __future__ import annotations
 
 import multiprocessing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numba import njit
@@ -41,6 +41,7 @@ from shapemill.engine.rules import (
     to_point,
 )
 from shapemill.miner import counts
+from shapemill.miner.incremental import count_game
 from shapemill.miner.features import (
     FEATURE_LEVELS,
     FEATURES,
@@ -234,12 +235,13 @@ class _CountPatterns:
     corpus: Corpus
     dictionary: counts.Table
     params: MineParams
+    cache: dict = field(default_factory=dict)  # count_game's per-size templates
 
     def start(self) -> counts.Table:
         return _gate(self.dictionary)
 
     def game(self, table: counts.Table, i: int) -> counts.Table:
-        return _mine_game(self.corpus, i, self.params, table, COUNT, 0, 0)
+        return count_game(self.corpus, i, self.params, table, self.cache)
 
     merge = staticmethod(counts.merge_into)
 
