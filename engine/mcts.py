@@ -77,7 +77,7 @@ def _expert_prior(b: np.ndarray, m: np.ndarray, color: int, p: int, near: np.nda
     if near[p]:  # captures a string in atari or saves one of ours
         n += 2 * EXPERT_N
         w += 2 * EXPERT_N
-    libs = liberties_after(b, m, color, p, 2)
+    libs = liberties_after(b, m, color, p)
     if libs < 2:  # self-atari: a virtual loss
         n += EXPERT_N
     elif m[LAST] != PASS and abs(p - m[LAST]) <= m[STRIDE] + 1 and PATTERNS[nbr_code(b, m[STRIDE], p)]:
@@ -101,7 +101,7 @@ def _atari_moves(b: np.ndarray, m: np.ndarray, color: int) -> np.ndarray:
             a = atari_point(b, h)
             if illegal_reason(b, m, color, a) != 0:
                 continue
-            if c != color or liberties_after(b, m, color, a, 2) >= 2:
+            if c != color or liberties_after(b, m, color, a) >= 2:
                 mask[a] = True
     return mask
 

@@ -113,50 +113,41 @@ def nbr_code(b: np.ndarray, w: int, p: int) -> int:
 
 
 @njit(cache=True)
-def liberties_after(b: np.ndarray, m: np.ndarray, color: int, p: int, cap: int) -> int:
-    """Distinct liberties (counted up to ``cap``) of ``color``'s string after playing
-    at empty ``p``; a capture counts as ``cap`` since it opens liberties."""
+def liberties_after(b: np.ndarray, m: np.ndarray, color: int, p: int) -> int:
+    """Liberties of ``color``'s string after playing at empty ``p``, counted up to 2
+    (enough to tell a self-atari); a capture counts as 2 since it opens liberties.
+
+    Two scalars hold the liberties found: no array is allocated, since the
+    playout policy asks this of up to nine points a move."""
     w = m[STRIDE]
-    libs = np.zeros(cap, dtype=np.int64)
-    n = 0
+    first = -1
     for q in (p - 1, p + 1, p - w, p + w):
         c = b[COLOR, q]
         if c == 3 - color and in_atari(b, b[HEAD, q]):
-            return cap
+            return 2
         if c == EMPTY:
-            n = _add_lib(libs, n, q)
+            if first >= 0 and q != first:
+                return 2
+            first = q
         elif c == color:
             s = q
             while True:  # walk the string for its liberties other than p
                 for r in (s - 1, s + 1, s - w, s + w):
                     if b[COLOR, r] == EMPTY and r != p:
-                        n = _add_lib(libs, n, r)
-                if n >= cap:
-                    return cap
+                        if first >= 0 and r != first:
+                            return 2
+                        first = r
                 s = b[NEXT, s]
                 if s == q:
                     break
-        if n >= cap:
-            return cap
-    return n
-
-
-@njit(cache=True)
-def _add_lib(libs: np.ndarray, n: int, q: int) -> int:
-    for i in range(n):
-        if libs[i] == q:
-            return n
-    if n < len(libs):
-        libs[n] = q
-        n += 1
-    return n
+    return 0 if first < 0 else 1
 
 
 @njit(cache=True)
 def _good(b: np.ndarray, m: np.ndarray, color: int, p: int) -> bool:
     """Legal, no own eye filled, and no self-atari: fit for a heuristic rule."""
     return (b[COLOR, p] == EMPTY and illegal_reason(b, m, color, p) == 0
-            and not is_eye(b, m, color, p) and liberties_after(b, m, color, p, 2) >= 2)
+            and not is_eye(b, m, color, p) and liberties_after(b, m, color, p) >= 2)
 
 
 @njit(cache=True)
@@ -195,7 +186,7 @@ def save_atari_moves(b: np.ndarray, m: np.ndarray, color: int, cands: np.ndarray
             if s == h:
                 break
         a = atari_point(b, h)
-        if illegal_reason(b, m, color, a) == 0 and liberties_after(b, m, color, a, 2) >= 2:
+        if illegal_reason(b, m, color, a) == 0 and liberties_after(b, m, color, a) >= 2:
             n = _push(cands, n, a)
     return n
 
@@ -241,38 +232,38 @@ def nakade_point(b: np.ndarray, m: np.ndarray, color: int) -> int:
     last = m[LAST]
     if last == PASS:
         return PASS
-    region = np.zeros(4, dtype=np.int64)
     for e in (last - 1, last + 1, last - w, last + w):
         if b[COLOR, e] != EMPTY:
             continue
+        # Flood the empty region from e into r0, r1, r2 (scalars: this runs every
+        # playout move), stopping at a fourth point.
+        r0, r1, r2 = e, -1, -1
         size = 1
-        region[0] = e
         wall = 0
         i = 0
-        while i < size and size <= 3:  # flood the empty region, stop past 3 points
-            s = region[i]
+        while i < size and size <= 3:
+            s = r0 if i == 0 else (r1 if i == 1 else r2)
             for q in (s - 1, s + 1, s - w, s + w):
                 c = b[COLOR, q]
                 if c == EMPTY:
-                    seen = False
-                    for j in range(size):
-                        seen = seen or region[j] == q
-                    if not seen:
-                        if size == 4:
-                            size = 5
+                    if q != r0 and q != r1 and q != r2:
+                        if size == 3:
+                            size = 4
                             break
-                        region[size] = q
+                        if size == 1:
+                            r1 = q
+                        else:
+                            r2 = q
                         size += 1
                 elif c != BORDER:
                     wall |= c
             i += 1
         if size != 3 or wall == 0 or wall == 3:
             continue
-        for j in range(3):  # the middle point touches both others
-            s = region[j]
+        for s in (r0, r1, r2):  # the middle point touches both others
             touches = 0
             for q in (s - 1, s + 1, s - w, s + w):
-                touches += q == region[0] or q == region[1] or q == region[2]
+                touches += q == r0 or q == r1 or q == r2
             if touches == 2 and illegal_reason(b, m, color, s) == 0:
                 return s
     return PASS
