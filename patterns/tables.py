@@ -62,6 +62,9 @@ def write_table(table: pa.Table, path: str | os.PathLike, meta: dict[str, Any]) 
     table = table.replace_schema_metadata(schema_meta)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
+    umask = os.umask(0)  # mkstemp makes the file private: give it the usual mode
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)
     try:
         pq.write_table(table, tmp, compression="zstd")
         os.replace(tmp, path)
