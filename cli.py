@@ -90,7 +90,7 @@ def mine(games, output, min_count, max_size, split, workers, limit_games, discov
 
 
 @main.command()
-@click.argument("table", type=click.Path(exists=True, dir_okay=False))
+@click.argument("table", required=False, type=click.Path(exists=True, dir_okay=False))
 @click.option("--top", default=10, show_default=True, type=click.IntRange(1), help="How many rows to show.")
 @click.option("--size", type=click.IntRange(2), default=None, help="Only patterns of this ring.")
 @click.option("--sort", default="played", show_default=True, type=click.Choice(["played", "p_played", "seen"]),
@@ -101,12 +101,14 @@ def show(table, top, size, sort, svg_dir) -> None:
     """Print a patterns table's patterns, or a ratings table's highest and lowest
     rated features, as board diagrams with their counts.
 
-    X is a stone of the player to move, O an opponent stone, # off the board,
-    * the candidate move.
+    TABLE defaults to the bundled patterns table. X is a stone of the player to
+    move, O an opponent stone, # off the board, * the candidate move.
     """
+    from shapemill.patterns.defaults import PATTERNS
     from shapemill.patterns.show import show_patterns, show_ratings
     from shapemill.patterns.tables import TableError, read_metadata, read_table
 
+    table = _table_or_bundled(table, PATTERNS)
     try:
         kind = "ratings" if read_metadata(table).get("kind") == "ratings" else "patterns"
         data, _ = read_table(table, kind)
@@ -142,7 +144,8 @@ def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limi
 
 @main.command()
 @click.argument("games", nargs=-1, required=True, type=click.Path())
-@click.option("--ratings", required=True, type=click.Path(dir_okay=False), help="The ratings table of `rate`.")
+@click.option("--ratings", type=click.Path(dir_okay=False),
+              help="The ratings table of `rate` (default: the bundled one).")
 @click.option("--split", default="test", show_default=True, type=click.Choice(["train", "test", "all"]))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--plot", type=click.Path(dir_okay=False), default=None,
@@ -157,13 +160,41 @@ def evaluate(games, ratings, split, as_json, plot, max_positions, limit_games, s
     move played, overall and by move-number band.
     """
     from shapemill.miner.rate_command import run_evaluate_command
+    from shapemill.patterns.defaults import RATINGS
 
-    run_evaluate_command(list(games), ratings, split, as_json, plot, max_positions, limit_games, seed)
+    run_evaluate_command(list(games), _table_or_bundled(ratings, RATINGS), split, as_json, plot, max_positions, limit_games, seed)
+
+
+def _table_or_bundled(path: str | None, name: str) -> str:
+    """``path``, or the bundled table ``name`` when none was given."""
+    from shapemill.patterns.defaults import default_table
+    from shapemill.patterns.tables import TableError
+
+    try:
+        return path or default_table(name)
+    except TableError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _move_prior(ratings: str | None, no_priors: bool):
+    """The search's move priors: from ``ratings``, else the bundled table, or None
+    with ``--no-priors``."""
+    if no_priors:
+        return None
+    from shapemill.miner.prior import MovePrior
+    from shapemill.patterns.defaults import RATINGS
+    from shapemill.patterns.tables import TableError
+
+    try:
+        return MovePrior(_table_or_bundled(ratings, RATINGS))
+    except TableError as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 @main.command()
 @click.option("--ratings", type=click.Path(exists=True, dir_okay=False),
-              help="Ratings table (of `rate`) whose move strengths are the search's priors.")
+              help="Ratings table (of `rate`) whose move strengths are the search's priors "
+                   "(default: the bundled one).")
 @click.option("--no-priors", is_flag=True, help="Search without a ratings table.")
 @click.option("--size", default=19, show_default=True, type=click.IntRange(2, 25), help="Initial board size.")
 @click.option("--playouts", default=3000, show_default=True, type=click.IntRange(1), help="Playouts per move.")
@@ -184,15 +215,7 @@ def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, playout_p
     from shapemill.engine.gtp import run_gtp
     from shapemill.engine.mcts import SearchConfig
 
-    prior = None
-    if ratings and not no_priors:
-        from shapemill.miner.prior import MovePrior
-        from shapemill.patterns.tables import TableError
-
-        try:
-            prior = MovePrior(ratings)
-        except TableError as exc:
-            raise click.ClickException(str(exc)) from None
+    prior = _move_prior(ratings, no_priors)
     config = SearchConfig(playouts=playouts, time_per_move=time_per_move, prior_mode=prior_mode,
                           policy=playout_policy, rave=rave, seed=seed)
     run_gtp(config, size, prior)
@@ -261,19 +284,41 @@ def match(first, second, size, komi, games, sgf_dir, alternate) -> None:
               help="Your colour.")
 @click.option("--komi", default=7.5, show_default=True, type=float)
 @click.option("--playouts", default=3000, show_default=True, type=click.IntRange(1), help="Engine playouts per move.")
-@click.option("--ratings", type=click.Path(exists=True, dir_okay=False), help="Ratings table for the engine's priors.")
+@click.option("--ratings", type=click.Path(exists=True, dir_okay=False),
+              help="Ratings table for the engine's priors (default: the bundled one).")
+@click.option("--no-priors", is_flag=True, help="Search without a ratings table.")
 @click.option("--seed", default=0, show_default=True, type=int)
-def play(size, color, komi, playouts, ratings, seed) -> None:
+def play(size, color, komi, playouts, ratings, no_priors, seed) -> None:
     """Play the engine in the terminal (moves like D4, pass, undo, quit)."""
     from shapemill.engine.mcts import SearchConfig
     from shapemill.engine.play import play_terminal
 
-    prior = None
-    if ratings:
-        from shapemill.miner.prior import MovePrior
-
-        prior = MovePrior(ratings)
+    prior = _move_prior(ratings, no_priors)
     play_terminal(SearchConfig(playouts=playouts, seed=seed, komi=komi), size, color[0], prior)
+
+
+@main.command()
+@click.option("--sgf", "sgf_path", default="demo.sgf", show_default=True, type=click.Path(dir_okay=False),
+              help="Where to write the demo game.")
+@click.option("--playouts", default=1000, show_default=True, type=click.IntRange(1),
+              help="The engine's playouts per move.")
+@click.option("--size", default=9, show_default=True, type=click.IntRange(5, 19), help="Board size of the game.")
+@click.option("--gnugo-level", default=1, show_default=True, type=click.IntRange(0, 10),
+              help="GnuGo's level, when /usr/games/gnugo exists.")
+def demo(sgf_path, playouts, size, gnugo_level) -> None:
+    """The bundled knowledge at work: top shapes, the prior, a short game.
+
+    Offline, on the tables shipped with shapemill: draws the ten highest-rated
+    shapes, the engine's prior over an opening, plays a 9x9 game (against GnuGo
+    when installed) and writes it as SGF.
+    """
+    from shapemill.engine.demo import run_demo
+    from shapemill.patterns.tables import TableError
+
+    try:
+        run_demo(sgf_path, playouts, size, gnugo_level, click.echo)
+    except (TableError, OSError, RuntimeError) as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 if __name__ == "__main__":

@@ -16,8 +16,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from collections.abc import Callable
+
 from shapemill.engine.board import Board
-from shapemill.engine.gtp import format_vertex, parse_vertex
+from shapemill.engine.gtp import GtpEngine, format_vertex, parse_vertex
 
 
 class GtpClient:
@@ -55,6 +57,24 @@ class GtpClient:
         self.proc.wait(timeout=10)
 
 
+class LocalClient:
+    """Our engine in this process, answering like a ``GtpClient`` (no start-up)."""
+
+    def __init__(self, engine: GtpEngine, name: str = "shapemill") -> None:
+        self.engine = engine
+        self.command = name
+
+    def send(self, line: str) -> str:
+        """Run one command; returns the response text, raising on ``?``."""
+        response, _ = self.engine.handle(line)
+        if response.startswith("?"):
+            raise RuntimeError(f"{self.command!r} refused {line!r}: {response[1:].strip()}")
+        return response[1:].strip()
+
+    def close(self) -> None:
+        self.engine.handle("quit")
+
+
 @dataclass
 class GameRecord:
     """One refereed game."""
@@ -67,9 +87,11 @@ class GameRecord:
     agreed: bool = True  # both final_scores gave the same result
 
 
-def play_game(black: GtpClient, white: GtpClient, size: int = 9, komi: float = 7.5,
-              max_moves: int | None = None) -> GameRecord:
-    """Play one game; every move is checked with our rules."""
+def play_game(black: GtpClient | LocalClient, white: GtpClient | LocalClient, size: int = 9,
+              komi: float = 7.5, max_moves: int | None = None,
+              on_move: Callable[[Board, int], None] | None = None) -> GameRecord:
+    """Play one game; every move is checked with our rules. ``on_move(board, n)`` is
+    called after the n-th move (from 1) is played."""
     players = {"b": black, "w": white}
     for p in players.values():
         p.send(f"boardsize {size}")
@@ -95,6 +117,8 @@ def play_game(black: GtpClient, white: GtpClient, size: int = 9, komi: float = 7
             return record
         board.play(color, point)
         record.moves.append((color, point))
+        if on_move:
+            on_move(board, len(record.moves))
         players[other].send(f"play {color} {format_vertex(point)}")
         passes = passes + 1 if point is None else 0
         color = other

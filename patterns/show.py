@@ -86,7 +86,9 @@ def show_patterns(table, top: int, size: int | None, sort: str, svg_dir: str | N
     return "\n".join(out)
 
 
-def _rating_lines(row: dict) -> list[str]:
+def rating_lines(row: dict) -> list[str]:
+    """A ratings-table row as text: its Elo, interval, gamma and counts, then the
+    pattern's diagram when it is a shape."""
     what = f"pattern {row['value']:016x}  ring {row['size']}" if row["feature"] == "pattern" else f"{row['feature']} = {row['value']}"
     lines = [
         f"{what}  Elo {row['elo']:+.0f} [{row['ci_low']:+.0f}, {row['ci_high']:+.0f}]  "
@@ -106,7 +108,7 @@ def show_ratings(table, top: int) -> str:
         out.append(f"== {title} ==")
         for rank, i in enumerate(rows, 1):
             row = {name: table[name][int(i)].as_py() for name in table.column_names}
-            lines = _rating_lines(row)
+            lines = rating_lines(row)
             out.append(f"#{rank}  {lines[0]}")
             out.extend(lines[1:])
             out.append("")

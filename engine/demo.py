@@ -1,0 +1,130 @@
+"""``shapemill demo``: the whole product in two minutes, offline, on the bundled tables.
+
+It draws the highest-rated shapes, the engine's prior over an opening position,
+plays a short 9x9 game (against GnuGo when it is installed, else engine against
+engine) and saves it as SGF, then says which commands to run next.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+import numpy as np
+import pyarrow.compute as pc
+
+from shapemill.engine.board import Board
+from shapemill.engine.gtp import GtpEngine, format_vertex
+from shapemill.engine.match import GtpClient, LocalClient, play_game, to_sgf
+from shapemill.engine.mcts import SearchConfig
+from shapemill.miner.prior import MovePrior
+from shapemill.patterns.defaults import RATINGS, default_table
+from shapemill.patterns.show import rating_lines
+from shapemill.patterns.tables import read_table
+
+GNUGO = "/usr/games/gnugo"
+#: A common opening: Black's two star points against White's, then Black's approach
+#: to White's lower-left corner is expected (or a third corner).
+OPENING = (("b", (15, 15)), ("w", (3, 3)), ("b", (3, 15)), ("w", (15, 3)))
+HEAT = " .:-=+*#%@"  # share of the best move's strength, tenths, darkest last
+
+
+def top_shapes(path: str, n: int, max_ring: int = 6, min_seen: int = 100) -> list[str]:
+    """The ``n`` highest-rated local shapes of a ratings table (rings up to
+    ``max_ring``, seen at least ``min_seen`` times in the fit), drawn.
+
+    Ranked by the low end of the Elo's 95% interval, so a shape played twice in a
+    few hundred chances does not outrank one that proved itself often. The highest
+    gammas of all belong to whole-board opening patterns seen a few dozen times;
+    the local shapes are the ones a player recognises."""
+    table, _ = read_table(path, "ratings")
+    local = pc.and_(pc.and_(pc.equal(table["feature"], "pattern"), pc.less_equal(table["size"], max_ring)),
+                    pc.greater_equal(table["seen"], min_seen))
+    shapes = table.filter(local)
+    order = np.argsort(-shapes["ci_low"].to_numpy(), kind="stable")[:n]
+    out = []
+    for rank, i in enumerate(order, 1):
+        row = {name: shapes[name][int(i)].as_py() for name in shapes.column_names}
+        head, *drawing = rating_lines(row)
+        out += [f"#{rank}  {head}", *drawing, ""]
+    return out
+
+
+def prior_heat_map(board: Board, color: str, prior: Callable) -> list[str]:
+    """The board with each empty point shaded by the prior strength of a move there
+    for ``color`` (share of the strongest move's), and the five strongest moves."""
+    strength = prior(board.b, board.m, 1 if color == "b" else 2)
+    w = board.size + 2
+    top = strength.max()
+    letters = "ABCDEFGHJKLMNOPQRSTUVWXYZ"[: board.size]
+    lines = ["   " + " ".join(letters)]
+    for row in range(board.size - 1, -1, -1):
+        cells = []
+        for col in range(board.size):
+            stone = board.get((row, col))
+            share = strength[(row + 1) * w + col + 1] / top
+            cells.append({"b": "X", "w": "O"}[stone] if stone else HEAT[min(9, int(share * 10))])
+        lines.append(f"{row + 1:>2} {' '.join(cells)} {row + 1}")
+    lines.append(f"shade: a move's strength as a share of the strongest's, '{HEAT[1]}' 10% to "
+                 f"'{HEAT[-1]}' 90% and more, blank under 10%")
+    total = strength.sum()
+    best = np.argsort(-strength, kind="stable")[:5]
+    lines.append("strongest moves: " + ", ".join(
+        f"{format_vertex((int(p) // w - 1, int(p) % w - 1))} {strength[p] / total:.1%}" for p in best))
+    return lines
+
+
+def run_demo(sgf_path: str, playouts: int, size: int, gnugo_level: int, echo: Callable[[str], None]) -> None:
+    """Run the demo, writing its text with ``echo`` and the game to ``sgf_path``."""
+    ratings = default_table(RATINGS)
+    meta = read_table(ratings, "ratings")[1]
+    accuracy = meta.get("top1")
+    echo(f"shapemill demo: the bundled ratings ({ratings}), fitted on "
+         f"{meta.get('games_used', '?')} Tygem 9-dan games"
+         + (f", top-1 move prediction {accuracy:.1%} on held-out games" if accuracy else ""))
+    echo("\n== 1. The ten highest-rated local shapes, up to 29 points (X: the player to move, "
+         "O: the opponent, *: the move, #: off the board) ==\n")
+    for line in top_shapes(ratings, 10):
+        echo(line)
+
+    prior = MovePrior(ratings)
+    opening = Board(19)
+    for color, point in OPENING:
+        opening.play(color, point)
+    echo("== 2. The prior: how strongly each point is rated for Black after four star points ==\n")
+    for line in prior_heat_map(opening, "b", prior):
+        echo(line)
+
+    engine = LocalClient(GtpEngine(SearchConfig(playouts=playouts, seed=1), size, prior))
+    if os.path.exists(GNUGO):
+        opponent, name = GtpClient(f"{GNUGO} --mode gtp --level {gnugo_level}"), f"GnuGo 3.8 (level {gnugo_level})"
+    else:
+        opponent = LocalClient(GtpEngine(SearchConfig(playouts=playouts, seed=2), size, prior))
+        name = "shapemill"
+    echo(f"\n== 3. A {size}x{size} game: shapemill ({playouts} playouts a move, Black) against {name} ==\n")
+
+    def show(board: Board, n: int) -> None:
+        if n % 10 == 0:
+            echo(f"after move {n}:\n{board}\n")
+
+    try:
+        record = play_game(engine, opponent, size, 7.5, on_move=show)
+    finally:
+        opponent.close()
+    board = Board(size)
+    for color, point in record.moves:
+        board.play(color, point)
+    echo(f"final position, {len(record.moves)} moves:\n{board}\nresult: {record.result}")
+    with open(sgf_path, "w", encoding="utf-8") as f:
+        f.write(to_sgf(record, size, 7.5, "shapemill", name))
+    echo(f"\nwrote the game to {sgf_path}")
+    echo("""
+What you saw: shape patterns mined from strong players' games and rated with
+Bradley-Terry (Elo) strengths, the same ratings used as move priors, and the MCTS
+engine that searches with them. Next:
+  shapemill scan YOUR_ARCHIVE -o games.parquet          # your own SGF collection
+  shapemill mine games.parquet -o patterns.parquet -j 2  # its shape patterns
+  shapemill rate games.parquet --patterns patterns.parquet -o ratings.parquet
+  shapemill evaluate games.parquet                      # move prediction, bundled ratings
+  shapemill gtp                                         # the engine, for GoGui or Sabaki
+  shapemill play                                        # play it in the terminal""")
