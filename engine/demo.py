@@ -23,8 +23,8 @@ from shapemill.patterns.show import rating_lines
 from shapemill.patterns.tables import read_table
 
 GNUGO = "/usr/games/gnugo"
-#: A common opening: Black's two star points against White's, then Black's approach
-#: to White's lower-left corner is expected (or a third corner).
+#: A common opening: Black's two star points against White's, Black to move; strong
+#: players most often approach one of White's corners here.
 OPENING = (("b", (15, 15)), ("w", (3, 3)), ("b", (3, 15)), ("w", (15, 3)))
 HEAT = " .:-=+*#%@"  # share of the best move's strength, tenths, darkest last
 
