@@ -20,7 +20,7 @@ from shapemill.engine.mcts import SearchConfig
 from shapemill.miner.prior import MovePrior
 from shapemill.patterns.defaults import RATINGS, default_table
 from shapemill.patterns.show import rating_lines
-from shapemill.patterns.tables import read_table
+from shapemill.patterns.tables import read_metadata, read_table
 
 GNUGO = "/usr/games/gnugo"
 #: A common opening: Black's two star points against White's, Black to move; strong
@@ -77,7 +77,7 @@ def prior_heat_map(board: Board, color: str, prior: Callable) -> list[str]:
 def run_demo(sgf_path: str, playouts: int, size: int, gnugo_level: int, echo: Callable[[str], None]) -> None:
     """Run the demo, writing its text with ``echo`` and the game to ``sgf_path``."""
     ratings = default_table(RATINGS)
-    meta = read_table(ratings, "ratings")[1]
+    meta = read_metadata(ratings)
     accuracy = meta.get("top1")
     echo(f"shapemill demo: the bundled ratings ({ratings}), fitted on "
          f"{meta.get('games_used', '?')} Tygem 9-dan games"

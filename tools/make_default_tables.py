@@ -92,8 +92,8 @@ def main() -> int:
         if not (args.reuse and (ROOT / output).exists()):
             shapemill(*command)
 
-    table, meta = pruned_ratings(ROOT / ratings, ROOT / patterns, args.keep_seen)
-    write_table(table, ROOT / pruned, meta)
+    kept, kept_meta = pruned_ratings(ROOT / ratings, ROOT / patterns, args.keep_seen)
+    write_table(kept, ROOT / pruned, kept_meta)
     report = json.loads(shapemill("evaluate", games, "--ratings", pruned, "--split", "test",
                                   "--limit-games", str(args.test_games), "--json"))
 
@@ -106,8 +106,7 @@ def main() -> int:
         "evaluated_positions": report["positions"],
         "evaluated_games": f"first {args.test_games} games of the test split",
     }
-    kept, meta = read_table(ROOT / pruned, "ratings")
-    write_table(kept, args.out / RATINGS, {**meta, **made})
+    write_table(kept, args.out / RATINGS, {**kept_meta, **made})
     table, meta = read_table(ROOT / patterns, "patterns")
     is_pattern = np.asarray(table["feature"].to_numpy(zero_copy_only=False) == "pattern")
     keep = ~is_pattern | (table["played"].to_numpy() >= args.keep_played)
