@@ -7,10 +7,12 @@ possible (4 billion candidates in 80,000 games, each with a never-seen-before
 largest ring) nor useful, so a candidate's rings grow only while its pattern is
 frequent, in two passes:
 
-1. *Discovery* on a spread sample of the games, in one process: a candidate grows
+1. *Discovery* on a spread sample of the games, in one process, with the
+   incremental kernel of :mod:`shapemill.miner.incremental`: a candidate grows
    from ring k to ring k+1 when ring k's pattern had been seen ``threshold`` times
-   before this position (the sample's share of ``min_count``). When the table fills up, patterns
-   seen once are pruned (lossy counting), which bounds memory.
+   (the sample's share of ``min_count``) by the time the candidate's rings last
+   changed. When the table fills up, patterns seen once are pruned (lossy
+   counting), which bounds memory.
 2. *Counting* on all games, in any number of worker processes: a candidate's rings
    are counted while their pattern is in the discovered dictionary; the smallest
    ring is always counted. Counts are exact for every pattern counted, and sums
@@ -61,7 +63,6 @@ from shapemill.miner.spatial import (
     padded_point,
 )
 
-DISCOVER, COUNT = 0, 1
 #: Most new entries one position can add: one frontier pattern per candidate.
 POSITION_INSERTS = 400
 
@@ -73,34 +74,29 @@ class MineParams:
     min_count: int = 50
     max_ring: int = 54
     discovery_games: int = 4000
+    discovery_rounds: int = 2
     table_capacity: int = 1 << 24
 
 
 @njit(cache=True)
-def _count_candidate(
-    state, q, rel, delta, max_ring, table, mode, threshold, played, first, position, h
-) -> None:
-    """Count the rings of one candidate move, growing while its pattern is frequent."""
+def _count_candidate(state, q, rel, delta, max_ring, table, played, first, h) -> None:
+    """Count the rings of one candidate move while its pattern is in the dictionary;
+    the smallest ring always counts."""
     rows = table[0]
     h[:] = 0
     for k in range(MIN_RING, max_ring + 1):
         key = grow_ring(h, state, q, rel, delta, k)
-        if mode == COUNT:
-            i = counts.slot(rows, key)
-            if rows[i, counts.KEY] == 0 and k > MIN_RING:
-                return
-            counts.add(table, key, k, 1, played, first)
-        else:
-            i = counts.add(table, key, k, 1, played, first)
-            if counts.seen_before(rows, i, position) < threshold:
-                return
+        i = counts.slot(rows, key)
+        if rows[i, counts.KEY] == 0 and k > MIN_RING:
+            return
+        counts.add(table, key, k, 1, played, first)
 
 
 @njit(cache=True)
-def mine_moves(
-    b, m, moves, start, first_color, game, pad, delta, max_ring, state, table, mode, threshold
-) -> int:
-    """Count the patterns of the positions before ``moves[start:]`` and play them.
+def mine_moves(b, m, moves, start, first_color, game, pad, delta, max_ring, state, table) -> int:
+    """Count the patterns of the positions before ``moves[start:]`` and play them,
+    hashing every ring of every candidate afresh: the reference for the incremental
+    kernel (:func:`shapemill.miner.incremental.count_moves`), which it must equal.
 
     Returns the index of the next move to mine: ``len(moves)`` when the game is
     done, less when the table needs room first (call again from there), or
@@ -121,17 +117,15 @@ def mine_moves(
             p = b[EMPTIES, i]
             if illegal_reason(b, m, color, p) == OK:
                 q = padded_point(p, m, pad)
-                first = counts.witness(game, n, p)
                 _count_candidate(
-                    state, q, rel, delta, max_ring, table, mode, threshold, int(p == chosen),
-                    first, first >> 12, h,
+                    state, q, rel, delta, max_ring, table, int(p == chosen), counts.witness(game, n, p), h
                 )
         play(b, m, color, chosen)
     return len(moves)
 
 
-def _mine_game(corpus, i, params, table, mode, threshold, prune_min):
-    """Mine game ``i`` into ``table``, growing or pruning it when it fills up."""
+def _mine_game(corpus, i, params, table):
+    """Count game ``i`` into ``table`` with :func:`mine_moves`, growing it when it fills up."""
     size = int(corpus.board_size[i])
     geo = geometry(size)
     state = np.empty(geo.stride * geo.stride, dtype=np.int8)
@@ -141,31 +135,35 @@ def _mine_game(corpus, i, params, table, mode, threshold, prune_min):
     while 0 <= n < len(moves):
         n = mine_moves(
             b, m, moves, n, int(corpus.first_color[i]), i, geo.pad, geo.delta,
-            min(params.max_ring, geo.max_ring), state, table, mode, threshold,
+            min(params.max_ring, geo.max_ring), state, table,
         )
         if 0 <= n < len(moves):
-            if mode == DISCOVER and counts.capacity(table) >= params.table_capacity:
-                table = counts.rebuilt(table, keep_min=prune_min)
-            if 2 * (counts.used(table) + POSITION_INSERTS) > counts.capacity(table):
-                table = counts.rebuilt(table, room=4 * (counts.used(table) + POSITION_INSERTS))
+            table = counts.rebuilt(table, room=4 * (counts.used(table) + POSITION_INSERTS))
     return table
 
 
 def discover(corpus: Corpus, params: MineParams, progress=None) -> tuple[counts.Table, int]:
     """Pass 1: the dictionary of patterns frequent in a spread sample of the games.
 
-    Returns the table of discovered patterns and the discovery threshold used.
+    A round over the sample grows candidates as its counts grow; they lag (an
+    instance counts when it ends, a candidate is re-gated when its rings change),
+    so later rounds count the sample again, gated by the dictionary found so far
+    as well: each also finds every frequent child of it. Returns the dictionary
+    and the discovery threshold used.
     """
     step = max(1, len(corpus) // max(1, params.discovery_games))
     sample = range(0, len(corpus), step)
     share = len(sample) / max(1, len(corpus))
     threshold = max(2, int(round(params.min_count * share / 2)))
-    table = counts.new_table(1 << 20)
-    for i in sample:
-        table = _mine_game(corpus, i, params, table, DISCOVER, threshold, prune_min=2)
-        if progress:
-            progress(1)
-    return counts.rebuilt(table, keep_min=threshold), threshold
+    dictionary = counts.new_table(16)
+    for _ in range(1 + params.discovery_rounds):
+        table, cache = counts.new_table(1 << 20), {}
+        for i in sample:
+            table = count_game(corpus, i, params, table, cache, threshold, dictionary)
+            if progress:
+                progress(1)
+        dictionary = counts.rebuilt(table, keep_min=threshold)
+    return dictionary, threshold
 
 
 def _gate(dictionary: counts.Table) -> counts.Table:

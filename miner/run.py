@@ -68,7 +68,7 @@ def run_mine_command(
     """Mine ``paths`` into the patterns table at ``output`` and print a summary."""
     start = time.perf_counter()
     corpus = command_corpus(paths, split, limit)
-    discovery = min(len(corpus), params.discovery_games)
+    discovery = min(len(corpus), params.discovery_games) * (1 + params.discovery_rounds)
     bar = None
     if not quiet and sys.stderr.isatty():
         from tqdm import tqdm
