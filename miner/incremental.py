@@ -171,8 +171,12 @@ def _adopt(tpl: Template, first_color: int, chains: Chains) -> None:
 
 @njit(cache=True, inline="always")
 def _close(chains, table, v, p, k, ply, game) -> None:
-    """Add the counts of ring ``k``'s instance at point ``p`` of view ``v``, ended at ``ply``
-    (discovery: put them aside until the end of the turn)."""
+    """Add the counts of ring ``k``'s instance at point ``p`` of view ``v``, ended at ``ply``.
+
+    Discovery puts them aside until the end of the turn, and counts the instance
+    once however many positions it lasted: a shape that lingers for many moves of
+    one game must not pass the sample's low threshold on that game alone.
+    """
     rings = chains.rings
     a = rings[v, p, k, OPENED]
     seen = (ply - a + 1) // 2
@@ -183,7 +187,7 @@ def _close(chains, table, v, p, k, ply, game) -> None:
         j = chains.n_closed[0]
         chains.closed[j, 0] = rings[v, p, k, ID]
         chains.closed[j, 1] = k
-        chains.closed[j, 2] = seen
+        chains.closed[j, 2] = 1
         chains.closed[j, 3] = rings[v, p, k, PLAYED]
         chains.closed[j, 4] = first
         chains.n_closed[0] = j + 1
@@ -477,9 +481,9 @@ def count_game(
         if not 0 <= n < len(moves):
             return table
         if threshold and counts.capacity(table) >= params.table_capacity:
-            table = counts.rebuilt(table, keep_min=2)
+            table = counts.rebuilt(table, keep_min=2, room=params.table_capacity)
         if 2 * (counts.used(table) + room) > counts.capacity(table):
-            table = counts.rebuilt(table, room=4 * (counts.used(table) + room))
+            table = counts.rebuilt(table, room=2 * (counts.used(table) + room))
         if not threshold:
             gate = table
             chains.rings[..., SLOT] = -1  # they were the old table's

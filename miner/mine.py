@@ -9,8 +9,9 @@ frequent, in two passes:
 
 1. *Discovery* on a spread sample of the games, in one process, with the
    incremental kernel of :mod:`shapemill.miner.incremental`: a candidate grows
-   from ring k to ring k+1 when ring k's pattern had been seen ``threshold`` times
-   (the sample's share of ``min_count``) by the time the candidate's rings last
+   from ring k to ring k+1 when ring k's pattern had occurred ``threshold`` times
+   (the sample's share of ``min_count``; an occurrence being a run of positions
+   where the candidate keeps that pattern) by the time the candidate's rings last
    changed. When the table fills up, patterns seen once are pruned (lossy
    counting), which bounds memory.
 2. *Counting* on all games, in any number of worker processes: a candidate's rings
