@@ -27,6 +27,7 @@ first occurrence (the *witness*).
 from __future__ import annotations
 
 import multiprocessing
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -143,6 +144,11 @@ def _mine_game(corpus, i, params, table):
     return table
 
 
+def discovery_sample(games: int, params: MineParams) -> range:
+    """The games discovery counts: every k-th, about ``params.discovery_games`` of them."""
+    return range(0, games, max(1, games // max(1, params.discovery_games)))
+
+
 def discover(corpus: Corpus, params: MineParams, progress=None) -> tuple[counts.Table, int]:
     """Pass 1: the dictionary of patterns frequent in a spread sample of the games.
 
@@ -152,8 +158,7 @@ def discover(corpus: Corpus, params: MineParams, progress=None) -> tuple[counts.
     as well: each also finds every frequent child of it. Returns the dictionary
     and the discovery threshold used.
     """
-    step = max(1, len(corpus) // max(1, params.discovery_games))
-    sample = range(0, len(corpus), step)
+    sample = discovery_sample(len(corpus), params)
     share = len(sample) / max(1, len(corpus))
     threshold = max(2, int(round(params.min_count * share / 2)))
     dictionary = counts.new_table(16)
@@ -346,19 +351,38 @@ def witness_keys(corpus: Corpus, rows: dict[str, np.ndarray]) -> list[bytes]:
 
 
 def mine_patterns(
-    corpus: Corpus, params: MineParams, workers: int = 1, progress=None
+    corpus: Corpus, params: MineParams, workers: int = 1, progress=None, seconds: dict | None = None
 ) -> dict[str, np.ndarray | list]:
     """Both passes over ``corpus``: the kept spatial patterns as columns.
 
     Kept: every smallest-ring pattern, and larger ones seen at least
     ``params.min_count`` times. ``progress(n)`` is called as games are done
-    (discovery games first, then all games).
+    (discovery games first, then all games); ``seconds``, if given, receives the
+    wall time of each step (``discovery``, ``counting``, ``keys``).
     """
+    clock = _Clock(seconds)
     dictionary, threshold = discover(corpus, params, progress)
+    clock.lap("discovery")
     table = count(corpus, dictionary, params, workers, progress)
+    clock.lap("counting")
     rows = counts.entries(table)
     keep = (rows["ring"] == MIN_RING) | (rows["seen"] >= params.min_count)
     rows = {k: v[keep] for k, v in rows.items()}
     rows["key"] = witness_keys(corpus, rows)
+    clock.lap("keys")
     rows["discovery_threshold"] = threshold
+    rows["dictionary"] = counts.used(dictionary)
     return rows
+
+
+class _Clock:
+    """Wall time of consecutive steps, written into ``seconds`` when one is given."""
+
+    def __init__(self, seconds: dict | None) -> None:
+        self.seconds, self.start = seconds, time.perf_counter()
+
+    def lap(self, step: str) -> None:
+        now = time.perf_counter()
+        if self.seconds is not None:
+            self.seconds[step] = now - self.start
+        self.start = now

@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from shapemill.datasets import InputError
 from shapemill.datasets.corpus import Corpus, load_corpus
-from shapemill.miner.mine import MineParams, count_features, mine_patterns
+from shapemill.miner.mine import MineParams, count_features, discovery_sample, mine_patterns
 from shapemill.miner.spatial import ring_points
 from shapemill.patterns.tables import table_metadata, write_table
 
@@ -68,14 +68,17 @@ def run_mine_command(
     """Mine ``paths`` into the patterns table at ``output`` and print a summary."""
     start = time.perf_counter()
     corpus = command_corpus(paths, split, limit)
-    discovery = min(len(corpus), params.discovery_games) * (1 + params.discovery_rounds)
+    discovery = len(discovery_sample(len(corpus), params)) * (1 + params.discovery_rounds)
     bar = None
     if not quiet and sys.stderr.isatty():
         from tqdm import tqdm
 
         bar = tqdm(total=discovery + 2 * len(corpus), unit="game", desc="mine", file=sys.stderr)
-    rows = mine_patterns(corpus, params, workers, bar.update if bar else None)
+    seconds: dict[str, float] = {}
+    rows = mine_patterns(corpus, params, workers, bar.update if bar else None, seconds)
+    features_start = time.perf_counter()
     features = count_features(corpus, workers, bar.update if bar else None)
+    seconds["features"] = time.perf_counter() - features_start
     if bar:
         bar.close()
     meta = table_metadata(
@@ -87,17 +90,19 @@ def run_mine_command(
             "games": len(corpus),
             "positions": corpus.n_positions,
             "discovery_threshold": rows.pop("discovery_threshold"),
+            "dictionary": rows.pop("dictionary"),
             "sources": [str(p) for p in paths],
         },
     )
     table = patterns_table(rows, features)
     write_table(table, output, meta)
     if not quiet:
-        seconds = time.perf_counter() - start
+        total = time.perf_counter() - start
         sizes = np.bincount(rows["ring"])
         click.echo(
-            f"mined {len(corpus):,} games, {corpus.n_positions:,} positions in {seconds:.1f} s "
-            f"({corpus.n_positions / seconds:,.0f} positions/s, {workers} worker(s))"
+            f"mined {len(corpus):,} games, {corpus.n_positions:,} positions in {total:.1f} s "
+            f"({corpus.n_positions / total:,.0f} positions/s, {workers} worker(s)): "
+            + ", ".join(f"{step} {s:.1f} s" for step, s in seconds.items())
         )
         click.echo(f"kept {len(rows['seen']):,} patterns and {len(features['seen']):,} feature levels; rings {', '.join(f'{k}: {n:,}' for k, n in enumerate(sizes) if n)}")
         click.echo(f"peak memory {peak_memory_mb():,.0f} MB; wrote {output}")
