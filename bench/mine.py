@@ -6,15 +6,15 @@
     python bench/mine.py --json               # one JSON object instead of the table
 
 Times each step of the command on the slice -- discovery (on its sample of at
-most about 4,000 games, whatever the corpus), the pattern counting pass and the
+most 4,000 games, whatever the corpus), the pattern counting pass and the
 tactical-feature pass (on every game, ``-j`` workers), and the rebuilding of
 the kept patterns' keys -- next to the reference measured in the same run:
 replaying the same games with the rules alone (``replay_check``), the floor no
 miner can go under. Peak memory is that of the process plus its largest worker.
 
 Extrapolation to 10,000 games and to the whole train split: discovery costs
-per sample game times the sample size the bigger corpus would have (every k-th
-game, about ``discovery_games``), the counting passes per game times its games.
+per sample game times the sample size of the bigger corpus (at most
+``discovery_games``), the counting passes per game times its games.
 It is a lower bound: a bigger corpus makes more large patterns frequent.
 """
 

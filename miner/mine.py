@@ -144,9 +144,11 @@ def _mine_game(corpus, i, params, table):
     return table
 
 
-def discovery_sample(games: int, params: MineParams) -> range:
-    """The games discovery counts: every k-th, about ``params.discovery_games`` of them."""
-    return range(0, games, max(1, games // max(1, params.discovery_games)))
+def discovery_sample(games: int, params: MineParams) -> np.ndarray:
+    """The games discovery counts: ``params.discovery_games`` of them (or all),
+    evenly spread over the corpus."""
+    n = min(games, params.discovery_games)
+    return np.arange(n, dtype=np.int64) * games // max(1, n)
 
 
 def discover(corpus: Corpus, params: MineParams, progress=None) -> tuple[counts.Table, int]:
@@ -164,7 +166,7 @@ def discover(corpus: Corpus, params: MineParams, progress=None) -> tuple[counts.
     dictionary = counts.new_table(16)
     for _ in range(1 + params.discovery_rounds):
         table, cache = counts.new_table(1 << 20), {}
-        for i in sample:
+        for i in sample.tolist():
             table = count_game(corpus, i, params, table, cache, threshold, dictionary)
             if progress:
                 progress(1)
