@@ -171,12 +171,14 @@ def discover(corpus: Corpus, params: MineParams, progress=None) -> tuple[counts.
             if progress:
                 progress(1)
         dictionary = counts.rebuilt(table, keep_min=threshold)
+        del table  # the biggest table of the run: free it before the next round's
+        dictionary = counts.rebuilt(dictionary, room=2 * counts.used(dictionary))
     return dictionary, threshold
 
 
 def _gate(dictionary: counts.Table) -> counts.Table:
     """A zeroed copy of the dictionary: the table pass 2 counts into."""
-    table = counts.new_table(4 * max(1024, counts.used(dictionary)))
+    table = counts.new_table(2 * max(1024, counts.used(dictionary)))
     rows = counts.entries(dictionary)
     _insert_keys(table, rows["pattern_id"].view(np.int64), rows["ring"])
     return table
