@@ -66,8 +66,9 @@ def scan(ctx: click.Context, paths, output, errors_path, size, no_handicap, min_
               help="Largest ring to grow (2..54), or 361 for the whole-board window.")
 @click.option("--split", default="train", show_default=True,
               type=click.Choice(["train", "test", "all"]), help="Which games of the corpus to mine.")
-@click.option("-j", "--workers", default=1, show_default=True, type=click.IntRange(1),
-              help="Worker processes for the counting pass (the table does not depend on it).")
+@click.option("-j", "--workers", type=click.IntRange(1), default=None,
+              help="Worker processes for the counting passes (default: the CPU cores, at most 8); "
+                   "the table does not depend on it.")
 @click.option("--limit-games", type=click.IntRange(1), default=None, help="Mine the first N games only.")
 @click.option("--discovery-games", default=4000, show_default=True, type=click.IntRange(1),
               help="Games sampled (spread over the corpus) to discover frequent large patterns.")
@@ -82,6 +83,7 @@ def mine(games, output, min_count, max_size, split, workers, limit_games, discov
     player to move; the smallest ring is always kept, larger rings when seen at
     least --min-count times.
     """
+    from shapemill.datasets.scanner import default_workers
     from shapemill.miner.mine import MineParams
     from shapemill.miner.run import WHOLE_BOARD, run_mine_command
     from shapemill.miner.spatial import MAX_RING
@@ -90,7 +92,7 @@ def mine(games, output, min_count, max_size, split, workers, limit_games, discov
     params = MineParams(
         min_count=min_count, max_ring=max_ring, discovery_games=discovery_games, discovery_rounds=discovery_rounds
     )
-    run_mine_command(list(games), output, params, split, workers, limit_games, quiet)
+    run_mine_command(list(games), output, params, split, workers or default_workers(), limit_games, quiet)
 
 
 @main.command()
