@@ -70,7 +70,7 @@ def scan(ctx: click.Context, paths, output, errors_path, size, no_handicap, min_
               help="Worker processes for the counting passes (default: the CPU cores, at most 8); "
                    "the table does not depend on it.")
 @click.option("--limit-games", type=click.IntRange(1), default=None, help="Mine the first N games only.")
-@click.option("--discovery-games", default=4000, show_default=True, type=click.IntRange(1),
+@click.option("--discovery-games", default=2000, show_default=True, type=click.IntRange(1),
               help="Games sampled (spread over the corpus) to discover frequent large patterns.")
 @click.option("--discovery-rounds", default=2, show_default=True, type=click.IntRange(0),
               help="Extra discovery rounds over the sample, each gated by the patterns found so far.")

@@ -6,7 +6,7 @@
     python bench/mine.py --json               # one JSON object instead of the table
 
 Times each step of the command on the slice -- discovery (on its sample of at
-most 4,000 games, whatever the corpus), the pattern counting pass and the
+most 2,000 games, whatever the corpus), the pattern counting pass and the
 tactical-feature pass (on every game, ``-j`` workers), and the rebuilding of
 the kept patterns' keys -- next to the reference measured in the same run:
 replaying the same games with the rules alone (``replay_check``), the floor no
