@@ -131,7 +131,9 @@ def show(table, top, size, sort, svg_dir) -> None:
               help="Positions sampled (uniformly, seeded) from the games for the fit.")
 @click.option("--limit-games", type=click.IntRange(1), default=None, help="Use the first N games only.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the position sample.")
-def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limit_games, seed) -> None:
+@click.option("-j", "--workers", default=1, show_default=True, type=click.IntRange(1),
+              help="Threads that build the positions and share each MM sweep.")
+def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limit_games, seed, workers) -> None:
     """Fit Bradley-Terry / Elo ratings of every pattern and feature (Coulom's MM).
 
     Each sampled position is a competition among its legal moves and the pass;
@@ -139,7 +141,7 @@ def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limi
     """
     from shapemill.miner.rate_command import run_rate_command
 
-    run_rate_command(list(games), patterns_path, output, max_iter, tol, split, max_positions, limit_games, seed)
+    run_rate_command(list(games), patterns_path, output, max_iter, tol, split, max_positions, limit_games, seed, workers)
 
 
 @main.command()
@@ -153,7 +155,9 @@ def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limi
 @click.option("--max-positions", type=click.IntRange(1), default=None, help="Evaluate a seeded sample of positions.")
 @click.option("--limit-games", type=click.IntRange(1), default=None, help="Use the first N games only.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the position sample.")
-def evaluate(games, ratings, split, as_json, plot, max_positions, limit_games, seed) -> None:
+@click.option("-j", "--workers", default=1, show_default=True, type=click.IntRange(1),
+              help="Threads that build the positions.")
+def evaluate(games, ratings, split, as_json, plot, max_positions, limit_games, seed, workers) -> None:
     """Move-prediction accuracy of a ratings table on held-out games.
 
     Prints top-1, top-5, top-10 accuracy and the mean log-likelihood of the
@@ -162,7 +166,7 @@ def evaluate(games, ratings, split, as_json, plot, max_positions, limit_games, s
     from shapemill.miner.rate_command import run_evaluate_command
     from shapemill.patterns.defaults import RATINGS
 
-    run_evaluate_command(list(games), _table_or_bundled(ratings, RATINGS), split, as_json, plot, max_positions, limit_games, seed)
+    run_evaluate_command(list(games), _table_or_bundled(ratings, RATINGS), split, as_json, plot, max_positions, limit_games, seed, workers)
 
 
 def _table_or_bundled(path: str | None, name: str) -> str:
