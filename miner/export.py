@@ -4,8 +4,8 @@
 *input* of Rémi Coulom's reference MM tool (``mm.cpp``, 2007) -- the competitions
 the fit was made on, rebuilt from the games, split, sample and seed recorded in the
 table's metadata -- so a user can fit them with that tool and compare its gammas
-with ours (same feature order: patterns by id, then each tactical feature by
-level, then the pass). The format: a line ``! <number of gammas>``, the number of
+with ours (same feature order: patterns in the table's order, then each tactical
+feature by level, then the pass). The format: a line ``! <number of gammas>``, the number of
 feature groups, ``<gammas> <name>`` per group, ``!``; then per position ``#``, the
 winner's team and every candidate's team (the winner's included), each a line of
 gamma indices.

@@ -102,15 +102,26 @@ def _pass(pos_start, pattern, combo, chosen, gamma, cs, n_blocks, by_pattern, n_
 def _tactical_step(combos, group_start, group_features, gamma, gamma0, cs, a, w, prior) -> None:
     """Update each tactical group (column ``g`` of ``combos``, its features
     ``group_features[group_start[g]:group_start[g + 1]]``) in turn against the
-    minorizer of the pass that gave ``a``; ``cs`` follows the gammas."""
+    minorizer of the pass that gave ``a``; ``cs`` follows the gammas (rescaled by
+    each group's change, recomputed at the end)."""
     denom = np.zeros(len(gamma))
+    ratio = np.ones(len(gamma))
     for g in range(combos.shape[1]):
+        features = group_features[group_start[g] : group_start[g + 1]]
         for k in range(len(combos)):
             f = combos[k, g]
             denom[f] += a[k] * cs[k] / gamma[f]
-        _update(group_features[group_start[g] : group_start[g + 1]], w, denom, gamma0, gamma, prior)
-        denom[:] = 0.0
-        cs[:] = combination_strengths(combos, gamma)
+        for f in features:
+            ratio[f] = gamma[f]
+        _update(features, w, denom, gamma0, gamma, prior)
+        for f in features:
+            ratio[f] = gamma[f] / ratio[f]
+            denom[f] = 0.0
+        for k in range(len(combos)):
+            cs[k] *= ratio[combos[k, g]]
+        for f in features:
+            ratio[f] = 1.0
+    cs[:] = combination_strengths(combos, gamma)
 
 
 @njit(cache=True)

@@ -46,7 +46,8 @@ GROUP_NAMES = ("pattern", *FEATURES, "pass")
 class Vocabulary:
     """Dense feature numbering: spatial patterns first, then tactical levels, then pass."""
 
-    pattern_ids: np.ndarray  # int64[P], sorted
+    pattern_ids: np.ndarray  # int64[P], in the table's order (a patterns table's: most played first,
+    # so the fit's hot gammas sit together in memory)
     pattern_rings: np.ndarray  # int16[P]
     level_index: np.ndarray  # int32[N_FEATURES + 2, max level]: feature number, -1 if unknown
     group: np.ndarray  # int32[n]: the group of each feature
@@ -67,13 +68,13 @@ class Vocabulary:
     @classmethod
     def from_rows(cls, feature: list[str], value: np.ndarray, size: np.ndarray) -> Vocabulary:
         """From parallel columns: feature name ('pattern' or a tactical feature),
-        value (pattern id or level) and ring (patterns only). The pass is always in."""
+        value (pattern id or level) and ring (patterns only). The pass is always in.
+        Patterns keep the rows' order."""
         feature = np.asarray(feature, dtype=object)
         value = np.asarray(value, dtype=np.uint64)
         is_pattern = feature == "pattern"
         ids = value[is_pattern].view(np.int64)
-        order = np.argsort(ids)
-        ids, rings = ids[order], np.asarray(size)[is_pattern][order].astype(np.int16)
+        rings = np.asarray(size)[is_pattern].astype(np.int16)
         levels = np.full((N_FEATURES + 2, max(FEATURE_LEVELS)), -1, dtype=np.int32)
         group = [np.zeros(len(ids), dtype=np.int32)]
         values = [ids.view(np.uint64)]
