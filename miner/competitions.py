@@ -62,6 +62,11 @@ class Teams:
         return sum(a.nbytes for a in (self.pos_start, self.pattern, self.combo, self.combos, self.chosen, self.move_number))
 
 
+def use_threads(workers: int) -> None:
+    """Run numba's parallel loops on ``workers`` threads (at most the cores numba saw)."""
+    numba.set_num_threads(max(1, min(workers, numba.config.NUMBA_NUM_THREADS)))
+
+
 def sample_mask(corpus: Corpus, max_positions: int | None, seed: int = 0) -> np.ndarray:
     """Which positions (flat, in corpus order) to use: all, or ``max_positions``
     drawn uniformly without replacement over all the games by a seeded generator."""
@@ -200,7 +205,7 @@ def build_teams(
 ) -> Teams:
     """The competitions of the positions of ``corpus`` selected by ``mask``, built
     with ``workers`` threads."""
-    numba.set_num_threads(min(workers, numba.config.NUMBA_NUM_THREADS))
+    use_threads(workers)
     setup, setup_start = _flat_setup(corpus)
     offsets = corpus.offsets.astype(np.int64)
     sampled = np.concatenate([[0], np.cumsum(mask)])

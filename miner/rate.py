@@ -41,11 +41,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 from numba import njit, prange
 
-from shapemill.miner.competitions import Teams
+from shapemill.miner.competitions import Teams, use_threads
 
 
 @njit(cache=True)
@@ -99,6 +98,17 @@ def _pass(pos_start, pattern, combo, chosen, gamma, cs, n_blocks, by_pattern, n_
 
 
 @njit(cache=True)
+def _update(features, w, denom, gamma0, gamma, prior) -> None:
+    """Coulom's update of the gammas of ``features`` (unchanged, without the prior,
+    where the data say nothing)."""
+    for f in features:
+        if prior:
+            gamma[f] = (w[f] + 1.0) / (denom[f] + 2.0 / (gamma0[f] + 1.0))
+        elif denom[f] > 0:
+            gamma[f] = w[f] / denom[f]
+
+
+@njit(cache=True)
 def _tactical_step(combos, group_start, group_features, gamma, gamma0, cs, a, w, prior) -> None:
     """Update each tactical group (column ``g`` of ``combos``, its features
     ``group_features[group_start[g]:group_start[g + 1]]``) in turn against the
@@ -122,17 +132,6 @@ def _tactical_step(combos, group_start, group_features, gamma, gamma0, cs, a, w,
         for f in features:
             ratio[f] = 1.0
     cs[:] = combination_strengths(combos, gamma)
-
-
-@njit(cache=True)
-def _update(features, w, denom, gamma0, gamma, prior) -> None:
-    """Coulom's update of the gammas of ``features`` (unchanged, without the prior,
-    where the data say nothing)."""
-    for f in features:
-        if prior:
-            gamma[f] = (w[f] + 1.0) / (denom[f] + 2.0 / (gamma0[f] + 1.0))
-        elif denom[f] > 0:
-            gamma[f] = w[f] / denom[f]
 
 
 def wins_and_seen(teams: Teams) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -215,7 +214,7 @@ def fit(
     after every sweep. ``prior=False`` gives the plain maximum-likelihood fit.
     ``workers`` threads share each pass.
     """
-    numba.set_num_threads(min(workers, numba.config.NUMBA_NUM_THREADS))
+    use_threads(workers)
     n_blocks = max(1, min(workers, teams.n_positions))
     n = teams.none
     gamma = np.ones(n + 1)
