@@ -123,11 +123,11 @@ def show(table, top, size, sort, svg_dir) -> None:
               help="The patterns table written by `mine`.")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="The ratings table to write (Parquet).")
-@click.option("--max-iter", default=100, show_default=True, type=click.IntRange(1), help="Most MM sweeps.")
+@click.option("--max-iter", default=30, show_default=True, type=click.IntRange(1), help="Most MM sweeps.")
 @click.option("--tol", default=1e-4, show_default=True, type=click.FloatRange(0),
               help="Stop when the log-likelihood per position gains less than this.")
 @click.option("--split", default="train", show_default=True, type=click.Choice(["train", "test", "all"]))
-@click.option("--max-positions", default=200_000, show_default=True, type=click.IntRange(1),
+@click.option("--max-positions", default=2_000_000, show_default=True, type=click.IntRange(1),
               help="Positions sampled (uniformly, seeded) from the games for the fit.")
 @click.option("--limit-games", type=click.IntRange(1), default=None, help="Use the first N games only.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the position sample.")

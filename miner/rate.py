@@ -143,10 +143,18 @@ def wins_and_seen(teams: Teams) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     wins = np.bincount(teams.pattern[won], minlength=n).astype(np.float64)
     wins += np.bincount(teams.combos[teams.combo[won]].ravel(), minlength=n)
     as_pattern = np.bincount(teams.pattern, minlength=n).astype(np.int64)
-    per_combo = np.bincount(teams.combo, minlength=len(teams.combos))
-    weights = np.repeat(per_combo, teams.combos.shape[1])
-    seen = as_pattern + np.bincount(teams.combos.ravel(), weights=weights, minlength=n).astype(np.int64)
+    seen = as_pattern + _combination_counts(teams.combos, np.bincount(teams.combo, minlength=len(teams.combos)), n)
     return wins, seen, as_pattern
+
+
+@njit(cache=True)
+def _combination_counts(combos, per_combo, n) -> np.ndarray:
+    """How many candidates hold each feature through their combination."""
+    out = np.zeros(n, dtype=np.int64)
+    for k in range(len(combos)):
+        for g in range(combos.shape[1]):
+            out[combos[k, g]] += per_combo[k]
+    return out
 
 
 def _groups(combos: np.ndarray, none: int) -> tuple[np.ndarray, np.ndarray]:
