@@ -70,6 +70,7 @@ from shapemill.miner.spatial import (
     RELATIVE,
     RING_END,
     RING_KEY,
+    RING_OF,
     fill_padded,
     geometry,
     grow_ring,
@@ -78,9 +79,6 @@ from shapemill.miner.spatial import (
 
 # The helpers called per point or per ring are inlined (``inline="always"``): a call
 # passes the arrays of ``Chains`` by value, some sixty words, and costs more than it does.
-
-#: RING_OF[o]: the ring of pattern offset ``o``.
-RING_OF = np.repeat(np.arange(len(RING_END)), np.diff(RING_END, prepend=0)).astype(np.int32)
 
 #: Columns of a ring's row in ``Chains.rings``: its hash under each of the eight
 #: symmetries (columns 0..7), its id, its instance's opening ply and plays, and the
