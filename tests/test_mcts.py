@@ -64,11 +64,16 @@ def test_engine_saves_its_string_in_atari():
     assert best_move(board, rules.BLACK, komi=-15.5) == (4, 6)  # Black wins by saving
 
 
-@pytest.mark.xfail(reason="the search does not yet single out the vital point at 3000 playouts", strict=True)
-def test_engine_kills_with_the_nakade_vital_point():
-    board = board_with(9, [(0, 4), (1, 4), (2, 0), (2, 1), (2, 2), (2, 3), (2, 4)],
-                       [(0, 3), (1, 0), (1, 1), (1, 2), (1, 3)])
-    assert best_move(board, rules.BLACK, playouts=3000) == (0, 1)
+@pytest.mark.parametrize("color", [rules.BLACK, rules.WHITE])
+def test_both_sides_play_the_nakade_vital_point(color):
+    # White's corner group has a straight three (0,0)-(0,2) inside Black's wall; the
+    # rest of the board is split by two walls. With White alive Black is 11 points
+    # ahead, with it dead 27: at komi 19.5 the corner decides the game, so Black must
+    # kill at the vital point (0,1) and White must live there. (With the rest of the
+    # board open, Black wins either way and the search rightly does not care.)
+    board = board_with(9, [(r, 5) for r in range(9)] + [(0, 4), (1, 4), (2, 0), (2, 1), (2, 2), (2, 3), (2, 4)],
+                       [(r, 6) for r in range(9)] + [(0, 3), (1, 0), (1, 1), (1, 2), (1, 3)])
+    assert best_move(board, color, komi=19.5) == (0, 1)
 
 
 def test_same_seed_same_move():
