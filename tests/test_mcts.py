@@ -7,7 +7,7 @@ import pytest
 
 from shapemill.engine import rules
 from shapemill.engine.board import Board
-from shapemill.engine.mcts import Search, SearchConfig, choose_move
+from shapemill.engine.mcts import Search, SearchConfig, choose_move, simulate
 from shapemill.engine.policy import PATTERNS, mogo_playout, nakade_point, run_mogo_playouts
 
 
@@ -84,6 +84,21 @@ def test_same_seed_same_move():
     second = Search(SearchConfig(playouts=800, seed=7)).run(board, rules.WHITE)
     assert first.move == second.move
     assert np.array_equal(first.visits, second.visits)
+
+
+def test_two_threads_grow_two_trees_and_still_capture():
+    board = board_with(9, [(3, 3), (3, 4), (3, 5), (5, 3), (5, 4), (5, 5), (4, 2)],
+                       [(4, 3), (4, 4), (4, 5)])
+    search = Search(SearchConfig(playouts=4000, seed=1, komi=15.5, threads=2))
+    result = search.run(board, rules.BLACK)
+    assert result.per_thread == [2000, 2000] and result.visits.sum() == 4000
+    assert result.move == board._point((4, 6))
+    again = Search(SearchConfig(playouts=4000, seed=1, komi=15.5, threads=2)).run(board, rules.BLACK)
+    assert np.array_equal(result.visits, again.visits)  # each thread's stream is seeded
+
+
+def test_the_search_kernel_releases_the_gil():
+    assert simulate.targetoptions["nogil"]  # else the threads would take turns
 
 
 def test_passes_when_opponent_passed_and_game_is_won():
