@@ -249,7 +249,8 @@ def export(ratings, fmt, output) -> None:
 
 
 @main.command()
-@click.option("--black", "first", required=True, help="Command line of the first GTP program (Black in game 1).")
+@click.option("--black", "first", required=True,
+              help="Command line of the first GTP program (Black in game 1); {game} becomes the game's number.")
 @click.option("--white", "second", required=True, help="Command line of the second GTP program.")
 @click.option("--size", default=9, show_default=True, type=click.IntRange(2, 25))
 @click.option("--komi", default=7.5, show_default=True, type=float)

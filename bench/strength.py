@@ -24,8 +24,11 @@ from pathlib import Path
 
 
 def engine(args: argparse.Namespace, size: int, priors: str | None, seed: int) -> str:
+    """The engine's command; its seed changes with the game (``{game}``), so that games
+    against a deterministic opponent differ."""
     source = f"--ratings {priors}" if priors else "--no-priors"
-    return f"{sys.executable} -m shapemill.cli gtp {source} --size {size} --playouts {args.playouts} --seed {seed}"
+    return (f"{sys.executable} -m shapemill.cli gtp {source} --size {size} --playouts {args.playouts}"
+            f" --seed {seed}{{game}}")
 
 
 def main() -> int:
