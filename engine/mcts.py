@@ -281,7 +281,7 @@ class SearchConfig:
     policy: str = "mogo"  # mogo | random
     rave: bool = True
     ucb: str = "ucb1"  # ucb1 | tuned
-    c_ucb: float = 0.2
+    c_ucb: float = 0.0  # Gelly & Silver 2007: with RAVE and priors, no UCB term plays best
     c_pb: float = 1.0
     prior_n: float = 20.0
     rave_equiv: float = 3500.0
