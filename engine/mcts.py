@@ -79,10 +79,12 @@ def _expert_prior(b: np.ndarray, m: np.ndarray, color: int, p: int, near: np.nda
     if near[p]:  # captures a string in atari or saves one of ours
         n += 2 * EXPERT_N
         w += 2 * EXPERT_N
+    stride, last = m[STRIDE], m[LAST]
     libs = liberties_after(b, m, color, p)
     if libs < 2:  # self-atari: a virtual loss
         n += EXPERT_N
-    elif m[LAST] != PASS and abs(p - m[LAST]) <= m[STRIDE] + 1 and PATTERNS[nbr_code(b, m[STRIDE], p)]:
+    elif (last != PASS and abs(p // stride - last // stride) <= 1 and abs(p % stride - last % stride) <= 1
+          and PATTERNS[nbr_code(b, stride, p)]):
         n += EXPERT_N
         w += EXPERT_N
     return n, w
