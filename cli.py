@@ -204,7 +204,8 @@ def _move_prior(ratings: str | None, no_priors: bool):
               type=click.Choice(["virtual-wins", "progressive-bias", "puct", "both"]))
 @click.option("--playout-policy", default="mogo", show_default=True, type=click.Choice(["mogo", "gamma", "random"]))
 @click.option("--rave/--no-rave", default=True, show_default=True, help="RAVE / AMAF values in the tree.")
-@click.option("--threads", default=1, show_default=True, type=click.IntRange(1), help="Search threads: one tree each (root parallelism).")
+@click.option("--threads", default=1, show_default=True, type=click.IntRange(1),
+              help="Search threads: one tree each (root parallelism).")
 @click.option("--seed", default=0, show_default=True, type=int, help="Random seed: equal seeds, equal moves.")
 def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, playout_policy, rave, threads, seed) -> None:
     """A GTP 2 engine on stdin / stdout (MCTS with RAVE and MoGo playouts)."""
