@@ -214,20 +214,19 @@ def _move_prior(ratings: str | None, no_priors: bool):
               type=click.Choice(["virtual-wins", "progressive-bias", "puct", "both"]))
 @click.option("--playout-policy", default="mogo", show_default=True, type=click.Choice(["mogo", "gamma", "random"]))
 @click.option("--rave/--no-rave", default=True, show_default=True, help="RAVE / AMAF values in the tree.")
-@click.option("--threads", default=1, show_default=True, type=click.IntRange(1), help="Search threads (1 for now).")
+@click.option("--threads", default=1, show_default=True, type=click.IntRange(1),
+              help="Search threads: one tree each (root parallelism).")
 @click.option("--seed", default=0, show_default=True, type=int, help="Random seed: equal seeds, equal moves.")
 def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, playout_policy, rave, threads, seed) -> None:
     """A GTP 2 engine on stdin / stdout (MCTS with RAVE and MoGo playouts)."""
     if playout_policy == "gamma":
         raise click.UsageError("the gamma playout policy needs a ratings table; use mogo or random")
-    if threads > 1:
-        click.echo("shapemill gtp: searching with one thread", err=True)
     from shapemill.engine.gtp import run_gtp
     from shapemill.engine.mcts import SearchConfig
 
     prior = _move_prior(ratings, no_priors)
     config = SearchConfig(playouts=playouts, time_per_move=time_per_move, prior_mode=prior_mode,
-                          policy=playout_policy, rave=rave, seed=seed)
+                          policy=playout_policy, rave=rave, seed=seed, threads=threads)
     run_gtp(config, size, prior)
 
 
@@ -261,7 +260,8 @@ def export(ratings, fmt, output) -> None:
 
 
 @main.command()
-@click.option("--black", "first", required=True, help="Command line of the first GTP program (Black in game 1).")
+@click.option("--black", "first", required=True,
+              help="Command line of the first GTP program (Black in game 1); {game} becomes the game's number.")
 @click.option("--white", "second", required=True, help="Command line of the second GTP program.")
 @click.option("--size", default=9, show_default=True, type=click.IntRange(2, 25))
 @click.option("--komi", default=7.5, show_default=True, type=float)

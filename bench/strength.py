@@ -4,9 +4,11 @@
     python bench/strength.py --games 4 --playouts 500 --skip-priors   # a smoke run
     python bench/strength.py --ratings ratings.parquet --json
 
-1. shapemill (``--no-priors``) against ``gnugo --mode gtp --level 10`` on 9x9, komi
-   7.5, colours alternating, ``--playouts`` per move (default 10,000), ``--games``
-   games (default 40). Target: at least 60% wins.
+1. shapemill (``--no-priors``) against ``gnugo --mode gtp --level 10 --chinese-rules``
+   on 9x9, komi 7.5, colours alternating, ``--playouts`` per move (default 10,000),
+   ``--games`` games (default 40). Target: at least 60% wins. GnuGo scores by
+   Japanese rules unless told otherwise, and its ``final_score`` would then disagree
+   with ours on every game that has prisoners.
 2. shapemill with ``--ratings`` priors against the same engine with ``--no-priors``
    at equal playouts on 19x19 (default 20 games). Target: at least 60% wins.
 
@@ -24,8 +26,11 @@ from pathlib import Path
 
 
 def engine(args: argparse.Namespace, size: int, priors: str | None, seed: int) -> str:
+    """The engine's command; its seed changes with the game (``{game}``), so that games
+    against a deterministic opponent differ."""
     source = f"--ratings {priors}" if priors else "--no-priors"
-    return f"{sys.executable} -m shapemill.cli gtp {source} --size {size} --playouts {args.playouts} --seed {seed}"
+    return (f"{sys.executable} -m shapemill.cli gtp {source} --size {size} --playouts {args.playouts}"
+            f" --seed {seed}{{game}}")
 
 
 def main() -> int:
@@ -33,7 +38,7 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--prior-games", type=int, default=20)
     parser.add_argument("--playouts", type=int, default=10_000)
-    parser.add_argument("--gnugo", default="/usr/games/gnugo --mode gtp --level 10")
+    parser.add_argument("--gnugo", default="/usr/games/gnugo --mode gtp --level 10 --chinese-rules")
     parser.add_argument("--ratings", default=None, help="ratings table for part 2")
     parser.add_argument("--skip-priors", action="store_true", help="only part 1")
     parser.add_argument("--out", default="bench-strength", help="folder of the games")

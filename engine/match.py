@@ -176,6 +176,9 @@ def run_match(first: str, second: str, games: int, size: int, komi: float, sgf_d
 
     Games already in the folder are counted, not replayed, so an interrupted match
     resumes where it stopped (their times are not known again and are not counted).
+    ``{game}`` in a command becomes the game's number, e.g. ``--seed {game}``: a
+    seeded engine against a deterministic one would otherwise replay one game per
+    colour.
     """
     folder = Path(sgf_dir)
     folder.mkdir(parents=True, exist_ok=True)
@@ -188,14 +191,14 @@ def run_match(first: str, second: str, games: int, size: int, komi: float, sgf_d
             result = _sgf_result(path.read_text())
             seconds = None
         else:
-            b, w = GtpClient(black.command), GtpClient(white.command)
+            b, w = (GtpClient(t.command.replace("{game}", str(i + 1))) for t in (black, white))
             try:
                 record = play_game(b, w, size, komi)
             finally:
                 b.close()
                 w.close()
             tmp = path.with_suffix(".tmp")
-            tmp.write_text(to_sgf(record, size, komi, black.command, white.command))
+            tmp.write_text(to_sgf(record, size, komi, b.command, w.command))
             tmp.replace(path)
             result = record.result
             seconds = record.seconds

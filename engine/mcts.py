@@ -19,14 +19,16 @@ widening only the ``K(N)`` best children by prior are searchable. The playout
 (MoGo or uniform random) scores the board by area; every node on the path gets
 the result and its children get the AMAF update of the moves played later by the
 same colour. The numba RNG is seeded by ``Search``, so equal seeds give equal
-searches.
+searches. With several threads each grows its own tree (root parallelism: no
+locks, since the kernel shares nothing) and the roots' statistics are summed.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from numba import njit
@@ -77,10 +79,12 @@ def _expert_prior(b: np.ndarray, m: np.ndarray, color: int, p: int, near: np.nda
     if near[p]:  # captures a string in atari or saves one of ours
         n += 2 * EXPERT_N
         w += 2 * EXPERT_N
+    stride, last = m[STRIDE], m[LAST]
     libs = liberties_after(b, m, color, p)
     if libs < 2:  # self-atari: a virtual loss
         n += EXPERT_N
-    elif m[LAST] != PASS and abs(p - m[LAST]) <= m[STRIDE] + 1 and PATTERNS[nbr_code(b, m[STRIDE], p)]:
+    elif (last != PASS and abs(p // stride - last // stride) <= 1 and abs(p % stride - last % stride) <= 1
+          and PATTERNS[nbr_code(b, stride, p)]):
         n += EXPERT_N
         w += EXPERT_N
     return n, w
@@ -187,7 +191,7 @@ def select_child(node: int, t: np.ndarray, f: np.ndarray, params: np.ndarray) ->
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def simulate(b0: np.ndarray, m0: np.ndarray, color: int, t: np.ndarray, f: np.ndarray, n_nodes: int,
              root: int, n_sims: int, prior: np.ndarray, allowed: np.ndarray, params: np.ndarray,
              owner: np.ndarray) -> int:
@@ -279,16 +283,17 @@ class SearchConfig:
     policy: str = "mogo"  # mogo | random
     rave: bool = True
     ucb: str = "ucb1"  # ucb1 | tuned
-    c_ucb: float = 0.2
+    c_ucb: float = 0.0  # Gelly & Silver 2007: with RAVE and priors, no UCB term plays best
     c_pb: float = 1.0
     prior_n: float = 20.0
     rave_equiv: float = 3500.0
     widen: float = 0.0  # growth base of progressive widening; 0: off
     expand_at: int = 2
     resign: float = 0.1
-    max_nodes: int = 1_000_000
+    max_nodes: int = 4_000_000  # 19x19 at 10,000 playouts grows 1.3 M nodes; untouched pages cost no memory
     seed: int = 0
     komi: float = 7.5
+    threads: int = 1
 
 
 @dataclass
@@ -302,21 +307,102 @@ class SearchResult:
     playouts: int
     seconds: float
     prior: np.ndarray = field(default_factory=lambda: np.zeros(0))  # root children's prior value
+    per_thread: list[int] = field(default_factory=list)  # playouts of each thread's tree
 
 
 RESIGN = -2
 
 
+class Tree:
+    """One search tree in flat arrays, with its root kept between moves (tree reuse)."""
+
+    def __init__(self, max_nodes: int) -> None:
+        self.max_nodes = max_nodes
+        self.t = np.zeros((3, max_nodes), dtype=np.int64)
+        self.f = np.zeros((7, max_nodes))
+        self.n_nodes = 0
+        self.root = 0
+        self.root_key: tuple[int, int] | None = None
+
+    def find_root(self, board: Board, color: int) -> None:
+        """Reuse the subtree of the current position if the tree holds it, else start over."""
+        key = (board.zobrist, color)
+        if self.root_key is not None and self.n_nodes < self.max_nodes // 2:
+            node = self._descend(board)
+            if node >= 0:
+                self.root, self.root_key = node, key
+                return
+        self.t[MOVE, 0], self.t[FIRST, 0], self.t[NCHILD, 0] = PASS, -1, 0
+        self.f[:, 0] = 0.0
+        self.n_nodes, self.root, self.root_key = 1, 0, key
+
+    def _descend(self, board: Board) -> int:
+        """The node of the board's position: a child or grandchild of the old root
+        reached by the moves played since, or -1."""
+        history = [board]
+        probe = board.copy()
+        for _ in range(2):
+            if not probe._undo:
+                break
+            probe.undo()
+            history.append(probe.copy())
+        for back, old in enumerate(history[1:], start=1):
+            if old.zobrist != self.root_key[0]:
+                continue
+            node = self.root
+            for newer in reversed(history[:back]):
+                node = self._child(node, int(newer.m[rules.LAST]))
+                if node < 0:
+                    return -1
+            return node
+        return -1
+
+    def _child(self, node: int, move: int) -> int:
+        first, k = int(self.t[FIRST, node]), int(self.t[NCHILD, node])
+        if first < 0:
+            return -1
+        hits = np.flatnonzero(self.t[MOVE, first:first + k] == move)
+        return first + int(hits[0]) if len(hits) else -1
+
+    def grow(self, board: Board, color: int, config: SearchConfig, prior: np.ndarray, allowed: np.ndarray,
+             params: np.ndarray, owner: np.ndarray) -> int:
+        """Simulate from the root in batches until ``config``'s playouts or seconds
+        are spent; returns the number of playouts. The numba kernel releases the
+        GIL, so trees in other threads grow at the same time."""
+        start = time.perf_counter()
+        done = 0
+        target = config.playouts if config.time_per_move is None else 1 << 40
+        while done < target:
+            n = min(64, target - done)
+            self.n_nodes = simulate(board.b, board.m, color, self.t, self.f, self.n_nodes, self.root, n,
+                                    prior, allowed, params, owner)
+            done += n
+            if config.time_per_move is not None and time.perf_counter() - start > config.time_per_move:
+                break
+        return done
+
+    def root_stats(self, w: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per board point: real visits, real wins and prior value of the root's children."""
+        visits, wins, prior_value = np.zeros(w * w), np.zeros(w * w), np.zeros(w * w)
+        first, k = int(self.t[FIRST, self.root]), int(self.t[NCHILD, self.root])
+        if first >= 0:
+            kids = np.arange(first, first + k)
+            moves = self.t[MOVE, kids]
+            visits[moves] = self.f[VISITS, kids]
+            wins[moves] = self.f[WINS, kids]
+            prior_value[moves] = self.f[PWINS, kids] / self.f[PVISITS, kids]
+        return visits, wins, prior_value
+
+
 class Search:
-    """MCTS over a ``Board`` with a tree kept between moves (tree reuse)."""
+    """MCTS over a ``Board``; with ``threads`` > 1, root parallelism: one tree per
+    thread, each with its share of the playouts and its own random stream, merged
+    by summing the root children's visits and wins."""
 
     def __init__(self, config: SearchConfig) -> None:
         self.config = config
-        self._tree: tuple[np.ndarray, np.ndarray] | None = None
-        self._n_nodes = 0
-        self._root = 0
-        self._root_key: tuple[int, int] | None = None
-        self._seeded = False
+        self._trees: list[Tree] = []
+        self._runs = 0
 
     def _params(self) -> np.ndarray:
         c = self.config
@@ -328,95 +414,46 @@ class Search:
         p[MOGO], p[KOMI] = c.policy == "mogo", c.komi
         return p
 
-    def _find_root(self, board: Board, color: int) -> None:
-        """Reuse the subtree of the current position if the tree holds it, else start over."""
-        key = (board.zobrist, color)
-        if self._tree is not None and self._root_key is not None and self._n_nodes < self.config.max_nodes // 2:
-            t, _ = self._tree
-            node = self._descend(board, t)
-            if node >= 0:
-                self._root, self._root_key = node, key
-                return
-        if self._tree is None:
-            n = self.config.max_nodes
-            self._tree = (np.zeros((3, n), dtype=np.int64), np.zeros((7, n)))
-        t, f = self._tree
-        t[MOVE, 0], t[FIRST, 0], t[NCHILD, 0] = PASS, -1, 0
-        f[:, 0] = 0.0
-        self._n_nodes, self._root, self._root_key = 1, 0, key
-
-    def _descend(self, board: Board, t: np.ndarray) -> int:
-        """The node of the board's position: a child or grandchild of the old root
-        reached by the moves played since, or -1."""
-        if self._root_key is None:
-            return -1
-        history = [board]
-        probe = board.copy()
-        for _ in range(2):
-            if not probe._undo:
-                break
-            probe.undo()
-            history.append(probe.copy())
-        for back, old in enumerate(history[1:], start=1):
-            if old.zobrist != self._root_key[0]:
-                continue
-            node = self._root
-            for newer in reversed(history[:back]):
-                move = int(newer.m[rules.LAST])
-                node = self._child(t, node, move)
-                if node < 0:
-                    return -1
-            return node
-        return -1
-
-    @staticmethod
-    def _child(t: np.ndarray, node: int, move: int) -> int:
-        first, k = int(t[FIRST, node]), int(t[NCHILD, node])
-        if first < 0:
-            return -1
-        hits = np.flatnonzero(t[MOVE, first:first + k] == move)
-        return first + int(hits[0]) if len(hits) else -1
-
     def run(self, board: Board, color: int, prior: np.ndarray | None = None) -> SearchResult:
         """Search the position (``color`` to move) and return the most visited move."""
         cfg = self.config
-        if not self._seeded:
-            seed_rng(cfg.seed)
-            self._seeded = True
+        threads = max(1, cfg.threads)
+        if not self._trees:
+            self._trees = [Tree(cfg.max_nodes // threads) for _ in range(threads)]
         start = time.perf_counter()
         w = board.size + 2
         if prior is None:
             prior = np.zeros(w * w)  # no external prior: uniform, and no virtual wins from it
         allowed = self._superko_mask(board, color)
-        self._find_root(board, color)
-        t, f = self._tree
-        owner = np.zeros(w * w)
         params = self._params()
-        done = 0
-        target = cfg.playouts if cfg.time_per_move is None else 1 << 40
-        batch = 64
-        while done < target:
-            n = min(batch, target - done)
-            self._n_nodes = simulate(board.b, board.m, color, t, f, self._n_nodes, self._root, n,
-                                     prior, allowed, params, owner)
-            done += n
-            if cfg.time_per_move is not None and time.perf_counter() - start > cfg.time_per_move:
-                break
-        visits = np.zeros(w * w)
-        prior_value = np.zeros(w * w)
-        first, k = int(t[FIRST, self._root]), int(t[NCHILD, self._root])
+        owners = [np.zeros(w * w) for _ in self._trees]
+        for tree in self._trees:
+            tree.find_root(board, color)
+        if threads == 1:
+            if self._runs == 0:
+                seed_rng(cfg.seed)  # once: later moves go on with the same stream
+            done = [self._trees[0].grow(board, color, cfg, prior, allowed, params, owners[0])]
+        else:
+            share = replace(cfg, playouts=-(-cfg.playouts // threads))
+
+            def work(k: int) -> int:
+                seed_rng(cfg.seed + 7919 * self._runs + k)  # numba's RNG is per thread
+                return self._trees[k].grow(board, color, share, prior, allowed, params, owners[k])
+
+            with ThreadPoolExecutor(threads) as pool:
+                done = list(pool.map(work, range(threads)))
+        self._runs += 1
+        stats = [tree.root_stats(w) for tree in self._trees]
+        visits = sum(v for v, _, _ in stats)
+        wins = sum(x for _, x, _ in stats)
         best, winrate = PASS, 0.0
-        if first >= 0:
-            kids = np.arange(first, first + k)
-            visits[t[MOVE, kids]] = f[VISITS, kids]
-            prior_value[t[MOVE, kids]] = f[PWINS, kids] / f[PVISITS, kids]
-            top = kids[np.argmax(f[VISITS, kids])]
-            best = int(t[MOVE, top])
-            winrate = float(f[WINS, top] / max(f[VISITS, top], 1))
-            if winrate < cfg.resign and f[VISITS, top] >= 50:
+        if visits.any():
+            best = int(np.argmax(visits))
+            winrate = float(wins[best] / visits[best])
+            if winrate < cfg.resign and visits[best] >= 50:
                 best = RESIGN
-        return SearchResult(best, winrate, visits, owner / max(done, 1), done,
-                            time.perf_counter() - start, prior_value)
+        return SearchResult(best, winrate, visits, sum(owners) / max(sum(done), 1), sum(done),
+                            time.perf_counter() - start, stats[0][2], done)
 
     @staticmethod
     def _superko_mask(board: Board, color: int) -> np.ndarray:

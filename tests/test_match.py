@@ -12,7 +12,7 @@ ENGINE = f"{sys.executable} -m shapemill.cli gtp --no-priors --playouts 40 --siz
 
 def test_match_plays_saves_and_resumes(tmp_path):
     folder = tmp_path / "games"
-    args = ["match", "--black", ENGINE + " --seed 1", "--white", ENGINE + " --seed 2",
+    args = ["match", "--black", ENGINE + " --seed 1{game}", "--white", ENGINE + " --seed 2",
             "--size", "7", "--sgf-dir", str(folder), "--alternate"]
     first = CliRunner().invoke(main, [*args, "--games", "2"])
     assert first.exit_code == 0, first.output
@@ -20,6 +20,7 @@ def test_match_plays_saves_and_resumes(tmp_path):
     assert files == ["game-0001.sgf", "game-0002.sgf"]
     sgf = (folder / "game-0002.sgf").read_text()
     assert "SZ[7]" in sgf and "RE[" in sgf and "--seed 2" in sgf.split("PB[")[1].split("]")[0]
+    assert "--seed 12" in sgf.split("PW[")[1].split("]")[0]  # {game}: the game's number
     again = CliRunner().invoke(main, [*args, "--games", "3"])
     assert again.exit_code == 0, again.output
     assert again.output.count("(from the folder)") == 2 and len(list(folder.iterdir())) == 3

@@ -7,7 +7,7 @@ import pytest
 
 from shapemill.engine import rules
 from shapemill.engine.board import Board
-from shapemill.engine.mcts import Search, SearchConfig, choose_move
+from shapemill.engine.mcts import Search, SearchConfig, choose_move, simulate
 from shapemill.engine.policy import PATTERNS, mogo_playout, nakade_point, run_mogo_playouts
 
 
@@ -51,24 +51,45 @@ def test_nakade_rule_plays_the_vital_point():
     assert nakade_point(board.b, board.m, rules.BLACK) == board._point((0, 1))
 
 
-def test_engine_captures_a_string_in_atari():
-    board = board_with(9, [(3, 3), (3, 4), (3, 5), (5, 3), (5, 4), (5, 5), (4, 2)],
-                       [(4, 3), (4, 4), (4, 5)])
-    # komi 15.5: Black wins only by capturing, so the capture must stand out
-    assert best_move(board, rules.BLACK, komi=15.5) == (4, 6)
+def capturing_race() -> Board:
+    """White's column F and Black's two strings on column G each have the one
+    liberty G5 (4, 6): whoever plays there captures. White's right side lives with
+    two eyes. Black is 24.5 ahead after capturing and 11.5 behind after being
+    captured at komi 20.5, so the capture decides the game for either side."""
+    return board_with(9, [(r, 4) for r in range(9)] + [(r, 6) for r in range(9) if r != 4],
+                      [(r, 5) for r in range(9)] + [(r, 7) for r in range(9)]
+                      + [(r, 8) for r in range(9) if r not in (1, 6)])
 
 
-def test_engine_saves_its_string_in_atari():
-    board = board_with(9, [(4, 3), (4, 4), (4, 5)],
-                       [(3, 3), (3, 4), (3, 5), (5, 3), (5, 4), (5, 5), (4, 2)])
-    assert best_move(board, rules.BLACK, komi=-15.5) == (4, 6)  # Black wins by saving
+# Tactical positions are ones where the tactic decides the game: in a position that
+# one side wins anyway, a win-rate search rightly ignores a move that changes no result.
+
+@pytest.mark.parametrize("color", [rules.BLACK, rules.WHITE])
+def test_both_sides_capture_to_win_the_race(color):
+    assert best_move(capturing_race(), color, komi=20.5) == (4, 6)
 
 
-@pytest.mark.xfail(reason="the search does not yet single out the vital point at 3000 playouts", strict=True)
-def test_engine_kills_with_the_nakade_vital_point():
-    board = board_with(9, [(0, 4), (1, 4), (2, 0), (2, 1), (2, 2), (2, 3), (2, 4)],
-                       [(0, 3), (1, 0), (1, 1), (1, 2), (1, 3)])
-    assert best_move(board, rules.BLACK, playouts=3000) == (0, 1)
+@pytest.mark.parametrize("color", [rules.BLACK, rules.WHITE])
+def test_black_saves_its_string_in_atari_and_white_captures_it(color):
+    # Black's two stones G5-H5 inside White's living right side have the one
+    # liberty F5 (4, 5), next to Black's wall: there Black connects them, White
+    # captures them. Black wins by 2.5 after saving, loses by 3.5 after the
+    # capture (komi 12.5).
+    white = [(r, c) for r in range(9) for c in range(5, 9)
+             if (r, c) not in ((4, 5), (4, 6), (4, 7), (1, 7), (6, 7))]
+    board = board_with(9, [(r, 4) for r in range(9)] + [(4, 6), (4, 7)], white)
+    assert best_move(board, color, komi=12.5) == (4, 5)
+
+
+@pytest.mark.parametrize("color", [rules.BLACK, rules.WHITE])
+def test_both_sides_play_the_nakade_vital_point(color):
+    # White's corner group has a straight three (0,0)-(0,2) inside Black's wall; the
+    # rest of the board is split by two walls. With White alive Black is 11 points
+    # ahead, with it dead 27: at komi 19.5 the corner decides the game, so Black must
+    # kill at the vital point (0,1) and White must live there.
+    board = board_with(9, [(r, 5) for r in range(9)] + [(0, 4), (1, 4), (2, 0), (2, 1), (2, 2), (2, 3), (2, 4)],
+                       [(r, 6) for r in range(9)] + [(0, 3), (1, 0), (1, 1), (1, 2), (1, 3)])
+    assert best_move(board, color, komi=19.5) == (0, 1)
 
 
 def test_same_seed_same_move():
@@ -79,6 +100,20 @@ def test_same_seed_same_move():
     second = Search(SearchConfig(playouts=800, seed=7)).run(board, rules.WHITE)
     assert first.move == second.move
     assert np.array_equal(first.visits, second.visits)
+
+
+def test_two_threads_grow_two_trees_and_still_capture():
+    board = capturing_race()
+    search = Search(SearchConfig(playouts=4000, seed=1, komi=20.5, threads=2))
+    result = search.run(board, rules.BLACK)
+    assert result.per_thread == [2000, 2000] and result.visits.sum() == 4000
+    assert result.move == board._point((4, 6))
+    again = Search(SearchConfig(playouts=4000, seed=1, komi=20.5, threads=2)).run(board, rules.BLACK)
+    assert np.array_equal(result.visits, again.visits)  # each thread's stream is seeded
+
+
+def test_the_search_kernel_releases_the_gil():
+    assert simulate.targetoptions["nogil"]  # else the threads would take turns
 
 
 def test_passes_when_opponent_passed_and_game_is_won():

@@ -21,7 +21,7 @@ def test_moves_errors_undo_and_quit():
     assert text.count(" 3 . . X . . 3") >= 1  # the board is drawn with coordinates
     # After undo, Black's C3 and the engine's reply are gone; B2 stands.
     last_board = text.rstrip().split("shapemill plays")[-1]
-    assert " 2 . X . . . 2" in last_board and " 3 . . X" not in last_board
+    assert " 2 . X " in last_board and " 3 . . X" not in last_board  # the reply may stand on row 2
     assert sum(row.count("X") for row in last_board.splitlines()) == 1
 
 
