@@ -24,6 +24,7 @@ first occurrence (the *witness*).
 from __future__ import annotations
 
 import multiprocessing
+from queue import Empty
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -196,13 +197,22 @@ def _share(worker: int):
     return state
 
 
+def _raise_worker_error(result) -> None:
+    """Raise the error of a failed worker as this process's own, naming it."""
+    try:
+        result.get()
+    except Exception as exc:
+        raise RuntimeError(f"a mining worker failed: {type(exc).__name__}: {exc}") from exc
+
+
 def _map_games(job, corpus: Corpus, workers: int, progress=None):
     """Run ``job`` over every game, shared among ``workers`` forked processes.
 
     ``job.start()`` makes a worker's state, ``job.game(state, i)`` adds game ``i``
     to it and ``job.merge(a, b)`` adds two states; the games are dealt out round
     robin and the states merged in worker order, so a job whose merge is a sum
-    (or a minimum) gives the same result for any number of workers.
+    (or a minimum) gives the same result for any number of workers. A worker
+    that raises stops the run with a ``RuntimeError`` naming its error.
     """
     if workers <= 1:
         _WORK.update(job=job, corpus=corpus, workers=1, queue=None)
@@ -217,8 +227,14 @@ def _map_games(job, corpus: Corpus, workers: int, progress=None):
     _WORK.update(job=job, corpus=corpus, workers=workers, queue=queue)
     with ctx.Pool(workers) as pool:
         result = pool.map_async(_share, range(workers))
-        for _ in range(len(corpus)):
-            queue.get()
+        done = 0
+        while done < len(corpus):
+            try:
+                done += queue.get(timeout=0.2)
+            except Empty:
+                if result.ready() and not result.successful():
+                    _raise_worker_error(result)
+                continue
             if progress:
                 progress(1)
         states = result.get()
