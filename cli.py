@@ -19,8 +19,10 @@ def main() -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
-              help="The games table to write (Parquet).")
+@click.option("-o", "--output", required=True, type=click.Path(),
+              help="The games table to write (Parquet), or with --partition-size the dataset folder.")
+@click.option("--partition-size", type=click.IntRange(1), default=None,
+              help="Write the games table as a partitioned dataset: a folder of part files of N games.")
 @click.option("--errors", "errors_path", type=click.Path(dir_okay=False),
               help="Also write the errors table (source, kind, reason) here.")
 @click.option("--size", default=19, show_default=True, type=click.IntRange(0, 25),
@@ -36,7 +38,7 @@ def main() -> None:
               help="Worker processes (default: the CPU cores, at most 8).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar and no summary.")
 @click.pass_context
-def scan(ctx: click.Context, paths, output, errors_path, size, no_handicap, min_moves,
+def scan(ctx: click.Context, paths, output, partition_size, errors_path, size, no_handicap, min_moves,
          test_fraction, max_member_mb, workers, quiet) -> None:
     """Read SGF files, folders, zip / tar archives into a games table.
 
@@ -50,7 +52,7 @@ def scan(ctx: click.Context, paths, output, errors_path, size, no_handicap, min_
     code = run_scan_command(
         paths, output, errors_path, size=size, no_handicap=no_handicap, min_moves=min_moves,
         test_fraction=test_fraction, max_bytes=int(max_member_mb * 1024 * 1024),
-        workers=workers, quiet=quiet,
+        workers=workers, quiet=quiet, partition_size=partition_size,
     )
     if code:
         ctx.exit(code)

@@ -15,7 +15,7 @@ from shapemill.datasets import InputError
 from shapemill.datasets.corpus import Corpus, load_corpus
 from shapemill.miner.mine import MineParams, count_features, mine_patterns
 from shapemill.miner.spatial import ring_points
-from shapemill.patterns.tables import table_metadata, write_table
+from shapemill.patterns.tables import TableError, table_metadata, write_table
 
 WHOLE_BOARD = 361
 
@@ -47,7 +47,7 @@ def command_corpus(games: list[str], split: str, limit: int | None) -> Corpus:
     """The games of a command, or a one-line error naming what could not be read."""
     try:
         corpus = load_corpus(games, split=split, limit=limit)
-    except (InputError, OSError, ValueError) as exc:
+    except (InputError, OSError, ValueError, TableError) as exc:
         raise click.ClickException(str(exc)) from None
     if len(corpus) == 0:
         raise click.ClickException(f"no {split} games in {', '.join(map(str, games))}")
