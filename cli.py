@@ -73,12 +73,16 @@ def scan(ctx: click.Context, paths, output, partition_size, errors_path, size, n
 @click.option("--limit-games", type=click.IntRange(1), default=None, help="Mine the first N games only.")
 @click.option("--discovery-games", default=4000, show_default=True, type=click.IntRange(1),
               help="Games sampled (spread over the corpus) to discover frequent large patterns.")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Mine on a Dask cluster: a scheduler's tcp://HOST:PORT, or local:N to start N local "
+                   "workers (replaces -j; needs pip install 'shapemill[dask]').")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar and no summary.")
-def mine(games, output, min_count, max_size, split, workers, limit_games, discovery_games, quiet) -> None:
+def mine(games, output, min_count, max_size, split, workers, limit_games, discovery_games, scheduler, quiet) -> None:
     """Count the shape patterns of every legal move of every position.
 
-    GAMES are games tables written by `scan` and/or SGF files, folders and
-    archives. Patterns are canonical under the 8 symmetries and relative to the
+    GAMES are games tables or partitioned datasets written by `scan` and/or SGF
+    files, folders and archives (with --scheduler, tables and datasets only, read
+    by the workers). Patterns are canonical under the 8 symmetries and relative to the
     player to move; the smallest ring is always kept, larger rings when seen at
     least --min-count times.
     """
@@ -88,7 +92,7 @@ def mine(games, output, min_count, max_size, split, workers, limit_games, discov
 
     max_ring = MAX_RING if max_size == WHOLE_BOARD else min(max_size, MAX_RING)
     params = MineParams(min_count=min_count, max_ring=max_ring, discovery_games=discovery_games)
-    run_mine_command(list(games), output, params, split, workers, limit_games, quiet)
+    run_mine_command(list(games), output, params, split, workers, limit_games, quiet, scheduler)
 
 
 @main.command()

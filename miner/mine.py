@@ -171,16 +171,8 @@ def discover(corpus: Corpus, params: MineParams, progress=None) -> tuple[counts.
 
 def _gate(dictionary: counts.Table) -> counts.Table:
     """A zeroed copy of the dictionary: the table pass 2 counts into."""
-    table = counts.new_table(4 * max(1024, counts.used(dictionary)))
     rows = counts.entries(dictionary)
-    _insert_keys(table, rows["pattern_id"].view(np.int64), rows["ring"])
-    return table
-
-
-@njit(cache=True)
-def _insert_keys(table, keys, rings) -> None:
-    for i in range(len(keys)):
-        counts.add(table, keys[i], rings[i], 0, 0, counts.NO_WITNESS)
+    return counts.of_keys(rows["pattern_id"], rows["ring"], 4 * max(1024, counts.used(dictionary)))
 
 
 _WORK: dict = {}
@@ -297,6 +289,11 @@ def count_feature_levels(b, m, moves, first_color, scratch, seen, played) -> Non
         play(b, m, color, chosen)
 
 
+def add_feature_counts(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]):
+    """The sums of two (seen, played) feature counts."""
+    return a[0] + b[0], a[1] + b[1]
+
+
 @dataclass
 class _CountFeatures:
     """Tactical-feature levels as a ``_map_games`` job: (seen, played) arrays."""
@@ -313,9 +310,13 @@ class _CountFeatures:
         count_feature_levels(b, m, self.corpus.game_moves(i), int(self.corpus.first_color[i]), scratch, *state)
         return state
 
-    @staticmethod
-    def merge(a, b):
-        return a[0] + b[0], a[1] + b[1]
+    merge = staticmethod(add_feature_counts)
+
+
+def feature_counts(corpus: Corpus, workers: int = 1, progress=None) -> tuple[np.ndarray, np.ndarray]:
+    """How often each tactical-feature level (and the pass) was available and
+    chosen, as ``seen`` and ``played`` arrays indexed ``[feature, level]``."""
+    return _map_games(_CountFeatures(corpus), corpus, workers, progress)
 
 
 def count_features(corpus: Corpus, workers: int = 1, progress=None) -> dict[str, np.ndarray | list]:
@@ -324,7 +325,11 @@ def count_features(corpus: Corpus, workers: int = 1, progress=None) -> dict[str,
     Returns columns ``feature``, ``level``, ``seen``, ``played`` for every level
     seen at least once (level 0, "absent", is not a feature).
     """
-    seen, played = _map_games(_CountFeatures(corpus), corpus, workers, progress)
+    return feature_columns(*feature_counts(corpus, workers, progress))
+
+
+def feature_columns(seen: np.ndarray, played: np.ndarray) -> dict[str, np.ndarray | list]:
+    """The columns of :func:`count_features` from its ``[feature, level]`` arrays."""
     f, level = np.nonzero(seen)
     f, level = f[level > 0], level[level > 0]
     names = (*FEATURES, "pass")
@@ -336,10 +341,18 @@ def count_features(corpus: Corpus, workers: int = 1, progress=None) -> dict[str,
     }
 
 
+def kept_patterns(table: counts.Table, params: MineParams) -> dict[str, np.ndarray]:
+    """The counted patterns kept in the table, as columns: every smallest-ring
+    pattern, and larger ones seen at least ``params.min_count`` times."""
+    rows = counts.entries(table)
+    keep = (rows["ring"] == MIN_RING) | (rows["seen"] >= params.min_count)
+    return {k: v[keep] for k, v in rows.items()}
+
+
 def witness_keys(corpus: Corpus, rows: dict[str, np.ndarray]) -> list[bytes]:
     """The canonical key of each pattern, rebuilt by replaying its first occurrence."""
     first = rows["witness"]
-    game, move, point = first >> 24, (first >> 12) & 0xFFF, first & 0xFFF
+    game, move, point = counts.witness_games(first), (first >> 12) & 0xFFF, first & 0xFFF
     keys: list[bytes] = [b""] * len(first)
     for g in np.unique(game):
         todo = np.flatnonzero(game == g)
@@ -372,10 +385,7 @@ def mine_patterns(
     (discovery games first, then all games).
     """
     dictionary, threshold = discover(corpus, params, progress)
-    table = count(corpus, dictionary, params, workers, progress)
-    rows = counts.entries(table)
-    keep = (rows["ring"] == MIN_RING) | (rows["seen"] >= params.min_count)
-    rows = {k: v[keep] for k, v in rows.items()}
+    rows = kept_patterns(count(corpus, dictionary, params, workers, progress), params)
     rows["key"] = witness_keys(corpus, rows)
     rows["discovery_threshold"] = threshold
     return rows

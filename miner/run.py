@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import resource
 import sys
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 
 import click
 import numpy as np
@@ -61,43 +62,101 @@ def peak_memory_mb() -> float:
     return (own + children) / 1024
 
 
-def run_mine_command(
-    paths: list[str], output: str, params: MineParams, split: str, workers: int,
-    limit: int | None, quiet: bool,
-) -> None:
-    """Mine ``paths`` into the patterns table at ``output`` and print a summary."""
-    start = time.perf_counter()
-    corpus = command_corpus(paths, split, limit)
-    discovery = min(len(corpus), params.discovery_games)
-    bar = None
-    if not quiet and sys.stderr.isatty():
-        from tqdm import tqdm
+@dataclass
+class Mined:
+    """What a mining run found: the kept patterns (with keys), the feature
+    columns, the discovery threshold, and the corpus's fingerprint, games,
+    positions and the workers that mined it."""
 
-        bar = tqdm(total=discovery + 2 * len(corpus), unit="game", desc="mine", file=sys.stderr)
+    rows: dict
+    features: dict
+    threshold: int
+    fingerprint: str
+    games: int
+    positions: int
+    workers: int
+
+
+def _progress_bar(quiet: bool, total: int | None, unit: str):
+    """A tqdm bar on stderr when it is a terminal (and not ``quiet``), else None."""
+    if quiet or not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit=unit, desc="mine", file=sys.stderr)
+
+
+def _mine_here(paths: list[str], params: MineParams, split: str, workers: int, limit: int | None, quiet: bool) -> Mined:
+    """Mine in this process and ``workers`` forked ones."""
+    corpus = command_corpus(paths, split, limit)
+    bar = _progress_bar(quiet, min(len(corpus), params.discovery_games) + 2 * len(corpus), "game")
     rows = mine_patterns(corpus, params, workers, bar.update if bar else None)
     features = count_features(corpus, workers, bar.update if bar else None)
     if bar:
         bar.close()
+    threshold = rows.pop("discovery_threshold")
+    return Mined(rows, features, threshold, corpus.fingerprint(), len(corpus), corpus.n_positions, workers)
+
+
+def _mine_on_dask(paths: list[str], params: MineParams, split: str, scheduler: str, limit: int | None, quiet: bool) -> Mined:
+    """Mine on the Dask cluster ``scheduler``, with progress in shard tasks."""
+    from shapemill.miner.cluster import ClusterError, dask_client, mine_on_cluster
+
+    bar = _progress_bar(quiet, None, "shard")
+
+    def planned(n: int) -> None:
+        bar.total = n
+        bar.refresh()
+
+    try:
+        with dask_client(scheduler) as client:
+            return mine_on_cluster(
+                client, paths, params, split, limit, bar.update if bar else None, planned if bar else None
+            )
+    except ClusterError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        if bar:
+            bar.close()
+
+
+def write_mined(mined: Mined, output: str | os.PathLike, params: MineParams, split: str, paths: list) -> None:
+    """Write the patterns table of ``mined`` (mined from ``paths``) to ``output``."""
     meta = table_metadata(
         "patterns",
-        fingerprint=corpus.fingerprint(),
+        fingerprint=mined.fingerprint,
         params={
             **asdict(params),
             "split": split,
-            "games": len(corpus),
-            "positions": corpus.n_positions,
-            "discovery_threshold": rows.pop("discovery_threshold"),
+            "games": mined.games,
+            "positions": mined.positions,
+            "discovery_threshold": mined.threshold,
             "sources": [str(p) for p in paths],
         },
     )
-    table = patterns_table(rows, features)
-    write_table(table, output, meta)
+    write_table(patterns_table(mined.rows, mined.features), output, meta)
+
+
+def run_mine_command(
+    paths: list[str], output: str, params: MineParams, split: str, workers: int,
+    limit: int | None, quiet: bool, scheduler: str | None = None,
+) -> None:
+    """Mine ``paths`` into the patterns table at ``output`` and print a summary;
+    on the Dask cluster ``scheduler`` when given, else with ``workers`` processes."""
+    start = time.perf_counter()
+    if scheduler is None:
+        mined = _mine_here(paths, params, split, workers, limit, quiet)
+    else:
+        mined = _mine_on_dask(paths, params, split, scheduler, limit, quiet)
+    write_mined(mined, output, params, split, paths)
+    rows, features = mined.rows, mined.features
     if not quiet:
         seconds = time.perf_counter() - start
         sizes = np.bincount(rows["ring"])
+        where = f"{mined.workers} Dask worker(s)" if scheduler else f"{mined.workers} worker(s)"
         click.echo(
-            f"mined {len(corpus):,} games, {corpus.n_positions:,} positions in {seconds:.1f} s "
-            f"({corpus.n_positions / seconds:,.0f} positions/s, {workers} worker(s))"
+            f"mined {mined.games:,} games, {mined.positions:,} positions in {seconds:.1f} s "
+            f"({mined.positions / seconds:,.0f} positions/s, {where})"
         )
         click.echo(f"kept {len(rows['seen']):,} patterns and {len(features['seen']):,} feature levels; rings {', '.join(f'{k}: {n:,}' for k, n in enumerate(sizes) if n)}")
         click.echo(f"peak memory {peak_memory_mb():,.0f} MB; wrote {output}")
