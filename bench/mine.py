@@ -126,7 +126,7 @@ def compare_with_dask(args) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         dataset = f"{tmp}/games"
         games = list(islice((g for g in read_games([CORPUS]) if g.split == "train"), args.games))
-        write_games_dataset(games, dataset, partition_size=max(1, args.games // 8))
+        write_games_dataset(games, dataset, partition_size=5000)
         params = MineParams(min_count=args.min_count, max_ring=MAX_RING, discovery_games=min(len(games), args.discovery_games))
 
         _warm_up(dataset)

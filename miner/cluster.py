@@ -18,8 +18,9 @@ table themselves, so every worker needs read access to the paths given.
    corpus's ordinals.
 4. *Reduce*: sums by a tree of pairwise merges, on the cluster; pruning to the
    kept patterns is one task there.
-5. *Keys*: a task per shard rebuilds the keys of the kept patterns first seen
-   in its games.
+5. *Keys*: tasks of equal numbers of kept patterns (most are first seen in the
+   first games) rebuild their keys from the games of the shard where each was
+   first seen.
 
 Sums and minima do not depend on how games are cut into shards or merged, so
 the client writes the table of a one-process run byte for byte. Every task is a
@@ -59,10 +60,12 @@ if TYPE_CHECKING:
     from distributed import Client
 
 INSTALL_HINT = "--scheduler needs Dask: pip install 'shapemill[dask]'"
-#: Most games a shard holds; fewer when that leaves under 4 shards a worker.
-#: Each shard costs a fixed setup (the dictionary's table, the empty board's
-#: chains: some 0.3 s, the time of 20 games), so shards are not made smaller.
+#: Most games a shard holds; fewer when that leaves under 2 shards a worker.
+#: A shard's patterns cost a fixed setup (the dictionary's table, the empty
+#: board's chains: about a second for a dictionary of 600,000 patterns, the
+#: time of some 30 games), so shards are not made smaller.
 SHARD_GAMES = 1000
+SHARDS_PER_WORKER = 2
 
 
 class ClusterError(Exception):
@@ -137,9 +140,9 @@ def _plan(paths: list[str], split: str) -> list[tuple[str, int]]:
 
 def shards_of(files: list[tuple[str, int]], split: str, limit: int | None, workers: int) -> list[Shard]:
     """The shards of ``files`` (each with its number of games), in corpus order:
-    at most :data:`SHARD_GAMES` games each, and about 4 a worker."""
+    at most :data:`SHARD_GAMES` games each, and about :data:`SHARDS_PER_WORKER` a worker."""
     total = sum(n for _, n in files) if limit is None else min(limit, sum(n for _, n in files))
-    size = max(1, min(SHARD_GAMES, math.ceil(total / (4 * workers))))
+    size = max(1, min(SHARD_GAMES, math.ceil(total / (SHARDS_PER_WORKER * workers))))
     shards, first = [], 0
     for path, n in files:
         n = min(n, total - first)
@@ -176,6 +179,25 @@ def _merge_tables(a: counts.Table, b: counts.Table) -> counts.Table:
 def _shard_keys(shard: Shard, witnesses: np.ndarray, rings: np.ndarray) -> list[bytes]:
     corpus = load_part(shard.path, shard.split, shard.start, shard.stop)
     return witness_keys(corpus, {"witness": counts.shift_witnesses(witnesses, -shard.first), "ring": rings})
+
+
+def _keys(client: Client, shards: list[Shard], rows: dict[str, np.ndarray], workers: int) -> list[bytes]:
+    """The keys of the kept ``rows``, rebuilt on the cluster in tasks of at most
+    a quarter of a worker's share of the rows, each within one shard."""
+    order = np.argsort(rows["witness"], kind="stable")
+    owner = np.searchsorted([s.first for s in shards], counts.witness_games(rows["witness"][order]), side="right") - 1
+    chunk = max(1, math.ceil(len(order) / (4 * workers)))
+    tasks = []
+    for k in np.unique(owner):
+        own = order[owner == k]
+        for a in range(0, len(own), chunk):
+            todo = own[a : a + chunk]
+            tasks.append((todo, client.submit(_shard_keys, shards[k], rows["witness"][todo], rows["ring"][todo], retries=1)))
+    keys: list[bytes] = [b""] * len(order)
+    for (todo, _), found in zip(tasks, client.gather([f for _, f in tasks])):
+        for j, key in zip(todo, found):
+            keys[j] = key
+    return keys
 
 
 def _tree(client: Client, futures: list, merge: Callable):
@@ -230,19 +252,9 @@ def mine_on_cluster(
             if progress:
                 progress(1)
         rows, (seen, played), discovered = client.gather([pruned, summed, found])
-        games = counts.witness_games(rows["witness"])
-        owner = np.searchsorted([s.first for s in shards], games, side="right") - 1
-        parts = {k: np.flatnonzero(owner == k) for k in np.unique(owner)}
-        keys = client.gather({
-            k: client.submit(_shard_keys, shards[k], rows["witness"][todo], rows["ring"][todo], retries=1)
-            for k, todo in parts.items()
-        })
+        rows["key"] = _keys(client, shards, rows, workers)
     except Exception as exc:
         raise ClusterError(f"a Dask task failed: {type(exc).__name__}: {exc}") from None
-    rows["key"] = [b""] * len(games)
-    for k, todo in parts.items():
-        for j, key in zip(todo, keys[k]):
-            rows["key"][j] = key
     return Mined(
         rows, feature_columns(seen, played), discovered.threshold, discovered.fingerprint,
         discovered.games, discovered.positions, workers,

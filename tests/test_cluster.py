@@ -83,14 +83,14 @@ def test_a_worker_killed_mid_job_does_not_change_the_table(dataset, client, tmp_
 
 def test_shards_cover_the_games_in_corpus_order():
     files = [("a", 5), ("b", 0), ("c", 4)]
-    shards = shards_of(files, "train", None, workers=3)
+    shards = shards_of(files, "train", None, workers=5)
     assert shards == [Shard("a", "train", i, i + 1, i) for i in range(5)] + [
         Shard("c", "train", i, i + 1, 5 + i) for i in range(4)
     ]
     assert shards_of(files, "all", 6, workers=1)[-1] == Shard("c", "all", 0, 1, 5)
     big = shards_of([("a", 100_000)], "train", None, workers=2)
     assert len(big) == 100 and big[-1] == Shard("a", "train", 99_000, 100_000, 99_000)
-    assert [s.stop - s.start for s in shards_of([("a", 1000)], "train", None, workers=2)] == [125] * 8
+    assert [s.stop - s.start for s in shards_of([("a", 1000)], "train", None, workers=2)] == [250] * 4
 
 
 def test_scheduler_errors_are_one_line(dataset, tmp_path, monkeypatch):
