@@ -111,12 +111,12 @@ def _mine_on_dask(paths: list[str], params: MineParams, split: str, scheduler: s
     try:
         with dask_client(scheduler) as client:
             return mine_on_cluster(
-                client, paths, params, split, limit, bar.update if bar else None, planned if bar else None
+                client, paths, params, split, limit, *((bar.update, planned) if bar is not None else (None, None))
             )
     except ClusterError as exc:
         raise click.ClickException(str(exc)) from None
     finally:
-        if bar:
+        if bar is not None:
             bar.close()
 
 
