@@ -55,6 +55,22 @@ def test_dask_writes_the_table_of_one_process_byte_for_byte(dataset, client, tmp
     assert one.read_bytes() == remote.read_bytes()
 
 
+def test_dask_on_a_slice_of_tygem(client, tmp_path):
+    from itertools import islice
+
+    from shapemill.datasets import read_games
+    from shapemill.datasets.scanner import write_games_dataset
+
+    tygem = Path(__file__).resolve().parents[2] / "shared" / "data" / "tygem9d"
+    if not tygem.exists():
+        pytest.skip("../shared/data/tygem9d is not here")
+    folder, one, dask = tmp_path / "games", tmp_path / "one.parquet", tmp_path / "dask.parquet"
+    write_games_dataset(list(islice(read_games([tygem]), 24)), folder, partition_size=7)
+    mine(str(folder), "-o", str(one), "--split", "all", "-j", "2")
+    mine(str(folder), "-o", str(dask), "--split", "all", "--scheduler", client.scheduler_info()["address"])
+    assert one.read_bytes() == dask.read_bytes()
+
+
 def test_a_worker_killed_mid_job_does_not_change_the_table(dataset, client, tmp_path):
     from shapemill.miner.cluster import mine_on_cluster
     from shapemill.miner.run import write_mined
