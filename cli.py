@@ -73,11 +73,14 @@ def scan(ctx: click.Context, paths, output, partition_size, errors_path, size, n
 @click.option("--limit-games", type=click.IntRange(1), default=None, help="Mine the first N games only.")
 @click.option("--discovery-games", default=4000, show_default=True, type=click.IntRange(1),
               help="Games sampled (spread over the corpus) to discover frequent large patterns.")
+@click.option("--discovery-rounds", default=2, show_default=True, type=click.IntRange(0),
+              help="Extra discovery rounds over the sample, each gated by the patterns found so far.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Mine on a Dask cluster: a scheduler's tcp://HOST:PORT, or local:N to start N local "
                    "workers (replaces -j; needs pip install 'shapemill[dask]').")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar and no summary.")
-def mine(games, output, min_count, max_size, split, workers, limit_games, discovery_games, scheduler, quiet) -> None:
+def mine(games, output, min_count, max_size, split, workers, limit_games, discovery_games, discovery_rounds,
+         scheduler, quiet) -> None:
     """Count the shape patterns of every legal move of every position.
 
     GAMES are games tables or partitioned datasets written by `scan` and/or SGF
@@ -91,7 +94,9 @@ def mine(games, output, min_count, max_size, split, workers, limit_games, discov
     from shapemill.miner.spatial import MAX_RING
 
     max_ring = MAX_RING if max_size == WHOLE_BOARD else min(max_size, MAX_RING)
-    params = MineParams(min_count=min_count, max_ring=max_ring, discovery_games=discovery_games)
+    params = MineParams(
+        min_count=min_count, max_ring=max_ring, discovery_games=discovery_games, discovery_rounds=discovery_rounds
+    )
     run_mine_command(list(games), output, params, split, workers, limit_games, quiet, scheduler)
 
 

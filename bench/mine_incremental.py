@@ -44,7 +44,7 @@ class Straightforward:
     def game(self, table, i: int):
         from shapemill.miner import mine
 
-        return mine._mine_game(self.corpus, i, self.params, table, mine.COUNT, 0, 0)
+        return mine._mine_game(self.corpus, i, self.params, table)
 
 
 def timed_pass(job, n_games: int) -> tuple[float, float, object]:

@@ -256,6 +256,6 @@ def mine_on_cluster(
     except Exception as exc:
         raise ClusterError(f"a Dask task failed: {type(exc).__name__}: {exc}") from None
     return Mined(
-        rows, feature_columns(seen, played), discovered.threshold, discovered.fingerprint,
-        discovered.games, discovered.positions, workers,
+        rows, feature_columns(seen, played), discovered.threshold, len(discovered.rings),
+        discovered.fingerprint, discovered.games, discovered.positions, workers,
     )

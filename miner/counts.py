@@ -4,14 +4,12 @@ Pattern ids are Zobrist hashes, uniformly random, so the low bits of the id are
 the home slot and linear probing needs no further mixing. Key 0 marks an empty
 slot (ids are never 0: see ``spatial.ring_ids``).
 
-A table is a tuple ``(rows, ring, used)``. ``rows`` is ``int64[capacity, 5]``: per
+A table is a tuple ``(rows, ring, used)``. ``rows`` is ``int64[capacity, 4]``: per
 slot the pattern id (``KEY``), the number of times it was available to the player
 to move (``SEEN``) and chosen (``PLAYED``), its *witness* -- the first occurrence
 in corpus order, encoded by :func:`witness` -- from which its canonical key is
-rebuilt at the end instead of being stored during the run, and a ``MARK``: the
-position of the latest increment and how many it received there, so that
-:func:`seen_before` can tell the count as it stood before the current position.
-A row is 40 bytes, so a probe costs one cache miss or two. ``ring`` is each slot's ring and
+rebuilt at the end instead of being stored during the run. A row is 32 bytes, so
+a probe costs one cache miss or two. ``ring`` is each slot's ring and
 ``used`` a one-element array with the number of occupied slots.
 """
 
@@ -22,9 +20,7 @@ from numba import njit
 
 NO_WITNESS = np.iinfo(np.int64).max
 
-KEY, SEEN, PLAYED, WITNESS, MARK = range(5)
-#: Low bits of MARK counting the increments within the marked position.
-MARK_BITS = 12
+KEY, SEEN, PLAYED, WITNESS = range(4)
 #: A witness's game ordinal starts at this bit (move and point below it).
 GAME_SHIFT = 24
 
@@ -34,7 +30,7 @@ Table = tuple[np.ndarray, np.ndarray, np.ndarray]
 def new_table(capacity: int = 1 << 16) -> Table:
     """An empty table with room for ``capacity`` slots (rounded up to a power of two)."""
     n = 1 << max(4, int(capacity - 1).bit_length())
-    rows = np.zeros((n, 5), dtype=np.int64)
+    rows = np.zeros((n, 4), dtype=np.int64)
     rows[:, WITNESS] = NO_WITNESS
     return rows, np.zeros(n, dtype=np.int16), np.zeros(1, dtype=np.int64)
 
@@ -98,24 +94,6 @@ def add(table: Table, key: int, ring: int, seen: int, played: int, first: int) -
     if first < rows[i, WITNESS]:
         rows[i, WITNESS] = first
     return i
-
-
-@njit(cache=True)
-def seen_before(rows: np.ndarray, i: int, position: int) -> int:
-    """Slot ``i``'s count before ``position``, and mark one more increment there.
-
-    Gating on counts from before the position makes the decisions for a
-    position's candidates independent of the order they are visited in, so
-    mirrored positions are treated alike.
-    """
-    mark = rows[i, MARK]
-    earlier = rows[i, SEEN]
-    if mark >> MARK_BITS == position:
-        earlier -= mark & ((1 << MARK_BITS) - 1)
-        rows[i, MARK] = mark + 1
-    else:
-        rows[i, MARK] = (position << MARK_BITS) | 1
-    return earlier - 1
 
 
 @njit(cache=True)

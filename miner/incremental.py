@@ -94,6 +94,15 @@ RING_COLUMNS = 12
 INSERTS = 3
 
 
+@njit(cache=True)
+def room_needed(size: int, max_ring: int, threshold: int) -> int:
+    """Most entries one ply can insert: counting inserts smallest rings only,
+    discovery any ring it closes (every ring of every point, at the game's end)."""
+    if threshold == 0:
+        return INSERTS * size * size
+    return 2 * size * size * (max_ring + 1)
+
+
 class Chains(NamedTuple):
     """The chains of one game, per view (0: black to move, 1: white) and board point."""
 
@@ -103,6 +112,11 @@ class Chains(NamedTuple):
     changed: np.ndarray  # int32[2, n, 3]: (point, old colour, new colour) since the view's last turn
     n_changed: np.ndarray  # int32[2]
     fresh: np.ndarray  # int64[max_ring + 1, 2]: scratch, new ids and their slots
+    # Discovery's instances closed during a turn, added to the table at its end so
+    # that the turn's gates do not depend on the order its points are visited in
+    # (mirrored positions are treated alike); no rows when counting.
+    closed: np.ndarray  # int64[n, 5]: id, ring, seen, played, witness
+    n_closed: np.ndarray  # int64[1]
 
 
 class Template(NamedTuple):
@@ -114,11 +128,13 @@ class Template(NamedTuple):
     base: int  # index of displacement 0 in ``inverse``
 
 
-def template(size: int, max_ring: int, table: counts.Table) -> Template:
-    """The empty board's chains for ``size``, gated by the patterns in ``table``.
+def template(size: int, max_ring: int, table: counts.Table, threshold: int = 0, counted=None) -> Template:
+    """The empty board's chains for ``size``, gated by the patterns in ``table``
+    (``threshold`` and ``counted``: see :func:`count_moves`).
 
     Valid for the whole counting pass: only smallest-ring patterns are inserted
-    while counting, and they do not gate.
+    while counting, and they do not gate. Discovery's dictionary grows, so its
+    template is brought up to date between games (:func:`_regrow`).
     """
     geo = geometry(size)
     b, m = new_board(size)
@@ -129,14 +145,18 @@ def template(size: int, max_ring: int, table: counts.Table) -> Template:
     # Between two turns of a view: the setup stones, or two moves and what they captured.
     changed = np.zeros((2, 2 * points + 2, 3), dtype=np.int32)
     fresh = np.zeros((max_ring + 1, 2), dtype=np.int64)
-    chains = Chains(np.zeros((2, points), dtype=np.int32), rings, state, changed, np.zeros(2, dtype=np.int32), fresh)
+    closed = np.zeros((2 * points * (max_ring + 1) if threshold else 0, 5), dtype=np.int64)
+    chains = Chains(
+        np.zeros((2, points), dtype=np.int32), rings, state, changed, np.zeros(2, dtype=np.int32), fresh,
+        closed, np.zeros(1, dtype=np.int64),
+    )
     padded = np.array([padded_point(p, m, geo.pad) for p in range(points)], dtype=np.int32)
     base = geo.pad * (geo.stride + 1)
     inverse = np.zeros((8, 2 * base + 1), dtype=np.int16)
     n = RING_END[geo.max_ring]
     for s in range(8):
         inverse[s, geo.delta[s, :n] + base] = np.arange(n)
-    _open_all(b, chains, table, padded, geo.delta, max_ring)
+    _open_all(b, chains, table, table if counted is None else counted, padded, geo.delta, max_ring, threshold)
     rings[..., SLOT] = -1  # a game's table may be another
     return Template(chains, padded, inverse, base)
 
@@ -150,13 +170,28 @@ def _adopt(tpl: Template, first_color: int, chains: Chains) -> None:
 
 
 @njit(cache=True, inline="always")
-def _close(rings, table, v, p, k, ply, game) -> None:
-    """Add the counts of ring ``k``'s instance at point ``p`` of view ``v``, ended at ``ply``."""
+def _close(chains, table, v, p, k, ply, game) -> None:
+    """Add the counts of ring ``k``'s instance at point ``p`` of view ``v``, ended at ``ply``.
+
+    Discovery puts them aside until the end of the turn, and counts the instance
+    once however many positions it lasted: a shape that lingers for many moves of
+    one game must not pass the sample's low threshold on that game alone.
+    """
+    rings = chains.rings
     a = rings[v, p, k, OPENED]
     seen = (ply - a + 1) // 2
     if seen == 0:
         return
     first = counts.witness(game, a, p)
+    if len(chains.closed):
+        j = chains.n_closed[0]
+        chains.closed[j, 0] = rings[v, p, k, ID]
+        chains.closed[j, 1] = k
+        chains.closed[j, 2] = 1
+        chains.closed[j, 3] = rings[v, p, k, PLAYED]
+        chains.closed[j, 4] = first
+        chains.n_closed[0] = j + 1
+        return
     i = rings[v, p, k, SLOT]
     if i < 0:
         counts.add(table, rings[v, p, k, ID], k, seen, rings[v, p, k, PLAYED], first)
@@ -169,10 +204,19 @@ def _close(rings, table, v, p, k, ply, game) -> None:
 
 
 @njit(cache=True)
+def _add_closed(chains, table) -> None:
+    """Add the instances discovery put aside to the table."""
+    closed = chains.closed
+    for j in range(chains.n_closed[0]):
+        counts.add(table, closed[j, 0], closed[j, 1], closed[j, 2], closed[j, 3], closed[j, 4])
+    chains.n_closed[0] = 0
+
+
+@njit(cache=True)
 def _drop(chains, table, v, p, ply, game) -> None:
     """Close every instance of point ``p`` in view ``v``: it is no longer a legal move."""
     for k in range(MIN_RING, chains.depth[v, p] + 1):
-        _close(chains.rings, table, v, p, k, ply, game)
+        _close(chains, table, v, p, k, ply, game)
     chains.depth[v, p] = 0
 
 
@@ -186,15 +230,32 @@ def _ring_id(rings, v, p, k) -> int:
     return key if key != 0 else 1
 
 
+@njit(cache=True, inline="always")
+def _frequent(rings, rows, counted, v, p, k, threshold) -> bool:
+    """Whether ring ``k``'s pattern has been seen ``threshold`` times, in the
+    dictionary found earlier (``rows``) or in this round's counts (discovery's gate)."""
+    i = rings[v, p, k, SLOT]
+    if i < 0:
+        i = counts.slot(rows, rings[v, p, k, ID])
+    if rows[i, counts.KEY] != 0 and rows[i, counts.SEEN] >= threshold:
+        return True
+    own = counted[0]
+    i = counts.slot(own, rings[v, p, k, ID])
+    return own[i, counts.KEY] != 0 and own[i, counts.SEEN] >= threshold
+
+
 @njit(cache=True)
-def _rechain(chains, table, v, p, q, j, top, ply, game, delta, max_ring) -> None:
+def _rechain(chains, table, counted, v, p, q, j, top, ply, game, delta, max_ring, threshold) -> None:
     """Bring rings ``j`` and up of point ``p`` (padded ``q``) in view ``v`` up to date;
     their hashes are current up to ring ``top``, the rings past it are hashed from
     the board.
 
     Rings whose id changed close their instance and open a new one at ``ply``.
-    Growth stops, as in ``mine._count_candidate``, at the first ring past the
-    smallest whose id is not in the table; the smallest always counts.
+    Counting (``threshold`` 0) stops, as in ``mine._count_candidate``, at the
+    first ring past the smallest whose id is not in the table; the smallest always
+    counts. Discovery counts every ring it reaches (into ``counted``) and stops
+    past the first whose pattern was seen fewer than ``threshold`` times: the
+    *frontier*, counted so that it can become frequent.
     """
     rings, fresh = chains.rings, chains.fresh
     rows = table[0]
@@ -212,33 +273,49 @@ def _rechain(chains, table, v, p, q, j, top, ply, game, delta, max_ring) -> None
                 rings[v, p, k, s] = rings[v, p, k - 1, s]
             fresh[k, 0] = grow_ring(rings[v, p, k, :8], chains.state, q, RELATIVE[v + 1], delta, k)
             fresh[k, 1] = counts.slot(rows, fresh[k, 0])
-        key, i = fresh[k, 0], fresh[k, 1]
-        if i < 0:
-            k += 1
-            continue
-        if rows[i, counts.KEY] == 0:
-            if k > MIN_RING:
-                break
-            i = -1  # a smallest ring not in the table goes in when it closes, seen
-        if k <= old:
-            _close(rings, table, v, p, k, ply, game)
-        rings[v, p, k, ID] = key
-        rings[v, p, k, OPENED] = ply
-        rings[v, p, k, PLAYED] = 0
-        rings[v, p, k, SLOT] = i
+        key, i = fresh[k, 0], fresh[k, 1]  # a slot of -1: the ring did not change
+        if i >= 0:
+            if rows[i, counts.KEY] == 0:
+                if k > MIN_RING and threshold == 0:
+                    break
+                i = -1  # a ring not in the table goes in when it closes, seen
+            if k <= old:
+                _close(chains, table, v, p, k, ply, game)
+            rings[v, p, k, ID] = key
+            rings[v, p, k, OPENED] = ply
+            rings[v, p, k, PLAYED] = 0
+            rings[v, p, k, SLOT] = i
         k += 1
+        if threshold > 0 and not _frequent(rings, rows, counted, v, p, k - 1, threshold):
+            break
     for r in range(k, old + 1):
-        _close(rings, table, v, p, r, ply, game)
+        _close(chains, table, v, p, r, ply, game)
     chains.depth[v, p] = k - 1
 
 
 @njit(cache=True)
-def _open_all(b, chains, table, padded, delta, max_ring) -> None:
+def _open_all(b, chains, table, counted, padded, delta, max_ring, threshold) -> None:
     """Open the chains of every point in both views (the template: an empty board)."""
     for v in range(2):
         for p in range(len(padded)):
             if b[COLOR, p] != BORDER:
-                _rechain(chains, table, v, p, padded[p], MIN_RING, MIN_RING - 1, 0, 0, delta, max_ring)
+                _rechain(chains, table, counted, v, p, padded[p], MIN_RING, MIN_RING - 1, 0, 0, delta, max_ring, threshold)
+
+
+@njit(cache=True)
+def _regrow(chains, table, counted, padded, delta, max_ring, threshold) -> None:
+    """Grow the template's chains past frontiers that have become frequent.
+
+    The board is empty and nothing changed, so each chain is re-gated from its
+    frontier: hashing only the rings it grows by, closing nothing.
+    """
+    depth = chains.depth
+    for v in range(2):
+        for p in range(len(padded)):
+            k = depth[v, p]
+            if k > 0:
+                _rechain(chains, table, counted, v, p, padded[p], k, k, 0, 0, delta, max_ring, threshold)
+    chains.rings[..., SLOT] = -1
 
 
 @njit(cache=True, inline="always")
@@ -267,7 +344,7 @@ def _apply_changes(chains, v, p, top, padded, inverse, base) -> int:
 
 
 @njit(cache=True)
-def _turn(b, m, color, chains, table, ply, game, delta, max_ring, padded, inverse, base) -> None:
+def _turn(b, m, color, chains, table, counted, ply, game, delta, max_ring, padded, inverse, base, threshold) -> None:
     """Bring ``color``'s chains up to date with the board before move ``ply``."""
     depth, changed = chains.depth, chains.changed
     v = color - 1
@@ -283,13 +360,14 @@ def _turn(b, m, color, chains, table, ply, game, delta, max_ring, padded, invers
             if old > 0:
                 _drop(chains, table, v, p, ply, game)
         elif old == 0:
-            _rechain(chains, table, v, p, padded[p], MIN_RING, MIN_RING - 1, ply, game, delta, max_ring)
+            _rechain(chains, table, counted, v, p, padded[p], MIN_RING, MIN_RING - 1, ply, game, delta, max_ring, threshold)
         else:
-            # The stopping ring old + 1 can enter the dictionary when it changes.
-            top = min(old + 1, max_ring)
+            # Counting: the stopping ring old + 1 can enter the dictionary when it
+            # changes. Discovery counts its frontier, so its hashes stop there.
+            top = min(old + (threshold == 0), max_ring)
             j = _apply_changes(chains, v, p, top, padded, inverse, base)
             if j <= top:
-                _rechain(chains, table, v, p, padded[p], j, top, ply, game, delta, max_ring)
+                _rechain(chains, table, counted, v, p, padded[p], j, top, ply, game, delta, max_ring, threshold)
     chains.n_changed[v] = 0
 
 
@@ -323,61 +401,89 @@ def _close_all(chains, table, ply, game) -> None:
 # reference count, so the kernel's helpers skip the atomic increments (full memory
 # fences) that would otherwise cost a third of its time; it allocates nothing.
 @njit(cache=True, _nrt=False)
-def count_moves(b, m, moves, start, first_color, game, delta, max_ring, table, chains, padded, inverse, base) -> int:
-    """Count the patterns of the positions before ``moves[start:]`` and play them.
+def count_moves(
+    b, m, moves, start, first_color, game, delta, max_ring, gate, chains, padded, inverse, base, threshold, table
+) -> int:
+    """Count the patterns of the positions before ``moves[start:]`` into ``table``
+    and play them.
 
-    The incremental twin of ``mine.mine_moves`` in COUNT mode, with its protocol:
-    returns ``len(moves)`` when the game is done, less when the table needs room
+    With ``threshold`` 0, the incremental twin of ``mine.mine_moves``: the
+    dictionary's patterns and every smallest ring, ``gate`` and ``table`` being the
+    dictionary. With a ``threshold``, discovery: a candidate's rings grow past
+    ring k while ring k's pattern has been seen ``threshold`` times, in ``gate``
+    (the dictionary of an earlier round) or in ``table`` so far, and are all
+    counted, the frontier included.
+    Returns ``len(moves)`` when the game is done, less when the table needs room
     first (grow it and call again from there with the same chains), or ``-1`` on
     an illegal move, after counting the positions before it.
     """
     size = m[SIZE]
+    room = room_needed(size, max_ring, threshold)
     if start == 0:
         _sync(b, chains, padded)
     for n in range(start, len(moves)):
-        if 2 * (table[2][0] + INSERTS * size * size) > len(table[1]):
+        if 2 * (table[2][0] + room) > len(table[1]):
             return n
         color = first_color if n % 2 == 0 else 3 - first_color
         chosen = to_point(moves[n], size)
         if illegal_reason(b, m, color, chosen) != OK:
-            _close_all(chains, table, n, game)
+            _close_all(chains, gate, n, game)
+            _add_closed(chains, table)
             return -1
-        _turn(b, m, color, chains, table, n, game, delta, max_ring, padded, inverse, base)
+        _turn(b, m, color, chains, gate, table, n, game, delta, max_ring, padded, inverse, base, threshold)
+        _add_closed(chains, table)
         if chosen != PASS:
             for k in range(MIN_RING, chains.depth[color - 1, chosen] + 1):
                 chains.rings[color - 1, chosen, k, PLAYED] += 1
         play(b, m, color, chosen)
         _sync(b, chains, padded)
-    _close_all(chains, table, len(moves), game)
+    _close_all(chains, gate, len(moves), game)
+    _add_closed(chains, table)
     return len(moves)
 
 
-def count_game(corpus: Corpus, i: int, params, table: counts.Table, cache: dict) -> counts.Table:
+def count_game(
+    corpus: Corpus, i: int, params, table: counts.Table, cache: dict, threshold: int = 0,
+    gate: counts.Table | None = None,
+) -> counts.Table:
     """Count game ``i`` into ``table`` (growing it when needed); returns the table.
 
-    The same counts as ``mine._mine_game(corpus, i, params, table, COUNT, 0, 0)``.
-    ``cache`` keeps, per board size, the template and the chains reused by every
-    game of the pass (``params`` and the dictionary must not change).
+    With ``threshold`` 0, the same counts as ``mine._mine_game(corpus, i, params,
+    table)``; ``cache`` keeps, per board size, the template and the chains reused
+    by every game of the pass (``params`` and the dictionary must not change).
+    With a ``threshold``, discovery (see :func:`count_moves`) gated by ``gate`` and
+    the table's own counts; the table is pruned of patterns seen once when it
+    reaches ``params.table_capacity`` slots (lossy counting).
     """
     size = int(corpus.board_size[i])
     geo = geometry(size)
     max_ring = min(params.max_ring, geo.max_ring)
     if max_ring < MIN_RING:
         return table
+    gate = table if gate is None else gate
     if size not in cache:
-        tpl = template(size, max_ring, table)
+        tpl = template(size, max_ring, gate, threshold, table)
         cache[size] = tpl, Chains(*(a.copy() for a in tpl.chains))
     tpl, chains = cache[size]
+    if threshold:
+        _regrow(tpl.chains, gate, table, tpl.padded, geo.delta, max_ring, threshold)
     first_color = int(corpus.first_color[i])
     _adopt(tpl, first_color, chains)
     b, m = corpus.start_position(i)
     moves = corpus.game_moves(i)
+    room = room_needed(size, max_ring, threshold)
     n = 0
     while True:
         n = count_moves(
-            b, m, moves, n, first_color, i, geo.delta, max_ring, table, chains, tpl.padded, tpl.inverse, tpl.base
+            b, m, moves, n, first_color, i, geo.delta, max_ring, gate, chains,
+            tpl.padded, tpl.inverse, tpl.base, threshold, table,
         )
         if not 0 <= n < len(moves):
             return table
-        table = counts.rebuilt(table, room=4 * (counts.used(table) + INSERTS * size * size))
-        chains.rings[..., SLOT] = -1  # they were the old table's
+        if threshold and counts.capacity(table) >= params.table_capacity:
+            table = counts.rebuilt(table, keep_min=2, room=params.table_capacity)
+        if 2 * (counts.used(table) + room) > counts.capacity(table):
+            table = counts.rebuilt(table, room=2 * (counts.used(table) + room))
+        if not threshold:
+            gate = table
+            chains.rings[..., SLOT] = -1  # they were the old table's

@@ -7,10 +7,13 @@ possible (4 billion candidates in 80,000 games, each with a never-seen-before
 largest ring) nor useful, so a candidate's rings grow only while its pattern is
 frequent, in two passes:
 
-1. *Discovery* on a spread sample of the games, in one process: a candidate grows
-   from ring k to ring k+1 when ring k's pattern had been seen ``threshold`` times
-   before this position (the sample's share of ``min_count``). When the table fills up, patterns
-   seen once are pruned (lossy counting), which bounds memory.
+1. *Discovery* on a spread sample of the games, in one process, with the
+   incremental kernel of :mod:`shapemill.miner.incremental`: a candidate grows
+   from ring k to ring k+1 when ring k's pattern had occurred ``threshold`` times
+   (the sample's share of ``min_count``; an occurrence being a run of positions
+   where the candidate keeps that pattern) by the time the candidate's rings last
+   changed. When the table fills up, patterns seen once are pruned (lossy
+   counting), which bounds memory.
 2. *Counting* on all games, in any number of worker processes: a candidate's rings
    are counted while their pattern is in the discovered dictionary; the smallest
    ring is always counted. Counts are exact for every pattern counted, and sums
@@ -24,8 +27,9 @@ first occurrence (the *witness*).
 from __future__ import annotations
 
 import multiprocessing
-from queue import Empty
+import time
 from dataclasses import dataclass, field
+from queue import Empty
 
 import numpy as np
 from numba import njit
@@ -62,7 +66,6 @@ from shapemill.miner.spatial import (
     padded_point,
 )
 
-DISCOVER, COUNT = 0, 1
 #: Most new entries one position can add: one frontier pattern per candidate.
 POSITION_INSERTS = 400
 
@@ -74,34 +77,29 @@ class MineParams:
     min_count: int = 50
     max_ring: int = 54
     discovery_games: int = 4000
+    discovery_rounds: int = 2
     table_capacity: int = 1 << 24
 
 
 @njit(cache=True)
-def _count_candidate(
-    state, q, rel, delta, max_ring, table, mode, threshold, played, first, position, h
-) -> None:
-    """Count the rings of one candidate move, growing while its pattern is frequent."""
+def _count_candidate(state, q, rel, delta, max_ring, table, played, first, h) -> None:
+    """Count the rings of one candidate move while its pattern is in the dictionary;
+    the smallest ring always counts."""
     rows = table[0]
     h[:] = 0
     for k in range(MIN_RING, max_ring + 1):
         key = grow_ring(h, state, q, rel, delta, k)
-        if mode == COUNT:
-            i = counts.slot(rows, key)
-            if rows[i, counts.KEY] == 0 and k > MIN_RING:
-                return
-            counts.add(table, key, k, 1, played, first)
-        else:
-            i = counts.add(table, key, k, 1, played, first)
-            if counts.seen_before(rows, i, position) < threshold:
-                return
+        i = counts.slot(rows, key)
+        if rows[i, counts.KEY] == 0 and k > MIN_RING:
+            return
+        counts.add(table, key, k, 1, played, first)
 
 
 @njit(cache=True)
-def mine_moves(
-    b, m, moves, start, first_color, game, pad, delta, max_ring, state, table, mode, threshold
-) -> int:
-    """Count the patterns of the positions before ``moves[start:]`` and play them.
+def mine_moves(b, m, moves, start, first_color, game, pad, delta, max_ring, state, table) -> int:
+    """Count the patterns of the positions before ``moves[start:]`` and play them,
+    hashing every ring of every candidate afresh: the reference for the incremental
+    kernel (:func:`shapemill.miner.incremental.count_moves`), which it must equal.
 
     Returns the index of the next move to mine: ``len(moves)`` when the game is
     done, less when the table needs room first (call again from there), or
@@ -122,17 +120,15 @@ def mine_moves(
             p = b[EMPTIES, i]
             if illegal_reason(b, m, color, p) == OK:
                 q = padded_point(p, m, pad)
-                first = counts.witness(game, n, p)
                 _count_candidate(
-                    state, q, rel, delta, max_ring, table, mode, threshold, int(p == chosen),
-                    first, first >> 12, h,
+                    state, q, rel, delta, max_ring, table, int(p == chosen), counts.witness(game, n, p), h
                 )
         play(b, m, color, chosen)
     return len(moves)
 
 
-def _mine_game(corpus, i, params, table, mode, threshold, prune_min):
-    """Mine game ``i`` into ``table``, growing or pruning it when it fills up."""
+def _mine_game(corpus, i, params, table):
+    """Count game ``i`` into ``table`` with :func:`mine_moves`, growing it when it fills up."""
     size = int(corpus.board_size[i])
     geo = geometry(size)
     state = np.empty(geo.stride * geo.stride, dtype=np.int8)
@@ -142,31 +138,41 @@ def _mine_game(corpus, i, params, table, mode, threshold, prune_min):
     while 0 <= n < len(moves):
         n = mine_moves(
             b, m, moves, n, int(corpus.first_color[i]), i, geo.pad, geo.delta,
-            min(params.max_ring, geo.max_ring), state, table, mode, threshold,
+            min(params.max_ring, geo.max_ring), state, table,
         )
         if 0 <= n < len(moves):
-            if mode == DISCOVER and counts.capacity(table) >= params.table_capacity:
-                table = counts.rebuilt(table, keep_min=prune_min)
-            if 2 * (counts.used(table) + POSITION_INSERTS) > counts.capacity(table):
-                table = counts.rebuilt(table, room=4 * (counts.used(table) + POSITION_INSERTS))
+            table = counts.rebuilt(table, room=4 * (counts.used(table) + POSITION_INSERTS))
     return table
+
+
+def discovery_sample(games: int, params: MineParams) -> np.ndarray:
+    """The games discovery counts: ``params.discovery_games`` of them (or all),
+    evenly spread over the corpus."""
+    n = min(games, params.discovery_games)
+    return np.arange(n, dtype=np.int64) * games // max(1, n)
 
 
 def discover(corpus: Corpus, params: MineParams, progress=None) -> tuple[counts.Table, int]:
     """Pass 1: the dictionary of patterns frequent in a spread sample of the games.
 
-    Returns the table of discovered patterns and the discovery threshold used.
+    A round over the sample grows candidates as its counts grow; they lag (an
+    instance counts when it ends, a candidate is re-gated when its rings change),
+    so later rounds count the sample again, gated by the dictionary found so far
+    as well: each also finds every frequent child of it. Returns the dictionary
+    and the discovery threshold used.
     """
-    step = max(1, len(corpus) // max(1, params.discovery_games))
-    sample = range(0, len(corpus), step)
+    sample = discovery_sample(len(corpus), params)
     share = len(sample) / max(1, len(corpus))
     threshold = max(2, int(round(params.min_count * share / 2)))
-    table = counts.new_table(1 << 20)
-    for i in sample:
-        table = _mine_game(corpus, i, params, table, DISCOVER, threshold, prune_min=2)
-        if progress:
-            progress(1)
-    return counts.rebuilt(table, keep_min=threshold), threshold
+    dictionary = counts.new_table(16)
+    for _ in range(1 + params.discovery_rounds):
+        table, cache = counts.new_table(1 << 20), {}
+        for i in sample.tolist():
+            table = count_game(corpus, i, params, table, cache, threshold, dictionary)
+            if progress:
+                progress(1)
+        dictionary = counts.rebuilt(table, keep_min=threshold)
+    return dictionary, threshold
 
 
 def _gate(dictionary: counts.Table) -> counts.Table:
@@ -376,16 +382,36 @@ def witness_keys(corpus: Corpus, rows: dict[str, np.ndarray]) -> list[bytes]:
 
 
 def mine_patterns(
-    corpus: Corpus, params: MineParams, workers: int = 1, progress=None
+    corpus: Corpus, params: MineParams, workers: int = 1, progress=None, seconds: dict | None = None
 ) -> dict[str, np.ndarray | list]:
     """Both passes over ``corpus``: the kept spatial patterns as columns.
 
     Kept: every smallest-ring pattern, and larger ones seen at least
     ``params.min_count`` times. ``progress(n)`` is called as games are done
-    (discovery games first, then all games).
+    (discovery games first, then all games); ``seconds``, if given, receives the
+    wall time of each step (``discovery``, ``counting``, ``keys``).
     """
+    clock = _Clock(seconds)
     dictionary, threshold = discover(corpus, params, progress)
-    rows = kept_patterns(count(corpus, dictionary, params, workers, progress), params)
+    clock.lap("discovery")
+    table = count(corpus, dictionary, params, workers, progress)
+    clock.lap("counting")
+    rows = kept_patterns(table, params)
     rows["key"] = witness_keys(corpus, rows)
+    clock.lap("keys")
     rows["discovery_threshold"] = threshold
+    rows["dictionary"] = counts.used(dictionary)
     return rows
+
+
+class _Clock:
+    """Wall time of consecutive steps, written into ``seconds`` when one is given."""
+
+    def __init__(self, seconds: dict | None) -> None:
+        self.seconds, self.start = seconds, time.perf_counter()
+
+    def lap(self, step: str) -> None:
+        now = time.perf_counter()
+        if self.seconds is not None:
+            self.seconds[step] = now - self.start
+        self.start = now

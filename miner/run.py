@@ -6,7 +6,7 @@ import os
 import resource
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import click
 import numpy as np
@@ -14,7 +14,7 @@ import pyarrow as pa
 
 from shapemill.datasets import InputError
 from shapemill.datasets.corpus import Corpus, load_corpus
-from shapemill.miner.mine import MineParams, count_features, mine_patterns
+from shapemill.miner.mine import MineParams, count_features, discovery_sample, mine_patterns
 from shapemill.miner.spatial import ring_points
 from shapemill.patterns.tables import TableError, table_metadata, write_table
 
@@ -65,16 +65,19 @@ def peak_memory_mb() -> float:
 @dataclass
 class Mined:
     """What a mining run found: the kept patterns (with keys), the feature
-    columns, the discovery threshold, and the corpus's fingerprint, games,
-    positions and the workers that mined it."""
+    columns, the discovery threshold and dictionary size, the corpus's
+    fingerprint, games and positions, the workers that mined it, and the wall
+    time of each step where it was measured."""
 
     rows: dict
     features: dict
     threshold: int
+    dictionary: int
     fingerprint: str
     games: int
     positions: int
     workers: int
+    seconds: dict[str, float] = field(default_factory=dict)
 
 
 def _progress_bar(quiet: bool, total: int | None, unit: str):
@@ -89,13 +92,19 @@ def _progress_bar(quiet: bool, total: int | None, unit: str):
 def _mine_here(paths: list[str], params: MineParams, split: str, workers: int, limit: int | None, quiet: bool) -> Mined:
     """Mine in this process and ``workers`` forked ones."""
     corpus = command_corpus(paths, split, limit)
-    bar = _progress_bar(quiet, min(len(corpus), params.discovery_games) + 2 * len(corpus), "game")
-    rows = mine_patterns(corpus, params, workers, bar.update if bar else None)
-    features = count_features(corpus, workers, bar.update if bar else None)
-    if bar:
+    discovery = len(discovery_sample(len(corpus), params)) * (1 + params.discovery_rounds)
+    bar = _progress_bar(quiet, discovery + 2 * len(corpus), "game")
+    seconds: dict[str, float] = {}
+    rows = mine_patterns(corpus, params, workers, bar.update if bar is not None else None, seconds)
+    features_start = time.perf_counter()
+    features = count_features(corpus, workers, bar.update if bar is not None else None)
+    seconds["features"] = time.perf_counter() - features_start
+    if bar is not None:
         bar.close()
-    threshold = rows.pop("discovery_threshold")
-    return Mined(rows, features, threshold, corpus.fingerprint(), len(corpus), corpus.n_positions, workers)
+    threshold, dictionary = rows.pop("discovery_threshold"), rows.pop("dictionary")
+    return Mined(
+        rows, features, threshold, dictionary, corpus.fingerprint(), len(corpus), corpus.n_positions, workers, seconds
+    )
 
 
 def _mine_on_dask(paths: list[str], params: MineParams, split: str, scheduler: str, limit: int | None, quiet: bool) -> Mined:
@@ -131,6 +140,7 @@ def write_mined(mined: Mined, output: str | os.PathLike, params: MineParams, spl
             "games": mined.games,
             "positions": mined.positions,
             "discovery_threshold": mined.threshold,
+            "dictionary": mined.dictionary,
             "sources": [str(p) for p in paths],
         },
     )
@@ -151,12 +161,13 @@ def run_mine_command(
     write_mined(mined, output, params, split, paths)
     rows, features = mined.rows, mined.features
     if not quiet:
-        seconds = time.perf_counter() - start
+        total = time.perf_counter() - start
         sizes = np.bincount(rows["ring"])
         where = f"{mined.workers} Dask worker(s)" if scheduler else f"{mined.workers} worker(s)"
+        steps = ", ".join(f"{step} {s:.1f} s" for step, s in mined.seconds.items())
         click.echo(
-            f"mined {mined.games:,} games, {mined.positions:,} positions in {seconds:.1f} s "
-            f"({mined.positions / seconds:,.0f} positions/s, {where})"
+            f"mined {mined.games:,} games, {mined.positions:,} positions in {total:.1f} s "
+            f"({mined.positions / total:,.0f} positions/s, {where})" + (f": {steps}" if steps else "")
         )
         click.echo(f"kept {len(rows['seen']):,} patterns and {len(features['seen']):,} feature levels; rings {', '.join(f'{k}: {n:,}' for k, n in enumerate(sizes) if n)}")
         click.echo(f"peak memory {peak_memory_mb():,.0f} MB; wrote {output}")

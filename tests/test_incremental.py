@@ -20,7 +20,7 @@ def straightforward(corpus: Corpus, dictionary: counts.Table, params: mine.MineP
     """The reference: pass 2 with ``mine.mine_moves``, every ring of every candidate."""
     table = mine._gate(dictionary)
     for i in range(len(corpus)):
-        table = mine._mine_game(corpus, i, params, table, mine.COUNT, 0, 0)
+        table = mine._mine_game(corpus, i, params, table)
     return table
 
 

@@ -34,13 +34,20 @@ def test_counts_of_a_tiny_game_checked_by_hand():
     # Position 2, White to move: b2 sees P2 again (its neighbours are empty), a2 and b1
     #   are mirror images: Q2 (an opponent neighbour, one empty, two off-board).
     #   b2's ring 3 is R3 (opponent diagonal); a2's and b1's is Q3.
-    # The game is played twice. Discovery grows a ring when the smaller one had been
-    # seen twice (the floor of the threshold) before the position: in game 1 only
-    # b2 grows (P2 seen 4 times), in game 2 every shape does, so all are discovered,
-    # and the counting pass counts every ring of every candidate of both games.
+    # The game is played twice. Discovery (threshold: its floor, 2) counts each
+    # candidate's rings up to its frontier, the first ring whose pattern had not been
+    # seen twice when the candidate's rings last changed. Round 1, game 1: nothing is
+    # frequent yet, every frontier is ring 2; P2 ends it seen 5 times (4 + b2), Q2
+    # twice. Game 2 starts from an empty board whose candidates now reach P3; a2 and
+    # b1 grow from Q2 to Q3 when a1 is played; b2's ring 3 becomes R3, seen once: not
+    # discovered in round 1. Round 2, gated by round 1's P2, reaches R3 in both
+    # games: seen twice, discovered. The counting pass then counts all five exactly:
+    # P2 (4 + 1) x 2 seen, played by a1 and b2; P3 4 x 2, by a1; Q2, Q3 2 x 2; R3 2, by b2.
     rows = mine_patterns(corpus([[0, 3], [0, 3]], 2), MineParams(min_count=1, discovery_games=2))
     assert by_counts(rows) == [(2, 4, 0), (2, 10, 4), (3, 2, 2), (3, 4, 0), (3, 8, 2)]
     assert len(set(rows["key"])) == 5
+    one_round = mine_patterns(corpus([[0, 3], [0, 3]], 2), MineParams(min_count=1, discovery_games=2, discovery_rounds=0))
+    assert by_counts(one_round) == [(2, 4, 0), (2, 10, 4), (3, 4, 0), (3, 8, 2)]
 
 
 def test_feature_counts_of_a_tiny_game_checked_by_hand():
