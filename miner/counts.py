@@ -127,11 +127,26 @@ def _insert_keys(table, keys, rings) -> None:
         add(table, keys[i], rings[i], 0, 0, NO_WITNESS)
 
 
+@njit(cache=True)
+def _missing(table: Table, other: Table) -> int:
+    """How many of ``other``'s patterns ``table`` lacks."""
+    rows, theirs = table[0], other[0]
+    n = 0
+    for i in range(len(theirs)):
+        if theirs[i, KEY] != 0 and rows[slot(rows, theirs[i, KEY]), KEY] == 0:
+            n += 1
+    return n
+
+
 def merge_into(table: Table, other: Table) -> Table:
-    """Add ``other``'s counts into ``table`` (growing it as needed); returns it."""
-    need = used(table) + used(other)
+    """Add ``other``'s counts into ``table`` (growing it as needed); returns it.
+
+    Workers' tables share most patterns (the dictionary's), so the room needed is
+    counted, not assumed: two copies of a big table must not take four times its memory.
+    """
+    need = used(table) + _missing(table, other)
     if 2 * need > capacity(table):
-        table = rebuilt(table, room=4 * need)
+        table = rebuilt(table, room=2 * need)
     _reinsert(table, other, 0)
     return table
 

@@ -172,13 +172,15 @@ def discover(corpus: Corpus, params: MineParams, progress=None) -> tuple[counts.
             if progress:
                 progress(1)
         dictionary = counts.rebuilt(table, keep_min=threshold)
+        del table  # the biggest table of the run: free it before the next round's
+        dictionary = counts.rebuilt(dictionary, room=2 * counts.used(dictionary))
     return dictionary, threshold
 
 
 def _gate(dictionary: counts.Table) -> counts.Table:
     """A zeroed copy of the dictionary: the table pass 2 counts into."""
     rows = counts.entries(dictionary)
-    return counts.of_keys(rows["pattern_id"], rows["ring"], 4 * max(1024, counts.used(dictionary)))
+    return counts.of_keys(rows["pattern_id"], rows["ring"], 2 * max(1024, counts.used(dictionary)))
 
 
 _WORK: dict = {}
