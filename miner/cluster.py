@@ -60,10 +60,10 @@ if TYPE_CHECKING:
     from distributed import Client
 
 INSTALL_HINT = "--scheduler needs Dask: pip install 'shapemill[dask]'"
-#: Most games a shard holds; fewer when that leaves under 2 shards a worker.
-#: A shard's patterns cost a fixed setup (the dictionary's table, the empty
-#: board's chains: about a second for a dictionary of 600,000 patterns, the
-#: time of some 30 games), so shards are not made smaller.
+#: Most games a shard holds, and about how many shards each worker gets: no
+#: more, since a shard's patterns cost a fixed setup (the dictionary's table,
+#: the empty board's chains: about a second for a dictionary of 600,000
+#: patterns, the time of some 30 games).
 SHARD_GAMES = 1000
 SHARDS_PER_WORKER = 2
 
