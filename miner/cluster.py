@@ -102,14 +102,14 @@ def dask_client(scheduler: str) -> Iterator[Client]:
     """A Dask client for ``scheduler``: ``local:N`` starts a cluster of N worker
     processes (one thread each) on the loopback interface for the run; anything
     else is the address of a running scheduler (``tcp://HOST:PORT``)."""
+    n = scheduler.removeprefix("local:") if scheduler.startswith("local:") else None
+    if n is not None and (not n.isdigit() or int(n) < 1):
+        raise ClusterError(f"--scheduler {scheduler}: expected local:N with N >= 1 workers")
     try:
         from distributed import Client, LocalCluster
     except ImportError:
         raise ClusterError(INSTALL_HINT) from None
-    if scheduler.startswith("local:"):
-        n = scheduler.removeprefix("local:")
-        if not n.isdigit() or int(n) < 1:
-            raise ClusterError(f"--scheduler {scheduler}: expected local:N with N >= 1 workers")
+    if n is not None:
         cluster = LocalCluster(
             n_workers=int(n), threads_per_worker=1, processes=True, host="127.0.0.1",
             dashboard_address="127.0.0.1:0", silence_logs=logging.CRITICAL,
