@@ -22,8 +22,10 @@ With ``--scheduler`` (``local:N`` or a scheduler's address) it writes the slice 
 a partitioned games dataset in a temporary folder and times the whole of ``mine``
 (patterns and tactical features) on the Dask cluster against one process on the
 same dataset, after warming up both (numba kernels loaded in every worker), checks
-that both found the same counts and keys, and prints the speed-up. Discovery runs
-in one task, so it bounds the speed-up: ``--discovery-games`` sets its sample.
+that both found the same counts and keys, and prints the speed-up next to the
+machine's parallel capacity measured right after (N processes spinning at once
+against one: on a shared machine, other jobs take part of the cores). Discovery
+runs in one task, so it bounds the speed-up: ``--discovery-games`` sets its sample.
 """
 
 from __future__ import annotations
@@ -130,6 +132,26 @@ def _warm_up(dataset: str) -> None:
     count_features(warm)
 
 
+def _spin(_: int) -> float:
+    """Seconds of a fixed pure-Python loop: the unit of the machine's parallel capacity."""
+    t = time.perf_counter()
+    x = 0
+    for i in range(20_000_000):
+        x += i
+    return time.perf_counter() - t
+
+
+def parallel_capacity(processes: int) -> float:
+    """How many times more work ``processes`` processes do at once than one alone,
+    right now: the most any parallel run can gain (other jobs take the rest)."""
+    import multiprocessing
+
+    alone = _spin(0)
+    with multiprocessing.get_context("fork").Pool(processes) as pool:
+        together = pool.map(_spin, range(processes))
+    return processes * alone / max(together)
+
+
 def compare_with_dask(args) -> int:
     """Time ``mine`` (both passes) on a Dask cluster against one process."""
     import tempfile
@@ -164,6 +186,7 @@ def compare_with_dask(args) -> int:
             t = time.perf_counter()
             mined = mine_on_cluster(client, [dataset], params, "train", None)
             dask_s = time.perf_counter() - t
+        capacity = parallel_capacity(mined.workers)
         same = (
             rows["dictionary"] == mined.dictionary and
             all(np.array_equal(rows[k], mined.rows[k]) for k in ("pattern_id", "ring", "seen", "played", "witness"))
@@ -180,6 +203,7 @@ def compare_with_dask(args) -> int:
         "dask_s": round(dask_s, 2),
         "cluster_start_s": round(start_s, 2),
         "speedup": round(one_s / dask_s, 2),
+        "machine_parallel_capacity": round(capacity, 2),
         "same_table": same,
     }
     if args.json:
@@ -190,6 +214,8 @@ def compare_with_dask(args) -> int:
     print(f"{'':40}{'seconds':>10}{'positions/s':>14}")
     print(f"{'reference: one process':40}{one_s:>10.2f}{corpus.n_positions / one_s:>14,.0f}")
     print(f"{f'Dask {args.scheduler} ({mined.workers} workers)':40}{dask_s:>10.2f}{corpus.n_positions / dask_s:>14,.0f}")
+    print(f"{f'reference: {mined.workers} spinning processes':40}{'':>10}{capacity:>13.2f}x  "
+          "(the machine's parallel capacity now: the most any speed-up can be)")
     print(f"speed-up {one_s / dask_s:.2f}x (target 1.7x on 2 cores); cluster start and warm-up {start_s:.1f} s, "
           f"not counted; same counts and keys: {'yes' if same else 'NO'}")
     return 0 if same else 1
