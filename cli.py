@@ -68,10 +68,11 @@ def scan(ctx: click.Context, paths, output, partition_size, errors_path, size, n
               help="Largest ring to grow (2..54), or 361 for the whole-board window.")
 @click.option("--split", default="train", show_default=True,
               type=click.Choice(["train", "test", "all"]), help="Which games of the corpus to mine.")
-@click.option("-j", "--workers", default=1, show_default=True, type=click.IntRange(1),
-              help="Worker processes for the counting pass (the table does not depend on it).")
+@click.option("-j", "--workers", type=click.IntRange(1), default=None,
+              help="Worker processes for the counting passes (default: the CPU cores, at most 8); "
+                   "the table does not depend on it.")
 @click.option("--limit-games", type=click.IntRange(1), default=None, help="Mine the first N games only.")
-@click.option("--discovery-games", default=4000, show_default=True, type=click.IntRange(1),
+@click.option("--discovery-games", default=2000, show_default=True, type=click.IntRange(1),
               help="Games sampled (spread over the corpus) to discover frequent large patterns.")
 @click.option("--discovery-rounds", default=2, show_default=True, type=click.IntRange(0),
               help="Extra discovery rounds over the sample, each gated by the patterns found so far.")
@@ -89,6 +90,7 @@ def mine(games, output, min_count, max_size, split, workers, limit_games, discov
     player to move; the smallest ring is always kept, larger rings when seen at
     least --min-count times.
     """
+    from shapemill.datasets.scanner import default_workers
     from shapemill.miner.mine import MineParams
     from shapemill.miner.run import WHOLE_BOARD, run_mine_command
     from shapemill.miner.spatial import MAX_RING
@@ -97,7 +99,7 @@ def mine(games, output, min_count, max_size, split, workers, limit_games, discov
     params = MineParams(
         min_count=min_count, max_ring=max_ring, discovery_games=discovery_games, discovery_rounds=discovery_rounds
     )
-    run_mine_command(list(games), output, params, split, workers, limit_games, quiet, scheduler)
+    run_mine_command(list(games), output, params, split, workers or default_workers(), limit_games, quiet, scheduler)
 
 
 @main.command()
@@ -134,15 +136,17 @@ def show(table, top, size, sort, svg_dir) -> None:
               help="The patterns table written by `mine`.")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="The ratings table to write (Parquet).")
-@click.option("--max-iter", default=100, show_default=True, type=click.IntRange(1), help="Most MM sweeps.")
+@click.option("--max-iter", default=30, show_default=True, type=click.IntRange(1), help="Most MM sweeps.")
 @click.option("--tol", default=1e-4, show_default=True, type=click.FloatRange(0),
               help="Stop when the log-likelihood per position gains less than this.")
 @click.option("--split", default="train", show_default=True, type=click.Choice(["train", "test", "all"]))
-@click.option("--max-positions", default=200_000, show_default=True, type=click.IntRange(1),
+@click.option("--max-positions", default=2_000_000, show_default=True, type=click.IntRange(1),
               help="Positions sampled (uniformly, seeded) from the games for the fit.")
 @click.option("--limit-games", type=click.IntRange(1), default=None, help="Use the first N games only.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the position sample.")
-def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limit_games, seed) -> None:
+@click.option("-j", "--workers", default=1, show_default=True, type=click.IntRange(1),
+              help="Threads that build the positions and share each MM sweep.")
+def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limit_games, seed, workers) -> None:
     """Fit Bradley-Terry / Elo ratings of every pattern and feature (Coulom's MM).
 
     Each sampled position is a competition among its legal moves and the pass;
@@ -150,7 +154,7 @@ def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limi
     """
     from shapemill.miner.rate_command import run_rate_command
 
-    run_rate_command(list(games), patterns_path, output, max_iter, tol, split, max_positions, limit_games, seed)
+    run_rate_command(list(games), patterns_path, output, max_iter, tol, split, max_positions, limit_games, seed, workers)
 
 
 @main.command()
@@ -164,7 +168,9 @@ def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limi
 @click.option("--max-positions", type=click.IntRange(1), default=None, help="Evaluate a seeded sample of positions.")
 @click.option("--limit-games", type=click.IntRange(1), default=None, help="Use the first N games only.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the position sample.")
-def evaluate(games, ratings, split, as_json, plot, max_positions, limit_games, seed) -> None:
+@click.option("-j", "--workers", default=1, show_default=True, type=click.IntRange(1),
+              help="Threads that build the positions.")
+def evaluate(games, ratings, split, as_json, plot, max_positions, limit_games, seed, workers) -> None:
     """Move-prediction accuracy of a ratings table on held-out games.
 
     Prints top-1, top-5, top-10 accuracy and the mean log-likelihood of the
@@ -173,7 +179,7 @@ def evaluate(games, ratings, split, as_json, plot, max_positions, limit_games, s
     from shapemill.miner.rate_command import run_evaluate_command
     from shapemill.patterns.defaults import RATINGS
 
-    run_evaluate_command(list(games), _table_or_bundled(ratings, RATINGS), split, as_json, plot, max_positions, limit_games, seed)
+    run_evaluate_command(list(games), _table_or_bundled(ratings, RATINGS), split, as_json, plot, max_positions, limit_games, seed, workers)
 
 
 def _table_or_bundled(path: str | None, name: str) -> str:

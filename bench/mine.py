@@ -7,7 +7,7 @@
     python bench/mine.py --scheduler local:2  # on Dask, against one process
 
 Times each step of the command on the slice -- discovery (on its sample of at
-most 4,000 games, whatever the corpus), the pattern counting pass and the
+most 2,000 games, whatever the corpus), the pattern counting pass and the
 tactical-feature pass (on every game, ``-j`` workers), and the rebuilding of
 the kept patterns' keys -- next to the reference measured in the same run:
 replaying the same games with the rules alone (``replay_check``), the floor no
@@ -47,7 +47,7 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=1000, help="games in the slice, 0 for all (default 1000)")
     parser.add_argument("-j", "--workers", type=int, default=2)
     parser.add_argument("--min-count", type=int, default=50)
-    parser.add_argument("--discovery-games", type=int, default=4000, help="discovery sample (default 4000)")
+    parser.add_argument("--discovery-games", type=int, default=None, help="discovery sample (default: mine's)")
     parser.add_argument("--scheduler", help="compare one process with a Dask cluster: local:N or tcp://HOST:PORT")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
@@ -68,7 +68,7 @@ def main() -> int:
         replay_check(19, corpus.setup_black[i], corpus.setup_white[i], corpus.game_moves(i), int(corpus.first_color[i]))
     replay_s = time.perf_counter() - t
 
-    params = MineParams(min_count=args.min_count, discovery_games=args.discovery_games)
+    params = MineParams(min_count=args.min_count, **_discovery(args))
     warm = load_corpus([CORPUS], split="train", limit=2)
     mine_patterns(warm, params)  # compile outside the timing
     count_features(warm)
@@ -122,6 +122,11 @@ def main() -> int:
     return 0
 
 
+def _discovery(args) -> dict:
+    """The discovery sample asked for, if any, as MineParams arguments."""
+    return {} if args.discovery_games is None else {"discovery_games": args.discovery_games}
+
+
 def _warm_up(dataset: str) -> None:
     """Load or compile every mining kernel in this process, on two games."""
     from shapemill.datasets.corpus import load_corpus
@@ -170,7 +175,7 @@ def compare_with_dask(args) -> int:
         dataset = f"{tmp}/games"
         games = list(islice((g for g in read_games([CORPUS]) if g.split == "train"), args.games or None))
         write_games_dataset(games, dataset, partition_size=5000)
-        params = MineParams(min_count=args.min_count, max_ring=MAX_RING, discovery_games=args.discovery_games)
+        params = MineParams(min_count=args.min_count, max_ring=MAX_RING, **_discovery(args))
 
         _warm_up(dataset)
         corpus = load_corpus([dataset], split="train")

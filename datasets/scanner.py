@@ -417,6 +417,7 @@ def check_writable(path: str | os.PathLike, folder: bool = False) -> None:
 
 
 def default_workers() -> int:
+    """Worker processes when none are asked for: the CPU cores this process may use, at most 8."""
     n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return max(1, min(n, 8))
 

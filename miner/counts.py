@@ -128,6 +128,24 @@ def _insert_keys(table, keys, rings) -> None:
 
 
 @njit(cache=True)
+def _rarity_floor(table: Table, keep: int) -> int:
+    """The smallest count ``k`` such that at most ``keep`` patterns are seen ``k`` times or more."""
+    rows = table[0]
+    seen = np.sort(rows[rows[:, KEY] != 0, SEEN])
+    if len(seen) <= keep:
+        return 0
+    return seen[len(seen) - keep - 1] + 1
+
+
+def pruned(table: Table, capacity: int, room: int) -> Table:
+    """The table at ``capacity`` slots, less its rarest patterns: those seen once,
+    and more if the rest would fill over a quarter of it with ``room`` to spare
+    (lossy counting, so memory stays bounded however many patterns stream past)."""
+    keep_min = max(2, _rarity_floor(table, max(1, capacity // 4 - room)))
+    return rebuilt(table, keep_min=keep_min, room=capacity)
+
+
+@njit(cache=True)
 def _missing(table: Table, other: Table) -> int:
     """How many of ``other``'s patterns ``table`` lacks."""
     rows, theirs = table[0], other[0]

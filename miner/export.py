@@ -4,8 +4,8 @@
 *input* of Rémi Coulom's reference MM tool (``mm.cpp``, 2007) -- the competitions
 the fit was made on, rebuilt from the games, split, sample and seed recorded in the
 table's metadata -- so a user can fit them with that tool and compare its gammas
-with ours (same feature order: patterns by id, then each tactical feature by
-level, then the pass). The format: a line ``! <number of gammas>``, the number of
+with ours (same feature order: patterns in the table's order, then each tactical
+feature by level, then the pass). The format: a line ``! <number of gammas>``, the number of
 feature groups, ``<gammas> <name>`` per group, ``!``; then per position ``#``, the
 winner's team and every candidate's team (the winner's included), each a line of
 gamma indices.
@@ -20,7 +20,8 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from shapemill.datasets.corpus import load_corpus
-from shapemill.miner.teams import GROUP_NAMES, Teams, build_teams, ratings_model, sample_mask
+from shapemill.miner.competitions import Teams, build_teams, sample_mask
+from shapemill.miner.teams import GROUP_NAMES, ratings_model
 
 FORMATS = ("csv", "json", "mm")
 
@@ -50,11 +51,14 @@ def write_mm(teams: Teams, group: np.ndarray, out: TextIO) -> None:
     for name, n in zip(GROUP_NAMES, sizes):
         out.write(f"{n} {name}\n")
     out.write("!\n")
-    feats = teams.feats
+    combos = [" ".join(str(f) for f in row if f != teams.none) for row in teams.combos.tolist()]
     for j in range(teams.n_positions):
         lines = [
-            " ".join(map(str, feats[teams.cand_start[c] : teams.cand_start[c + 1]]))
-            for c in range(teams.pos_start[j], teams.pos_start[j + 1])
+            " ".join(s for s in (str(p) if p != teams.none else "", combos[k]) if s)
+            for p, k in zip(
+                teams.pattern[teams.pos_start[j] : teams.pos_start[j + 1]].tolist(),
+                teams.combo[teams.pos_start[j] : teams.pos_start[j + 1]].tolist(),
+            )
         ]
         out.write("#\n" + lines[teams.chosen[j]] + "\n" + "\n".join(lines) + "\n")
 

@@ -70,6 +70,7 @@ from shapemill.miner.spatial import (
     RELATIVE,
     RING_END,
     RING_KEY,
+    RING_OF,
     fill_padded,
     geometry,
     grow_ring,
@@ -78,9 +79,6 @@ from shapemill.miner.spatial import (
 
 # The helpers called per point or per ring are inlined (``inline="always"``): a call
 # passes the arrays of ``Chains`` by value, some sixty words, and costs more than it does.
-
-#: RING_OF[o]: the ring of pattern offset ``o``.
-RING_OF = np.repeat(np.arange(len(RING_END)), np.diff(RING_END, prepend=0)).astype(np.int32)
 
 #: Columns of a ring's row in ``Chains.rings``: its hash under each of the eight
 #: symmetries (columns 0..7), its id, its instance's opening ply and plays, and the
@@ -452,8 +450,8 @@ def count_game(
     table)``; ``cache`` keeps, per board size, the template and the chains reused
     by every game of the pass (``params`` and the dictionary must not change).
     With a ``threshold``, discovery (see :func:`count_moves`) gated by ``gate`` and
-    the table's own counts; the table is pruned of patterns seen once when it
-    reaches ``params.table_capacity`` slots (lossy counting).
+    the table's own counts; when it reaches ``params.table_capacity`` slots it is
+    pruned of its rarest patterns (lossy counting), so it never grows past that.
     """
     size = int(corpus.board_size[i])
     geo = geometry(size)
@@ -481,7 +479,7 @@ def count_game(
         if not 0 <= n < len(moves):
             return table
         if threshold and counts.capacity(table) >= params.table_capacity:
-            table = counts.rebuilt(table, keep_min=2, room=params.table_capacity)
+            table = counts.pruned(table, params.table_capacity, room)
         if 2 * (counts.used(table) + room) > counts.capacity(table):
             table = counts.rebuilt(table, room=2 * (counts.used(table) + room))
         if not threshold:

@@ -76,7 +76,7 @@ class MineParams:
 
     min_count: int = 50
     max_ring: int = 54
-    discovery_games: int = 4000
+    discovery_games: int = 2000
     discovery_rounds: int = 2
     table_capacity: int = 1 << 24
 

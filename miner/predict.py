@@ -9,39 +9,44 @@ a move tied with others takes the worst of their ranks.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
-from shapemill.miner.rate import team_strengths
-from shapemill.miner.teams import Teams
+from shapemill.miner.competitions import Teams
+from shapemill.miner.rate import combination_strengths
 
 #: Move-number bands of the report: moves 1-30, 31-80, 81-150, 151 and later.
 BANDS = ((1, 30), (31, 80), (81, 150), (151, 10**6))
 MAX_K = 30
 
 
-@njit(cache=True)
-def ranks_and_logp(pos_start, chosen, strength, total) -> tuple[np.ndarray, np.ndarray]:
+@njit(cache=True, parallel=True)
+def ranks_and_logp(pos_start, pattern, combo, chosen, gamma, cs) -> tuple[np.ndarray, np.ndarray]:
     """Rank (1 = the model's first choice) and log-probability of each move played."""
     n = len(chosen)
     rank = np.empty(n, dtype=np.int64)
     logp = np.empty(n)
-    for j in range(n):
-        s = strength[pos_start[j] + chosen[j]]
+    for j in prange(n):
+        w = pos_start[j] + chosen[j]
+        s = gamma[pattern[w]] * cs[combo[w]]
         r = 0
+        e = 0.0
         for c in range(pos_start[j], pos_start[j + 1]):
-            if strength[c] >= s:
+            x = gamma[pattern[c]] * cs[combo[c]]
+            e += x
+            if x >= s:
                 r += 1
         rank[j] = r
-        logp[j] = np.log(s / total[j])
+        logp[j] = np.log(s / e)
     return rank, logp
 
 
 def evaluate_teams(teams: Teams, gamma: np.ndarray) -> dict:
-    """Accuracy report of ``gamma`` on ``teams``: overall and by move-number band."""
-    strength = np.empty(len(teams.cand_start) - 1)
-    total = np.empty(teams.n_positions)
-    team_strengths(teams.pos_start, teams.cand_start, teams.feats, gamma, strength, total)
-    rank, logp = ranks_and_logp(teams.pos_start, teams.chosen, strength, total)
+    """Accuracy report of ``gamma`` (one per feature) on ``teams``: overall and by
+    move-number band."""
+    full = np.append(gamma, 1.0)
+    rank, logp = ranks_and_logp(
+        teams.pos_start, teams.pattern, teams.combo, teams.chosen, full, combination_strengths(teams.combos, full)
+    )
     move = teams.move_number + 1
 
     def summary(sel: np.ndarray) -> dict:

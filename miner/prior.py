@@ -14,7 +14,7 @@ from numba import njit
 
 from shapemill.engine.rules import SIZE
 from shapemill.miner.features import N_FEATURES, feature_scratch, legal_moves
-from shapemill.miner.spatial import geometry
+from shapemill.miner.spatial import far_rings, geometry
 from shapemill.miner.teams import candidate_teams, ratings_model
 from shapemill.patterns.tables import TableError, read_metadata, read_table
 
@@ -55,7 +55,7 @@ class MovePrior:
         team = np.zeros((len(points), N_FEATURES + 1), dtype=np.int32)
         state = np.empty(geo.stride * geo.stride, dtype=np.int8)
         candidate_teams(
-            b, m, color, points, geo.pad, geo.delta, geo.max_ring, vocab.pattern_ids,
+            b, m, color, points, geo.pad, geo.delta, geo.max_ring, vocab.lookup, far_rings(size),
             vocab.level_index, feature_scratch(b, m), state, levels, team,
         )
         out = np.zeros(b.shape[1])

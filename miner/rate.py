@@ -1,112 +1,199 @@
 """Bradley-Terry ratings of move features by minorization-maximization (Coulom 2007).
 
-Each position is a competition among its candidate moves; a move's strength is the
-product of the gammas of its features (its *team*), and the move played wins with
-probability ``strength / sum of the strengths of all candidates``. Coulom's MM
-updates one feature group at a time (features of one group never share a team, so
-the update of all of a group's gammas at once is a valid minorization step):
+Each position ``j`` is a competition among its candidate moves; a move's strength is
+the product of the gammas of its features (its *team*), and the move played wins
+with probability ``strength / E_j``, ``E_j`` the sum of the strengths of all
+candidates. With Coulom's prior (one virtual win and one virtual loss of every
+feature against a gamma of 1) the objective is
 
-    gamma_i <- (W_i + 1) / (sum_j C_ij / E_j + 2 / (gamma_i + 1))
+    L(gamma) = sum_j log(strength of the move played / E_j)
+               + sum_i (log gamma_i - 2 log(1 + gamma_i)).
 
-``W_i`` is the number of wins of teams holding ``i``, ``E_j`` the total strength of
-position ``j`` and ``C_ij`` the strength of ``i``'s teammates there. The ``+ 1`` and
-``2 / (gamma_i + 1)`` are Coulom's prior, one virtual win and one virtual loss
-against a gamma of 1, which keeps every gamma finite and positive (a feature never
-played gets a low gamma, not zero). The log-posterior never decreases.
+Minorization: ``-log E >= -log E0 - (E - E0) / E0`` at the current ``E0``, so
+
+    Q(gamma) = sum_i (W_i + 1) log gamma_i - sum_j E_j(gamma) / E0_j
+               - sum_i 2 (1 + gamma_i) / (1 + gamma0_i)
+
+is below ``L`` and touches it at the current gammas: whatever raises ``Q`` raises
+``L``. ``Q`` is maximised exactly in one feature *group* at a time (features of a
+group never share a team), ``gamma_i = (W_i + 1) / (sum_j C_ij / E0_j + 2 / (1 +
+gamma0_i))``, ``C_ij`` the strength of ``i``'s teammates in ``j``: Coulom's update.
+
+A candidate is a pattern and a *combination* of tactical features (see
+:mod:`shapemill.miner.competitions`), which makes a sweep two passes over the
+candidates instead of one per group:
+
+1. the pattern step: a pass computes ``E0`` and, per pattern, the sum over its
+   candidates of ``combination strength / E0_j``; the patterns are updated;
+2. the tactical step: a pass computes ``E0`` again and, per combination ``k``,
+   ``A_k = sum of pattern gamma / E0_j`` over its candidates. With ``E0`` fixed, each
+   tactical group's denominators are ``sum_k A_k * (strength of k) / gamma_i`` over
+   the combinations holding ``i``: a loop over the combinations, not the
+   candidates. The groups are updated one after the other against that ``Q``.
+
+Both passes also give the log-likelihood of the gammas they start from, and run
+in parallel over blocks of positions.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
-from shapemill.miner.teams import Teams
-
-
-@njit(cache=True)
-def team_strengths(pos_start, cand_start, feats, gamma, strength, total) -> None:
-    """Strength of every candidate and total strength of every position."""
-    for j in range(len(pos_start) - 1):
-        e = 0.0
-        for c in range(pos_start[j], pos_start[j + 1]):
-            s = 1.0
-            for k in range(cand_start[c], cand_start[c + 1]):
-                s *= gamma[feats[k]]
-            strength[c] = s
-            e += s
-        total[j] = e
+from shapemill.miner.competitions import Teams, use_threads
 
 
 @njit(cache=True)
-def wins(pos_start, cand_start, feats, chosen, n_features) -> np.ndarray:
-    """How often a team holding each feature was the move played."""
-    w = np.zeros(n_features)
-    for j in range(len(chosen)):
-        c = pos_start[j] + chosen[j]
-        for k in range(cand_start[c], cand_start[c + 1]):
-            w[feats[k]] += 1
-    return w
+def combination_strengths(combos, gamma) -> np.ndarray:
+    """The product of the gammas of each combination's features."""
+    out = np.ones(len(combos))
+    for k in range(len(combos)):
+        s = 1.0
+        for g in range(combos.shape[1]):
+            s *= gamma[combos[k, g]]
+        out[k] = s
+    return out
 
 
 @njit(cache=True)
-def _group_denominators(pos_start, cand_start, feats, gamma, group, g, strength, total, denom) -> None:
-    denom[:] = 0.0
-    for j in range(len(pos_start) - 1):
-        inv = 1.0 / total[j]
-        for c in range(pos_start[j], pos_start[j + 1]):
-            for k in range(cand_start[c], cand_start[c + 1]):
-                f = feats[k]
-                if group[f] == g:
-                    denom[f] += strength[c] / gamma[f] * inv
+def _blocks(n: int, n_blocks: int) -> np.ndarray:
+    return (np.arange(n_blocks + 1) * n) // n_blocks
+
+
+@njit(cache=True, parallel=True)
+def _pass(pos_start, pattern, combo, chosen, gamma, cs, n_blocks, by_pattern, n_out) -> tuple[float, np.ndarray, np.ndarray]:
+    """One pass over the candidates at the current gammas: ``(log-likelihood, E, acc)``.
+
+    ``acc`` sums, over the candidates, ``cs[combo] / E_j`` by pattern when
+    ``by_pattern``, else ``gamma[pattern] / E_j`` by combination (``n_out`` entries).
+    """
+    n = len(chosen)
+    bounds = _blocks(n, n_blocks)
+    acc = np.zeros((n_blocks, n_out))
+    lls = np.zeros(n_blocks)
+    total = np.empty(n)
+    for t in prange(n_blocks):
+        a = acc[t]
+        ll = 0.0
+        for j in range(bounds[t], bounds[t + 1]):
+            e = 0.0
+            for c in range(pos_start[j], pos_start[j + 1]):
+                e += gamma[pattern[c]] * cs[combo[c]]
+            total[j] = e
+            w = pos_start[j] + chosen[j]
+            ll += np.log(gamma[pattern[w]] * cs[combo[w]] / e)
+            inv = 1.0 / e
+            if by_pattern:
+                for c in range(pos_start[j], pos_start[j + 1]):
+                    a[pattern[c]] += cs[combo[c]] * inv
+            else:
+                for c in range(pos_start[j], pos_start[j + 1]):
+                    a[combo[c]] += gamma[pattern[c]] * inv
+        lls[t] = ll
+    return lls.sum(), total, acc.sum(axis=0)
 
 
 @njit(cache=True)
-def log_posterior(pos_start, chosen, gamma, strength, total, prior) -> tuple[float, float]:
-    """(log-likelihood of the moves played, the same plus the prior's log-density)."""
-    ll = 0.0
-    for j in range(len(chosen)):
-        ll += np.log(strength[pos_start[j] + chosen[j]] / total[j])
-    lp = ll
-    if prior:
-        for i in range(len(gamma)):
-            lp += np.log(gamma[i]) - 2.0 * np.log(1.0 + gamma[i])
-    return ll, lp
+def _update(features, w, denom, gamma0, gamma, prior) -> None:
+    """Coulom's update of the gammas of ``features`` (unchanged, without the prior,
+    where the data say nothing)."""
+    for f in features:
+        if prior:
+            gamma[f] = (w[f] + 1.0) / (denom[f] + 2.0 / (gamma0[f] + 1.0))
+        elif denom[f] > 0:
+            gamma[f] = w[f] / denom[f]
 
 
 @njit(cache=True)
-def mm_iteration(pos_start, cand_start, feats, chosen, gamma, group, n_groups, w, prior, strength, total, denom) -> None:
-    """One MM sweep: every feature group updated in turn."""
-    for g in range(n_groups):
-        team_strengths(pos_start, cand_start, feats, gamma, strength, total)
-        _group_denominators(pos_start, cand_start, feats, gamma, group, g, strength, total, denom)
-        for i in range(len(gamma)):
-            if group[i] != g:
-                continue
-            if prior:
-                gamma[i] = (w[i] + 1.0) / (denom[i] + 2.0 / (gamma[i] + 1.0))
-            elif denom[i] > 0:
-                gamma[i] = w[i] / denom[i]
+def _tactical_step(combos, group_start, group_features, gamma, gamma0, cs, a, w, prior) -> None:
+    """Update each tactical group (column ``g`` of ``combos``, its features
+    ``group_features[group_start[g]:group_start[g + 1]]``) in turn against the
+    minorizer of the pass that gave ``a``; ``cs`` follows the gammas (rescaled by
+    each group's change, recomputed at the end)."""
+    denom = np.zeros(len(gamma))
+    ratio = np.ones(len(gamma))
+    for g in range(combos.shape[1]):
+        features = group_features[group_start[g] : group_start[g + 1]]
+        for k in range(len(combos)):
+            f = combos[k, g]
+            denom[f] += a[k] * cs[k] / gamma[f]
+        for f in features:
+            ratio[f] = gamma[f]
+        _update(features, w, denom, gamma0, gamma, prior)
+        for f in features:
+            ratio[f] = gamma[f] / ratio[f]
+            denom[f] = 0.0
+        for k in range(len(combos)):
+            cs[k] *= ratio[combos[k, g]]
+        for f in features:
+            ratio[f] = 1.0
+    cs[:] = combination_strengths(combos, gamma)
+
+
+def wins_and_seen(teams: Teams) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """How often a team holding each feature was the move played, and was a candidate,
+    and how often each was a candidate's pattern (arrays of ``none + 1``; the last
+    entry, the feature-less slot, is meaningless)."""
+    n = teams.none + 1
+    won = teams.pos_start[:-1] + teams.chosen
+    wins = np.bincount(teams.pattern[won], minlength=n).astype(np.float64)
+    wins += np.bincount(teams.combos[teams.combo[won]].ravel(), minlength=n)
+    as_pattern = np.bincount(teams.pattern, minlength=n).astype(np.int64)
+    seen = as_pattern + _combination_counts(teams.combos, np.bincount(teams.combo, minlength=len(teams.combos)), n)
+    return wins, seen, as_pattern
 
 
 @njit(cache=True)
-def fisher_information(pos_start, cand_start, feats, strength, total, n_features) -> np.ndarray:
+def _combination_counts(combos, per_combo, n) -> np.ndarray:
+    """How many candidates hold each feature through their combination."""
+    out = np.zeros(n, dtype=np.int64)
+    for k in range(len(combos)):
+        for g in range(combos.shape[1]):
+            out[combos[k, g]] += per_combo[k]
+    return out
+
+
+def _groups(combos: np.ndarray, none: int) -> tuple[np.ndarray, np.ndarray]:
+    """The features of each column of ``combos``, as CSR."""
+    features = [np.setdiff1d(np.unique(combos[:, g]), [none]) for g in range(combos.shape[1])]
+    start = np.concatenate([[0], np.cumsum([len(f) for f in features])]).astype(np.int64)
+    return start, (np.concatenate(features) if features else np.zeros(0)).astype(np.int64)
+
+
+@njit(cache=True, parallel=True)
+def fisher_information(pos_start, pattern, combo, combos, gamma, cs, total, n_blocks, none) -> np.ndarray:
     """Observed information of each log-gamma: sum over positions of p (1 - p), p the
     share of the position's strength held by teams with the feature."""
-    info = np.zeros(n_features)
-    share = np.zeros(n_features)
-    for j in range(len(pos_start) - 1):
-        for c in range(pos_start[j], pos_start[j + 1]):
-            for k in range(cand_start[c], cand_start[c + 1]):
-                share[feats[k]] += strength[c] / total[j]
-        for c in range(pos_start[j], pos_start[j + 1]):
-            for k in range(cand_start[c], cand_start[c + 1]):
-                p = share[feats[k]]
-                if p > 0:
-                    info[feats[k]] += p * (1 - p)
-                    share[feats[k]] = 0.0
-    return info
+    n = len(gamma)
+    bounds = _blocks(len(total), n_blocks)
+    info = np.zeros((n_blocks, n))
+    for t in prange(n_blocks):
+        share = np.zeros(n)
+        out = info[t]
+        for j in range(bounds[t], bounds[t + 1]):
+            for c in range(pos_start[j], pos_start[j + 1]):
+                p = gamma[pattern[c]] * cs[combo[c]] / total[j]
+                share[pattern[c]] += p
+                for g in range(combos.shape[1]):
+                    share[combos[combo[c], g]] += p
+            for c in range(pos_start[j], pos_start[j + 1]):
+                for g in range(-1, combos.shape[1]):
+                    f = pattern[c] if g < 0 else combos[combo[c], g]
+                    p = share[f]
+                    if p > 0:
+                        out[f] += p * (1 - p)
+                        share[f] = 0.0
+    result = info.sum(axis=0)
+    result[none] = 0.0
+    return result
+
+
+def _log_prior(gamma: np.ndarray) -> float:
+    return float(np.sum(np.log(gamma) - 2 * np.log1p(gamma)))
 
 
 @dataclass
@@ -123,53 +210,57 @@ class Fit:
 
 
 def fit(
-    teams: Teams, group: np.ndarray, max_iter: int = 100, tol: float = 1e-4, prior: bool = True,
-    report=None,
+    teams: Teams, max_iter: int = 100, tol: float = 1e-4, prior: bool = True,
+    report: Callable[[int, float, float, float], None] | None = None, workers: int = 1,
 ) -> Fit:
-    """Fit the gammas of ``len(group)`` features on ``teams`` by MM.
+    """Fit the gammas of the ``teams.none`` features on ``teams`` by MM.
 
     The objective is the log-likelihood of the moves played plus, with the prior,
     that of the virtual games: MM never lets it decrease. Stops after ``max_iter``
-    sweeps or when it gains less than ``tol`` per position. ``report(iteration,
-    objective_per_position, data_ll_per_position, seconds)`` is called after every
-    sweep. ``prior=False`` gives the plain maximum-likelihood fit.
+    sweeps or when a sweep gains less than ``tol`` per position. ``report(iteration,
+    objective_per_position, data_ll_per_position, seconds_per_sweep)`` is called
+    after every sweep. ``prior=False`` gives the plain maximum-likelihood fit.
+    ``workers`` threads share each pass.
     """
-    import time
-
-    n = len(group)
-    gamma = np.ones(n)
-    strength = np.empty(len(teams.cand_start) - 1)
-    total = np.empty(teams.n_positions)
-    denom = np.empty(n)
-    w = wins(teams.pos_start, teams.cand_start, teams.feats, teams.chosen, n)
-    n_groups = int(group.max()) + 1 if n else 0
+    use_threads(workers)
+    n_blocks = max(1, min(workers, teams.n_positions))
+    n = teams.none
+    gamma = np.ones(n + 1)
+    w, seen, as_pattern = wins_and_seen(teams)
+    patterns = np.flatnonzero(as_pattern[:n])
+    group_start, group_features = _groups(teams.combos, n)
+    cs = combination_strengths(teams.combos, gamma)
+    n_pos = max(1, teams.n_positions)
+    args = (teams.pos_start, teams.pattern, teams.combo, teams.chosen)
     trace: list[float] = []
-    spent = 0.0
-    last = -np.inf
-    for it in range(max_iter):
-        start = time.perf_counter()
-        mm_iteration(teams.pos_start, teams.cand_start, teams.feats, teams.chosen, gamma, group, n_groups, w, prior, strength, total, denom)
-        team_strengths(teams.pos_start, teams.cand_start, teams.feats, gamma, strength, total)
-        ll, lp = log_posterior(teams.pos_start, teams.chosen, gamma, strength, total, prior)
-        spent += time.perf_counter() - start
-        per_position = lp / max(1, teams.n_positions)
-        trace.append(per_position)
-        if report:
-            report(it + 1, per_position, ll / max(1, teams.n_positions), spent / (it + 1))
-        if per_position - last < tol:
-            break
-        last = per_position
-    info = fisher_information(teams.pos_start, teams.cand_start, teams.feats, strength, total, n)
+    start = time.perf_counter()
+    previous = -np.inf
+    for it in range(max_iter + 1):
+        ll, total, acc = _pass(*args, gamma, cs, n_blocks, True, n + 1)
+        objective = (ll + (_log_prior(gamma[:n]) if prior else 0.0)) / n_pos
+        if it:
+            trace.append(objective)
+            if report:
+                report(it, objective, ll / n_pos, (time.perf_counter() - start) / it)
+            if it == max_iter or objective - previous < tol:
+                break
+        previous = objective
+        gamma0 = gamma.copy()
+        _update(patterns, w, acc, gamma0, gamma, prior)
+        _, _, a = _pass(*args, gamma, cs, n_blocks, False, len(teams.combos))
+        _tactical_step(teams.combos, group_start, group_features, gamma, gamma0, cs, a, w, prior)
+    seconds = (time.perf_counter() - start) / max(1, len(trace))
+    info = fisher_information(*args[:3], teams.combos, gamma, cs, total, n_blocks, n)[:n]
+    gamma = gamma[:n]
     if prior:
         info += 2 * gamma / (1 + gamma) ** 2
     half = 1.96 / np.sqrt(np.maximum(info, 1e-12))
-    seen = np.bincount(teams.feats, minlength=n).astype(np.int64)
     return Fit(
         gamma=gamma,
         ci_low=gamma * np.exp(-half),
         ci_high=gamma * np.exp(half),
-        seen=seen,
-        played=w.astype(np.int64),
+        seen=seen[:n],
+        played=w[:n].astype(np.int64),
         objective=trace,
-        seconds_per_iteration=spent / max(1, len(trace)),
+        seconds_per_iteration=seconds,
     )

@@ -10,10 +10,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from shapemill.miner.competitions import build_teams, sample_mask
 from shapemill.miner.predict import evaluate_teams
 from shapemill.miner.rate import fit
-from shapemill.miner.run import command_corpus
-from shapemill.miner.teams import GROUP_NAMES, Vocabulary, build_teams, ratings_model, sample_mask
+from shapemill.miner.run import command_corpus, peak_memory_mb
+from shapemill.miner.teams import GROUP_NAMES, Vocabulary, ratings_model
 from shapemill.patterns.tables import TableError, read_table, table_metadata, write_table
 
 ELO_PER_LOG = 400 / np.log(10)
@@ -51,23 +52,25 @@ def ratings_table(vocab: Vocabulary, result, keys: dict[int, bytes]) -> pa.Table
 
 def run_rate_command(
     games: list[str], patterns: str, output: str, max_iter: int, tol: float, split: str,
-    max_positions: int | None, limit: int | None, seed: int,
+    max_positions: int | None, limit: int | None, seed: int, workers: int,
 ) -> None:
     """Fit the ratings of every feature of ``patterns`` on positions of ``games``."""
+    start = time.perf_counter()
     table, pmeta = _table(patterns, "patterns")
     corpus = command_corpus(games, split, limit)
     vocab = Vocabulary.from_patterns(table)
-    start = time.perf_counter()
-    teams = build_teams(corpus, vocab, sample_mask(corpus, max_positions, seed))
+    built = time.perf_counter()
+    teams = build_teams(corpus, vocab, sample_mask(corpus, max_positions, seed), workers=workers)
     click.echo(
-        f"{teams.n_positions:,} positions of {len(corpus):,} games, {len(teams.cand_start) - 1:,} candidates, "
-        f"{vocab.size:,} features ({len(vocab.pattern_ids):,} patterns); teams built in {time.perf_counter() - start:.1f} s"
+        f"{teams.n_positions:,} positions of {len(corpus):,} games, {teams.n_candidates:,} candidates "
+        f"({teams.nbytes / 2**20:,.0f} MB), {len(teams.combos):,} combinations of tactical features, "
+        f"{vocab.size:,} features ({len(vocab.pattern_ids):,} patterns); built in {time.perf_counter() - built:.1f} s"
     )
 
     def report(it: int, objective: float, ll: float, seconds: float) -> None:
         click.echo(f"iteration {it:3d}  log-likelihood/position {ll:.5f}  with prior {objective:.5f}  {seconds:.2f} s/iteration")
 
-    result = fit(teams, vocab.group, max_iter=max_iter, tol=tol, report=report)
+    result = fit(teams, max_iter=max_iter, tol=tol, report=report, workers=workers)
     patterns_only = table.filter(pc.equal(table["feature"], "pattern"))
     keys = dict(zip(patterns_only["pattern_id"].to_pylist(), patterns_only["key"].to_pylist()))
     meta = table_metadata(
@@ -89,18 +92,21 @@ def run_rate_command(
         },
     )
     write_table(ratings_table(vocab, result, keys), output, meta)
-    click.echo(f"wrote {vocab.size:,} ratings to {output}")
+    click.echo(
+        f"wrote {vocab.size:,} ratings to {output} in {time.perf_counter() - start:.0f} s, "
+        f"peak memory {peak_memory_mb():,.0f} MB"
+    )
 
 
 def run_evaluate_command(
     games: list[str], ratings: str, split: str, as_json: bool, plot: str | None,
-    max_positions: int | None, limit: int | None, seed: int,
+    max_positions: int | None, limit: int | None, seed: int, workers: int,
 ) -> None:
     """Report how well ``ratings`` predict the moves of ``games``."""
     table, _ = _table(ratings, "ratings")
     corpus = command_corpus(games, split, limit)
     vocab, gamma = ratings_model(table)
-    teams = build_teams(corpus, vocab, sample_mask(corpus, max_positions, seed))
+    teams = build_teams(corpus, vocab, sample_mask(corpus, max_positions, seed), workers=workers)
     report = evaluate_teams(teams, gamma)
     if plot:
         _plot(report["cumulative"], plot)

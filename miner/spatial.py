@@ -99,6 +99,90 @@ def geometry(size: int) -> Geometry:
     return Geometry(size, max_ring, pad, stride, delta)
 
 
+#: RING_OF[o]: the ring of pattern offset ``o``.
+RING_OF = np.repeat(np.arange(len(RING_END)), np.diff(RING_END, prepend=0)).astype(np.int32)
+
+
+class FarRings(NamedTuple):
+    """Tables that hash the rings past ``near`` from the stones instead of every point.
+
+    A ring's hash under symmetry ``s`` is the XOR over its points of
+    ``Z[o, state]``: that of an empty ring (``empty[k]``), corrected for the points
+    that are off the board (``border[point, k, s]``, which depends only on where the
+    candidate is) and for the stones. Far from the candidate most points are empty,
+    so once the rings grow large a walk over the board's stones (``inverse`` gives
+    a displacement's offset index under each symmetry) costs much less than one
+    over the ring's points.
+    """
+
+    near: int
+    inverse: np.ndarray  # int32[8, 2 size - 1, 2 size - 1]: offset index of (row, column) displacement
+    border: np.ndarray  # int64[size * size, max_ring + 1, 8]
+    empty: np.ndarray  # int64[max_ring + 1]
+
+
+@lru_cache(maxsize=None)
+def far_rings(size: int, near: int = 8) -> FarRings:
+    """The :class:`FarRings` of a ``size`` x ``size`` board, rings past ``near``."""
+    max_ring = 3 * (size - 1)
+    n = RING_END[max_ring]
+    dx, dy = OFFSETS[:n, 0], OFFSETS[:n, 1]
+    rows = np.array([c * dx + e * dy for a, b, c, e in SYMMETRIES])
+    cols = np.array([a * dx + b * dy for a, b, c, e in SYMMETRIES])
+    inverse = np.zeros((8, 2 * size - 1, 2 * size - 1), dtype=np.int32)
+    inside = (np.abs(rows) < size) & (np.abs(cols) < size)
+    for s in range(8):
+        inverse[s, rows[s, inside[s]] + size - 1, cols[s, inside[s]] + size - 1] = np.flatnonzero(inside[s])
+    empty = np.zeros(max_ring + 1, dtype=np.int64)
+    np.bitwise_xor.at(empty, RING_OF[:n], PATTERN_ZOBRIST[:n, 0])
+    return FarRings(near, inverse, _border_hashes(size, max_ring, rows, cols), empty)
+
+
+@njit(cache=True)
+def _border_hashes(size, max_ring, rows, cols) -> np.ndarray:
+    border = np.zeros((size * size, max_ring + 1, 8), dtype=np.int64)
+    for r in range(size):
+        for c in range(size):
+            for s in range(8):
+                for o in range(rows.shape[1]):
+                    y, x = r + rows[s, o], c + cols[s, o]
+                    if y < 0 or y >= size or x < 0 or x >= size:
+                        border[r * size + c, RING_OF[o], s] ^= PATTERN_ZOBRIST[o, 0] ^ PATTERN_ZOBRIST[o, 3]
+    return border
+
+
+@njit(cache=True)
+def board_stones(b: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """(row, column, colour) of every stone on the board."""
+    w = m[STRIDE]
+    size = w - 2
+    out = np.empty((size * size, 3), dtype=np.int32)
+    n = 0
+    for p in range(b.shape[1]):
+        c = b[COLOR, p]
+        if c == 1 or c == 2:
+            out[n, 0], out[n, 1], out[n, 2] = p // w - 1, p % w - 1, c
+            n += 1
+    return out[:n]
+
+
+@njit(cache=True)
+def far_stone_hashes(stones, r, c, rel, inverse, near, max_ring, acc) -> None:
+    """XOR into ``acc[k, s]`` (``near < k <= max_ring``) the correction of the stones
+    of ring ``k`` around the candidate at (``r``, ``c``) under symmetry ``s``."""
+    half = inverse.shape[1] // 2
+    for i in range(len(stones)):
+        dr, dc = stones[i, 0] - r, stones[i, 1] - c
+        adr, adc = abs(dr), abs(dc)
+        d = adr + adc + max(adr, adc)
+        if d <= near or d > max_ring:
+            continue
+        st = rel[stones[i, 2]]
+        for s in range(8):
+            o = inverse[s, dr + half, dc + half]
+            acc[d, s] ^= PATTERN_ZOBRIST[o, 0] ^ PATTERN_ZOBRIST[o, st]
+
+
 @njit(cache=True)
 def fill_padded(b: np.ndarray, m: np.ndarray, pad: int, state: np.ndarray) -> None:
     """Copy the board's colours into the padded state array (off-board: BORDER)."""
@@ -133,6 +217,12 @@ def grow_ring(
         for o in range(RING_END[k - 1], RING_END[k]):
             x ^= PATTERN_ZOBRIST[o, rel[state[q + delta[s, o]]]]
         h[s] = x
+    return ring_id(h, k)
+
+
+@njit(cache=True, inline="always")
+def ring_id(h: np.ndarray, k: int) -> int:
+    """The id of ring ``k`` from its eight symmetric hashes ``h`` (never 0)."""
     key = h.min() ^ RING_KEY[k]
     return key if key != 0 else 1
 

@@ -3,35 +3,38 @@
 Each candidate (every legal move, and the pass) is a *team* of features: its largest
 spatial pattern found in the patterns table, plus the level of each tactical
 feature present. Features are numbered densely by a :class:`Vocabulary` built
-from the patterns table; a position's teams are stored flat (CSR), so the rating
-fit and the evaluation are loops over integer arrays:
-
-- ``pos_start[j] .. pos_start[j+1]``: the candidates of position ``j``;
-- ``cand_start[c] .. cand_start[c+1]``: the features of candidate ``c`` in ``feats``;
-- ``chosen[j]``: the index (within the position) of the move played;
-- ``move_number[j]``: how many moves were played before the position.
+from the patterns table. A candidate's tactical levels (and pass flag) together
+form its *combination*, one integer key: far fewer distinct combinations occur
+than candidates, so the fit stores a candidate as two numbers, its pattern and
+its combination (see :mod:`shapemill.miner.competitions`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from numba import njit
 
-from shapemill.datasets.corpus import Corpus
-from shapemill.engine.rules import OK, SIZE, illegal_reason, play, to_point
 from shapemill.miner.features import (
     FEATURE_LEVELS,
     FEATURES,
     N_FEATURES,
-    feature_scratch,
-    legal_moves,
     tactical_features_with,
 )
-from shapemill.miner.spatial import MIN_RING, RELATIVE, fill_padded, geometry, grow_ring, padded_point
+from shapemill.engine.rules import STRIDE
+from shapemill.miner.spatial import (
+    MIN_RING,
+    RELATIVE,
+    board_stones,
+    far_stone_hashes,
+    fill_padded,
+    grow_ring,
+    padded_point,
+    ring_id,
+)
 
 #: Feature groups: 0 spatial patterns, 1..N_FEATURES the tactical features, then the pass.
 PATTERN_GROUP = 0
@@ -43,11 +46,16 @@ GROUP_NAMES = ("pattern", *FEATURES, "pass")
 class Vocabulary:
     """Dense feature numbering: spatial patterns first, then tactical levels, then pass."""
 
-    pattern_ids: np.ndarray  # int64[P], sorted
+    pattern_ids: np.ndarray  # int64[P], in the table's order (a patterns table's: most played first,
+    # so the fit's hot gammas sit together in memory)
     pattern_rings: np.ndarray  # int16[P]
     level_index: np.ndarray  # int32[N_FEATURES + 2, max level]: feature number, -1 if unknown
     group: np.ndarray  # int32[n]: the group of each feature
     value: np.ndarray  # uint64[n]: pattern id or level
+    lookup: np.ndarray = field(init=False, repr=False)  # pattern id -> feature number (``pattern_slots``)
+
+    def __post_init__(self) -> None:
+        self.lookup = pattern_slots(self.pattern_ids)
 
     @property
     def size(self) -> int:
@@ -60,13 +68,13 @@ class Vocabulary:
     @classmethod
     def from_rows(cls, feature: list[str], value: np.ndarray, size: np.ndarray) -> Vocabulary:
         """From parallel columns: feature name ('pattern' or a tactical feature),
-        value (pattern id or level) and ring (patterns only). The pass is always in."""
+        value (pattern id or level) and ring (patterns only). The pass is always in.
+        Patterns keep the rows' order."""
         feature = np.asarray(feature, dtype=object)
         value = np.asarray(value, dtype=np.uint64)
         is_pattern = feature == "pattern"
         ids = value[is_pattern].view(np.int64)
-        order = np.argsort(ids)
-        ids, rings = ids[order], np.asarray(size)[is_pattern][order].astype(np.int16)
+        rings = np.asarray(size)[is_pattern].astype(np.int16)
         levels = np.full((N_FEATURES + 2, max(FEATURE_LEVELS)), -1, dtype=np.int32)
         group = [np.zeros(len(ids), dtype=np.int32)]
         values = [ids.view(np.uint64)]
@@ -102,147 +110,135 @@ def ratings_model(table: pa.Table) -> tuple[Vocabulary, np.ndarray]:
 
 
 @njit(cache=True)
-def _largest_pattern(state, q, rel, delta, max_ring, pattern_ids, h) -> int:
-    """Feature number of the largest ring around ``q`` found in the sorted ``pattern_ids``
-    (rings grow while found, as in the miner), or -1."""
+def pattern_slots(ids: np.ndarray) -> np.ndarray:
+    """An open-addressing table of the pattern ids: ``[slot, 0]`` the id (0 marks an
+    empty slot: no id is 0), ``[slot, 1]`` its feature number, side by side so that a
+    probe costs one cache miss."""
+    cap = 1
+    while cap < 2 * len(ids) + 2:
+        cap *= 2
+    slots = np.zeros((cap, 2), dtype=np.int64)
+    for i in range(len(ids)):
+        s = _home(ids[i], cap)
+        while slots[s, 0] != 0:
+            s = (s + 1) & (cap - 1)
+        slots[s, 0] = ids[i]
+        slots[s, 1] = i
+    return slots
+
+
+@njit(cache=True, inline="always")
+def _home(key: int, cap: int) -> int:
+    return np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(24)) & (cap - 1)
+
+
+@njit(cache=True, inline="always")
+def find_pattern(lookup: np.ndarray, key: int) -> int:
+    """The feature number of pattern ``key`` in a ``pattern_slots`` table, or -1."""
+    cap = len(lookup)
+    s = _home(key, cap)
+    while lookup[s, 0] != 0:
+        if lookup[s, 0] == key:
+            return lookup[s, 1]
+        s = (s + 1) & (cap - 1)
+    return -1
+
+
+@njit(cache=True)
+def _largest_pattern(state, q, r, c, rel, delta, max_ring, lookup, far, stones, h, acc) -> int:
+    """Feature number of the largest ring around padded point ``q`` (board row ``r``,
+    column ``c``) found in ``lookup`` (rings grow while found, as in the miner), or -1.
+    Rings past ``far.near`` are hashed from the ``stones`` (see ``FarRings``); ``acc``
+    is scratch of ``[max_ring + 1, 8]`` zeros, left zero."""
     h[:] = 0
     best = -1
+    size = far.inverse.shape[1] // 2 + 1
+    corrected = False
     for k in range(MIN_RING, max_ring + 1):
-        key = grow_ring(h, state, q, rel, delta, k)
-        i = np.searchsorted(pattern_ids, key)
-        if i == len(pattern_ids) or pattern_ids[i] != key:
+        if k <= far.near:
+            key = grow_ring(h, state, q, rel, delta, k)
+        else:
+            if not corrected:
+                far_stone_hashes(stones, r, c, rel, far.inverse, far.near, max_ring, acc)
+                corrected = True
+            for s in range(8):
+                h[s] ^= far.empty[k] ^ far.border[r * size + c, k, s] ^ acc[k, s]
+            key = ring_id(h, k)
+        i = find_pattern(lookup, key)
+        if i < 0:
             break
         best = i
+    if corrected:
+        acc[far.near + 1 :] = 0
     return best
 
 
 @njit(cache=True)
-def candidate_teams(
-    b, m, color, points, pad, delta, max_ring, pattern_ids, level_index, scratch, state, levels, team,
+def candidate_levels(
+    b, m, color, points, pad, delta, max_ring, lookup, far, level_index, scratch, state, levels, pattern,
 ) -> None:
-    """The team of each candidate ``points[i]``: ``team[i, 0]`` its largest known pattern,
-    ``team[i, f]`` the feature number of its tactical feature ``f - 1``; -1 where absent.
+    """The features of each candidate ``points[i]``: ``pattern[i]`` its largest known
+    pattern (-1 if none), ``levels[i, f]`` the level of tactical feature ``f``, 0 where
+    absent or where the vocabulary does not know the level.
 
-    ``levels`` (``[len(points), N_FEATURES]``) and ``state`` (padded board) are scratch.
+    ``lookup`` is ``Vocabulary.lookup``, ``far`` the board size's ``FarRings``;
+    ``levels`` is ``[len(points), N_FEATURES]``; ``state`` (padded board) is scratch.
     """
     n_features = level_index.shape[0] - 2
     tactical_features_with(b, m, color, points, levels, scratch)
     fill_padded(b, m, pad, state)
+    stones = board_stones(b, m)
     rel = RELATIVE[color]
     h = np.zeros(8, dtype=np.int64)
+    acc = np.zeros((max_ring + 1, 8), dtype=np.int64)
+    w = m[STRIDE]
     for i in range(len(points)):
-        team[i, 0] = _largest_pattern(state, padded_point(points[i], m, pad), rel, delta, max_ring, pattern_ids, h)
+        p = points[i]
+        q = padded_point(p, m, pad)
+        pattern[i] = _largest_pattern(state, q, p // w - 1, p % w - 1, rel, delta, max_ring, lookup, far, stones, h, acc)
+        for f in range(n_features):
+            if level_index[f + 1, levels[i, f]] < 0:
+                levels[i, f] = 0
+
+
+@njit(cache=True)
+def candidate_teams(
+    b, m, color, points, pad, delta, max_ring, lookup, far, level_index, scratch, state, levels, team,
+) -> None:
+    """The team of each candidate ``points[i]``: ``team[i, 0]`` its largest known pattern,
+    ``team[i, f]`` the feature number of its tactical feature ``f - 1``; -1 where absent.
+
+    Arguments as for ``candidate_levels``.
+    """
+    n_features = level_index.shape[0] - 2
+    pattern = np.empty(len(points), dtype=np.int32)
+    candidate_levels(b, m, color, points, pad, delta, max_ring, lookup, far, level_index, scratch, state, levels, pattern)
+    for i in range(len(points)):
+        team[i, 0] = pattern[i]
         for f in range(n_features):
             level = levels[i, f]
             team[i, f + 1] = level_index[f + 1, level] if level else -1
 
 
+#: A candidate's tactical levels and pass flag as one integer (mixed radix): its
+#: *combination* key. Digit ``f`` is the level of feature ``f``, the last the pass.
+COMBO_RADIX = np.array([*FEATURE_LEVELS, 2], dtype=np.int64)
+COMBO_PLACE = np.concatenate([[1], np.cumprod(COMBO_RADIX[:-1])]).astype(np.int64)
+PASS_KEY = int(COMBO_PLACE[-1])
+
+
 @njit(cache=True)
-def game_teams(
-    b, m, moves, first_color, sample, pad, delta, max_ring, pattern_ids, level_index,
-    scratch, state, out_feats, out_cand, out_pos, counts_,
-) -> None:
-    """Append the teams of the positions ``n`` of a game where ``sample[n]`` is set.
-
-    ``counts_`` holds the number of features, candidates and positions written so
-    far (and grows); ``out_*`` must have room.
-    """
-    size = m[SIZE]
-    n_features = level_index.shape[0] - 2
-    levels = np.zeros((size * size, n_features), dtype=np.int32)
-    team = np.zeros((size * size, n_features + 1), dtype=np.int32)
-    pass_feature = level_index[n_features + 1, 1]
-    for n in range(len(moves)):
-        color = first_color if n % 2 == 0 else 3 - first_color
-        chosen = to_point(moves[n], size)
-        if illegal_reason(b, m, color, chosen) != OK:
-            return
-        if sample[n]:
-            points = legal_moves(b, m, color)
-            candidate_teams(b, m, color, points, pad, delta, max_ring, pattern_ids, level_index, scratch, state, levels, team)
-            nf, nc, npos = counts_[0], counts_[1], counts_[2]
-            winner = len(points)
-            for i in range(len(points)):
-                if points[i] == chosen:
-                    winner = i
-                out_cand[nc] = nf
-                nc += 1
-                for k in range(n_features + 1):
-                    if team[i, k] >= 0:
-                        out_feats[nf] = team[i, k]
-                        nf += 1
-            out_cand[nc] = nf  # the pass
-            nc += 1
-            out_feats[nf] = pass_feature
-            nf += 1
-            out_pos[npos, 0] = counts_[1]
-            out_pos[npos, 1] = winner
-            out_pos[npos, 2] = n
-            counts_[0], counts_[1], counts_[2] = nf, nc, npos + 1
-        play(b, m, color, chosen)
+def combination_key(levels: np.ndarray) -> int:
+    """The combination key of one candidate's tactical levels (no pass)."""
+    key = 0
+    for f in range(len(levels)):
+        key += levels[f] * COMBO_PLACE[f]
+    return key
 
 
-@dataclass
-class Teams:
-    """The teams of a set of positions (see the module docstring)."""
-
-    pos_start: np.ndarray
-    cand_start: np.ndarray
-    feats: np.ndarray
-    chosen: np.ndarray
-    move_number: np.ndarray
-
-    @property
-    def n_positions(self) -> int:
-        return len(self.chosen)
-
-
-def sample_mask(corpus: Corpus, max_positions: int | None, seed: int = 0) -> np.ndarray:
-    """Which positions (flat, in corpus order) to use: all, or ``max_positions``
-    drawn uniformly without replacement by a seeded generator."""
-    total = corpus.n_positions
-    mask = np.zeros(total, dtype=np.bool_)
-    if max_positions is None or max_positions >= total:
-        mask[:] = True
-    else:
-        mask[np.random.default_rng(seed).choice(total, max_positions, replace=False)] = True
-    return mask
-
-
-def build_teams(corpus: Corpus, vocab: Vocabulary, mask: np.ndarray, max_ring: int = 54) -> Teams:
-    """The teams of the positions of ``corpus`` selected by ``mask``."""
-    n_pos = int(mask.sum())
-    feats = np.zeros(1 << 20, dtype=np.int32)
-    cand = np.zeros(1 << 18, dtype=np.int64)
-    pos = np.zeros((n_pos, 3), dtype=np.int64)
-    counts_ = np.zeros(3, dtype=np.int64)
-    for i in range(len(corpus)):
-        lo, hi = corpus.offsets[i], corpus.offsets[i + 1]
-        sample = mask[lo:hi]
-        if not sample.any():
-            continue
-        size = int(corpus.board_size[i])
-        geo = geometry(size)
-        need_c = counts_[1] + int(sample.sum()) * (size * size + 2)
-        need_f = counts_[0] + int(sample.sum()) * (size * size + 1) * (N_FEATURES + 2)
-        if need_c > len(cand):
-            cand = np.resize(cand, 2 * need_c)
-        if need_f > len(feats):
-            feats = np.resize(feats, 2 * need_f)
-        b, m = corpus.start_position(i)
-        state = np.empty(geo.stride * geo.stride, dtype=np.int8)
-        game_teams(
-            b, m, corpus.game_moves(i), int(corpus.first_color[i]), sample, geo.pad, geo.delta,
-            min(max_ring, geo.max_ring), vocab.pattern_ids, vocab.level_index,
-            feature_scratch(b, m), state, feats, cand, pos, counts_,
-        )
-    nf, nc, npos = (int(x) for x in counts_)
-    cands = cand[: nc + 1].copy()
-    cands[nc] = nf
-    return Teams(
-        pos_start=np.append(pos[:npos, 0], nc),
-        cand_start=cands,
-        feats=feats[:nf].copy(),
-        chosen=pos[:npos, 1].copy(),
-        move_number=pos[:npos, 2].copy(),
-    )
+def combination_rows(keys: np.ndarray, vocab: Vocabulary) -> np.ndarray:
+    """``rows[k, g]``: the feature number of digit ``g`` of ``keys[k]`` (tactical features,
+    then the pass), or ``vocab.size`` (the feature-less slot, gamma 1) where it is 0."""
+    digits = (keys[:, None] // COMBO_PLACE[None, :]) % COMBO_RADIX[None, :]
+    rows = vocab.level_index[np.arange(1, N_FEATURES + 2)[None, :], digits]
+    return np.where(digits > 0, rows, vocab.size).astype(np.int32)

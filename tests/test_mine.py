@@ -66,6 +66,19 @@ def test_feature_counts_of_a_tiny_game_checked_by_hand():
     assert ("capture", 1) not in got
 
 
+def test_discovery_rounds_find_every_shape_of_a_game_played_three_times():
+    # Every shape of a game played three times occurs three times, so every ring of
+    # every candidate is frequent; each round reaches at least one ring further, so
+    # with a round per ring (2 .. 12 on 5x5) every ring of every candidate is counted:
+    # each ring's patterns are seen as often as the smallest's, once per legal move.
+    game = [12, 6, 8, 16, 7, 11, 18, 13, 17, 3]
+    full = mine_patterns(corpus([game] * 3, 5), MineParams(min_count=1, discovery_games=3, discovery_rounds=11))
+    seen = np.bincount(full["ring"], weights=full["seen"])
+    assert len(seen) == 13 and (seen[2:] == seen[2]).all()
+    first = mine_patterns(corpus([game] * 3, 5), MineParams(min_count=1, discovery_games=3, discovery_rounds=0))
+    assert np.bincount(first["ring"], weights=first["seen"], minlength=13)[12] < seen[12]
+
+
 def test_the_table_does_not_change_under_symmetry_colour_swap_or_workers():
     # Two 9x9 games; the second is the first mirrored left-right with colours swapped.
     game = [20, 60, 24, 56, 40, 30, 31, 39, 49, 48, 50, 41, 32, 22, 23, 33]

@@ -7,9 +7,9 @@ import pytest
 from click.testing import CliRunner
 
 from shapemill.cli import main
+from shapemill.miner.competitions import Teams
 from shapemill.miner.predict import evaluate_teams
 from shapemill.miner.rate import fit
-from shapemill.miner.teams import Teams
 from shapemill.patterns.tables import read_table
 
 choix = pytest.importorskip("choix")
@@ -29,19 +29,25 @@ def single_feature_teams(n_items: int, n_positions: int, seed: int) -> tuple[Tea
         pos.append(len(cands))
         chosen.append(w)
         data.append((int(items[w]), tuple(int(i) for i in np.delete(items, w))))
-    teams = Teams(
-        pos_start=np.array(pos, dtype=np.int64),
-        cand_start=np.arange(len(cands) + 1, dtype=np.int64),
-        feats=np.array(cands, dtype=np.int32),
-        chosen=np.array(chosen, dtype=np.int64),
-        move_number=np.zeros(n_positions, dtype=np.int64),
+    return single_features(pos, cands, chosen, n_items), data
+
+
+def single_features(pos_start: list, features: list, chosen: list, n_features: int) -> Teams:
+    """Teams of one feature each (in the pattern column, no tactical combination)."""
+    return Teams(
+        pos_start=np.array(pos_start, dtype=np.int64),
+        pattern=np.array(features, dtype=np.int32),
+        combo=np.zeros(len(features), dtype=np.int32),
+        combos=np.full((1, 2), n_features, dtype=np.int32),
+        chosen=np.array(chosen, dtype=np.int32),
+        move_number=np.zeros(len(chosen), dtype=np.int32),
+        none=n_features,
     )
-    return teams, data
 
 
 def test_mm_agrees_with_an_independent_luce_solver():
     teams, data = single_feature_teams(n_items=8, n_positions=600, seed=1)
-    result = fit(teams, np.zeros(8, dtype=np.int32), max_iter=20000, tol=0.0, prior=False)
+    result = fit(teams, max_iter=20000, tol=0.0, prior=False)
     ours = np.log(result.gamma)
     ours -= ours.mean()
     theirs = choix.ilsr_top1(8, data, alpha=0.0, tol=1e-12)
@@ -52,16 +58,13 @@ def test_mm_agrees_with_an_independent_luce_solver():
 def test_objective_never_decreases_and_an_unplayed_feature_stays_finite_and_low():
     teams, _ = single_feature_teams(n_items=6, n_positions=300, seed=2)
     # Feature 6 is a candidate of the first 50 positions and never chosen.
-    pos, cand = teams.pos_start, teams.feats.tolist()
+    pos, cand = teams.pos_start, teams.pattern.tolist()
     feats, starts = [], [0]
     for j in range(teams.n_positions):
         feats.extend(cand[pos[j] : pos[j + 1]] + ([6] if j < 50 else []))
         starts.append(len(feats))
-    teams = Teams(
-        np.array(starts, dtype=np.int64), np.arange(len(feats) + 1, dtype=np.int64),
-        np.array(feats, dtype=np.int32), teams.chosen, teams.move_number,
-    )
-    result = fit(teams, np.zeros(7, dtype=np.int32), max_iter=200, tol=0.0)
+    teams = single_features(starts, feats, teams.chosen, 7)
+    result = fit(teams, max_iter=200, tol=0.0)
     assert all(b >= a - 1e-12 for a, b in zip(result.objective, result.objective[1:]))
     assert np.isfinite(result.gamma).all() and (result.gamma > 0).all()
     assert result.gamma[6] < 0.25 < np.median(result.gamma[:6])
@@ -69,11 +72,57 @@ def test_objective_never_decreases_and_an_unplayed_feature_stays_finite_and_low(
     assert (result.ci_low < result.gamma).all() and (result.gamma < result.ci_high).all()
 
 
-def test_evaluation_ranks_the_played_move_with_ties_against_the_model():
-    teams = Teams(
-        pos_start=np.array([0, 3, 5]), cand_start=np.arange(6), feats=np.array([0, 1, 2, 1, 1], dtype=np.int32),
-        chosen=np.array([0, 1]), move_number=np.array([0, 40]),
+def team_competitions(n_positions: int, seed: int) -> Teams:
+    """Positions of 3-8 candidates, each a pattern (0..4, or none) and a combination of
+    two tactical groups (features 5-7 and 8-9, each possibly absent), the winner drawn
+    from a model with random gammas."""
+    rng = np.random.default_rng(seed)
+    none = 10
+    combos = np.array([[a, b] for a in (5, 6, 7, none) for b in (8, 9, none)], dtype=np.int32)
+    truth = np.append(np.exp(rng.normal(0, 1, none)), 1.0)
+    pos, pattern, combo, chosen = [0], [], [], []
+    for _ in range(n_positions):
+        n = int(rng.integers(3, 9))
+        p = rng.choice([0, 1, 2, 3, 4, none], size=n)
+        k = rng.integers(0, len(combos), size=n)
+        s = truth[p] * truth[combos[k]].prod(axis=1)
+        chosen.append(int(rng.choice(n, p=s / s.sum())))
+        pattern.extend(p.tolist())
+        combo.extend(k.tolist())
+        pos.append(len(pattern))
+    return Teams(
+        np.array(pos, dtype=np.int64), np.array(pattern, dtype=np.int32), np.array(combo, dtype=np.int32), combos,
+        np.array(chosen, dtype=np.int32), np.zeros(n_positions, dtype=np.int32), none,
     )
+
+
+def log_posterior_gradient(teams: Teams, gamma: np.ndarray) -> np.ndarray:
+    """d(log posterior) / d(log gamma_f), computed densely and independently of the fit."""
+    n = teams.none
+    member = np.zeros((teams.n_candidates, n + 1))
+    member[np.arange(teams.n_candidates), teams.pattern] = 1
+    for g in range(teams.combos.shape[1]):
+        member[np.arange(teams.n_candidates), teams.combos[teams.combo, g]] = 1
+    member = member[:, :n]
+    strength = np.exp(member @ np.log(gamma))
+    grad = 1 - 2 * gamma / (1 + gamma)
+    for j in range(teams.n_positions):
+        lo, hi = teams.pos_start[j], teams.pos_start[j + 1]
+        grad += member[lo + teams.chosen[j]] - strength[lo:hi] @ member[lo:hi] / strength[lo:hi].sum()
+    return grad
+
+
+def test_mm_with_teams_climbs_to_the_maximum_of_the_posterior():
+    teams = team_competitions(400, seed=3)
+    result = fit(teams, max_iter=3000, tol=1e-13)
+    assert all(b >= a - 1e-12 for a, b in zip(result.objective, result.objective[1:]))
+    assert len(result.objective) > 10
+    assert np.abs(log_posterior_gradient(teams, result.gamma)).max() < 1e-4
+
+
+def test_evaluation_ranks_the_played_move_with_ties_against_the_model():
+    teams = single_features([0, 3, 5], [0, 1, 2, 1, 1], [0, 1], 3)
+    teams.move_number = np.array([0, 40], dtype=np.int32)
     report = evaluate_teams(teams, np.array([4.0, 1.0, 3.0]))
     # Position 1: the chosen feature 0 is strongest (top 1). Position 2: tied with the
     # other candidate, so it ranks second.
@@ -174,3 +223,43 @@ def test_export_and_show_a_ratings_table(tmp_path):
     shown = run(main, ["show", ratings, "--top", "2"])
     assert shown.exit_code == 0 and "highest rated 2" in shown.output and "lowest rated 2" in shown.output
     assert "Elo" in shown.output
+
+
+def test_built_competitions_hold_each_candidates_team_whatever_the_threads(tmp_path):
+    from shapemill.datasets.corpus import load_corpus
+    from shapemill.engine.rules import play, to_point
+    from shapemill.miner.competitions import build_teams, sample_mask
+    from shapemill.miner.features import N_FEATURES, feature_scratch, legal_moves
+    from shapemill.miner.spatial import far_rings, geometry
+    from shapemill.miner.teams import Vocabulary, candidate_teams
+
+    games, patterns, _ = rated(tmp_path)
+    corpus = load_corpus(games, split="all")
+    vocab = Vocabulary.from_patterns(read_table(patterns, "patterns")[0])
+    teams = build_teams(corpus, vocab, sample_mask(corpus, None), workers=1)
+    again = build_teams(corpus, vocab, sample_mask(corpus, None), workers=2)
+    for name in ("pos_start", "pattern", "combo", "combos", "chosen", "move_number"):
+        assert np.array_equal(getattr(teams, name), getattr(again, name)), name
+    assert teams.n_positions == 30 and teams.none == vocab.size
+    geo = geometry(9)
+    j = 0
+    for g in range(len(corpus)):
+        b, m = corpus.start_position(g)
+        for n, move in enumerate(corpus.game_moves(g)):
+            color = 1 if n % 2 == 0 else 2
+            points = legal_moves(b, m, color)
+            team = np.zeros((len(points), N_FEATURES + 1), dtype=np.int32)
+            candidate_teams(
+                b, m, color, points, geo.pad, geo.delta, geo.max_ring, vocab.lookup, far_rings(9), vocab.level_index,
+                feature_scratch(b, m), np.empty(geo.stride**2, dtype=np.int8),
+                np.zeros((len(points), N_FEATURES), dtype=np.int32), team,
+            )
+            lo = teams.pos_start[j]
+            assert teams.pos_start[j + 1] - lo == len(points) + 1 and teams.move_number[j] == n
+            assert points[teams.chosen[j]] == to_point(int(move), 9)
+            for i, c in enumerate(range(lo, teams.pos_start[j + 1])):
+                built = {int(teams.pattern[c]), *teams.combos[teams.combo[c]].tolist()} - {teams.none}
+                expected = set(team[i].tolist()) - {-1} if i < len(points) else {vocab.pass_feature}
+                assert built == expected
+            play(b, m, color, to_point(int(move), 9))
+            j += 1

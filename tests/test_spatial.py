@@ -92,3 +92,36 @@ def test_canonical_key_is_the_same_for_symmetric_positions_and_round_trips():
     assert len(keys) == 1
     states = sp.unpack_key(keys.pop(), 8)
     assert sorted(np.bincount(states, minlength=4)[1:3].tolist()) == [1, 2]
+
+
+
+def test_far_rings_hashed_from_the_stones_give_the_ids_of_the_point_by_point_hash():
+    from shapemill.miner.teams import _largest_pattern, pattern_slots
+
+    rng = np.random.default_rng(5)
+    board = Board(19)
+    for n in range(80):
+        for row, col in rng.integers(0, 19, (20, 2)).tolist():
+            if board.is_legal("bw"[n % 2], (row, col)):
+                board.play("bw"[n % 2], (row, col))
+                break
+    geo, far = sp.geometry(19), sp.far_rings(19, near=6)
+    state = np.empty(geo.stride**2, dtype=np.int8)
+    sp.fill_padded(board.b, board.m, geo.pad, state)
+    stones = sp.board_stones(board.b, board.m)
+    acc = np.zeros((geo.max_ring + 1, 8), dtype=np.int64)
+    for color in (1, 2):
+        for row, col in [(0, 0), (3, 15), (9, 9), (18, 4)]:
+            q = sp.padded_point((row + 1) * 21 + col + 1, board.m, geo.pad)
+            ids = np.zeros(geo.max_ring + 1, dtype=np.int64)
+            sp.ring_ids(state, q, color, geo.delta, geo.max_ring, ids)
+            # A vocabulary of rings 2..top: the largest found must be ring top, so
+            # every ring up to it, near and far, hashed to the same id both ways.
+            for top in (4, 7, 20, geo.max_ring):
+                known = np.unique(ids[2 : top + 1])
+                found = _largest_pattern(
+                    state, q, row, col, sp.RELATIVE[color], geo.delta, geo.max_ring, pattern_slots(known), far,
+                    stones, np.zeros(8, dtype=np.int64), acc,
+                )
+                assert known[found] == ids[top]
+                assert not acc.any()
