@@ -19,8 +19,10 @@ def main() -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
-              help="The games table to write (Parquet).")
+@click.option("-o", "--output", required=True, type=click.Path(),
+              help="The games table to write (Parquet), or with --partition-size the dataset folder.")
+@click.option("--partition-size", type=click.IntRange(1), default=None,
+              help="Write the games table as a partitioned dataset: a folder of part files of N games.")
 @click.option("--errors", "errors_path", type=click.Path(dir_okay=False),
               help="Also write the errors table (source, kind, reason) here.")
 @click.option("--size", default=19, show_default=True, type=click.IntRange(0, 25),
@@ -36,7 +38,7 @@ def main() -> None:
               help="Worker processes (default: the CPU cores, at most 8).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar and no summary.")
 @click.pass_context
-def scan(ctx: click.Context, paths, output, errors_path, size, no_handicap, min_moves,
+def scan(ctx: click.Context, paths, output, partition_size, errors_path, size, no_handicap, min_moves,
          test_fraction, max_member_mb, workers, quiet) -> None:
     """Read SGF files, folders, zip / tar archives into a games table.
 
@@ -50,7 +52,7 @@ def scan(ctx: click.Context, paths, output, errors_path, size, no_handicap, min_
     code = run_scan_command(
         paths, output, errors_path, size=size, no_handicap=no_handicap, min_moves=min_moves,
         test_fraction=test_fraction, max_bytes=int(max_member_mb * 1024 * 1024),
-        workers=workers, quiet=quiet,
+        workers=workers, quiet=quiet, partition_size=partition_size,
     )
     if code:
         ctx.exit(code)
@@ -74,12 +76,17 @@ def scan(ctx: click.Context, paths, output, errors_path, size, no_handicap, min_
               help="Games sampled (spread over the corpus) to discover frequent large patterns.")
 @click.option("--discovery-rounds", default=2, show_default=True, type=click.IntRange(0),
               help="Extra discovery rounds over the sample, each gated by the patterns found so far.")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Mine on a Dask cluster: a scheduler's tcp://HOST:PORT, or local:N to start N local "
+                   "workers (replaces -j; needs pip install 'shapemill[dask]').")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar and no summary.")
-def mine(games, output, min_count, max_size, split, workers, limit_games, discovery_games, discovery_rounds, quiet) -> None:
+def mine(games, output, min_count, max_size, split, workers, limit_games, discovery_games, discovery_rounds,
+         scheduler, quiet) -> None:
     """Count the shape patterns of every legal move of every position.
 
-    GAMES are games tables written by `scan` and/or SGF files, folders and
-    archives. Patterns are canonical under the 8 symmetries and relative to the
+    GAMES are games tables or partitioned datasets written by `scan` and/or SGF
+    files, folders and archives (with --scheduler, tables and datasets only, read
+    by the workers). Patterns are canonical under the 8 symmetries and relative to the
     player to move; the smallest ring is always kept, larger rings when seen at
     least --min-count times.
     """
@@ -92,7 +99,7 @@ def mine(games, output, min_count, max_size, split, workers, limit_games, discov
     params = MineParams(
         min_count=min_count, max_ring=max_ring, discovery_games=discovery_games, discovery_rounds=discovery_rounds
     )
-    run_mine_command(list(games), output, params, split, workers or default_workers(), limit_games, quiet)
+    run_mine_command(list(games), output, params, split, workers or default_workers(), limit_games, quiet, scheduler)
 
 
 @main.command()

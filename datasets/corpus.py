@@ -1,7 +1,9 @@
 """A corpus: the games a stage works on, as flat arrays ready for numba.
 
-Every command that takes games accepts SGF files, folders, archives and games
-tables in any mix; :func:`load_corpus` reads them all into one :class:`Corpus`
+Every command that takes games accepts SGF files, folders, archives, games
+tables and partitioned games datasets (folders written by ``scan
+--partition-size``, told from SGF folders by their marker file) in any mix;
+:func:`load_corpus` reads them all into one :class:`Corpus`
 whose moves are a single ``int16`` array with offsets, so a worker process
 inherits it without copying Python objects and a kernel reads game ``i`` as a slice.
 """
@@ -17,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from shapemill.engine.rules import BLACK, WHITE, new_board, place_setup, to_point
-from shapemill.patterns.tables import TableError, read_metadata, read_table
+from shapemill.patterns.tables import TableError, dataset_parts, is_dataset, read_metadata, read_table
 
 SPLITS = ("train", "test", "all")
 
@@ -72,6 +74,28 @@ def _is_games_table(path: Path) -> bool:
         return False
 
 
+def table_files(path: str | os.PathLike) -> list[Path]:
+    """The games table files ``path`` stands for: itself, a dataset's parts in
+    order, or none when it is SGF input (a file, folder or archive)."""
+    path = Path(path)
+    if path.is_dir() and is_dataset(path):
+        return dataset_parts(path, "games")
+    return [path] if _is_games_table(path) else []
+
+
+def count_games(path: str | os.PathLike, split: str) -> int:
+    """The number of ``split`` games in one games table file (its split column only)."""
+    table, _ = read_table(path, "games", columns=["split"])
+    if split == "all":
+        return table.num_rows
+    return int(pa.compute.sum(pa.compute.equal(table["split"], split)).as_py() or 0)
+
+
+def load_part(path: str | os.PathLike, split: str, start: int, stop: int) -> Corpus:
+    """Games ``start:stop`` of the ``split`` games of one games table file."""
+    return _corpus(*(col[start:stop] for col in _from_table(Path(path), split)))
+
+
 def _from_table(path: Path, split: str) -> tuple[list, ...]:
     table, _ = read_table(
         path, "games", columns=["id", "board_size", "first_color", "moves", "setup_black", "setup_white", "split"]
@@ -118,12 +142,14 @@ def load_corpus(
 
     ``split`` keeps the ``train`` or ``test`` games (by the games table's split
     column, or the same stable hash for SGF input), or ``all``. ``limit`` keeps the
-    first games only. Raises ``FileNotFoundError`` for a missing path.
+    first games only. Raises ``FileNotFoundError`` for a missing path and
+    ``TableError`` for a dataset whose marker or parts cannot be used.
     """
     if split not in SPLITS:
         raise ValueError(f"split must be one of {SPLITS}, not {split!r}")
-    tables = [Path(p) for p in paths if _is_games_table(Path(p))]
-    others = [str(p) for p in paths if Path(p) not in tables]
+    files = [table_files(p) for p in paths]
+    tables = [f for fs in files for f in fs]
+    others = [str(p) for p, fs in zip(paths, files) if not fs]
     for p in others:
         if not Path(p).exists():
             raise FileNotFoundError(f"{p}: no such file or folder")
@@ -133,6 +159,10 @@ def load_corpus(
     ids, sizes, firsts, games, sb, sw = ([x for part in parts for x in part[k]] for k in range(6))
     if limit is not None:
         ids, sizes, firsts, games, sb, sw = (col[:limit] for col in (ids, sizes, firsts, games, sb, sw))
+    return _corpus(ids, sizes, firsts, games, sb, sw)
+
+
+def _corpus(ids: list, sizes: list, firsts: list, games: list, sb: list, sw: list) -> Corpus:
     lengths = np.array([len(g) for g in games], dtype=np.int64)
     return Corpus(
         ids=ids,

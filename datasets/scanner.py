@@ -2,7 +2,8 @@
 
 :func:`read_games` is the library view (every readable game, in order);
 :func:`scan` adds what a training corpus needs -- filters, de-duplication, the
-train/test split -- and :func:`write_tables` writes the games and errors tables.
+train/test split -- and :func:`write_tables` writes the games and errors tables
+(the games table as one file, or as a partitioned dataset of part files).
 
 Parsing runs in worker processes (``workers``), a batch of files or archive
 members at a time; results are merged in input order, so the output does not
@@ -43,6 +44,7 @@ __all__ = [
     "games_table",
     "errors_table",
     "write_tables",
+    "write_games_dataset",
     "InputError",
     "DEFAULT_MIN_MOVES",
     "DEFAULT_TEST_FRACTION",
@@ -193,6 +195,14 @@ class ScanOptions:
     workers: int = 1
 
 
+def games_fingerprint(games: Iterable[GameRecord]) -> str:
+    """Hash of the games' ids (which hash their moves), order-independent."""
+    h = hashlib.blake2b(digest_size=16, person=b"shapemill-games")
+    for gid in sorted(g.id for g in games):
+        h.update(gid.encode())
+    return h.hexdigest()
+
+
 @dataclass
 class ScanResult:
     """The kept games, every error, and the counts of the summary.
@@ -221,10 +231,7 @@ class ScanResult:
 
     def fingerprint(self) -> str:
         """Hash of the kept games' ids (which hash their moves), order-independent."""
-        h = hashlib.blake2b(digest_size=16, person=b"shapemill-games")
-        for gid in sorted(g.id for g in self.games):
-            h.update(gid.encode())
-        return h.hexdigest()
+        return games_fingerprint(self.games)
 
     def summary_lines(self) -> list[str]:
         def by(c: Counter) -> str:
@@ -359,25 +366,49 @@ def write_tables(
     games_path: str | os.PathLike,
     errors_path: str | os.PathLike | None = None,
     params: dict[str, Any] | None = None,
+    partition_size: int | None = None,
 ) -> None:
-    """Write the games table (and the errors table) atomically, with metadata."""
+    """Write the games table (and the errors table) atomically, with metadata; with
+    ``partition_size``, the games table as a partitioned dataset (the folder ``games_path``)."""
     from shapemill.patterns.tables import table_metadata, write_table
 
     fp = result.fingerprint()
     if errors_path is not None:
         write_table(errors_table(result.errors), errors_path,
                     table_metadata("errors", fingerprint=fp, params=params))
-    write_table(games_table(result.games), games_path,
-                table_metadata("games", fingerprint=fp, params=params))
+    if partition_size is None:
+        write_table(games_table(result.games), games_path,
+                    table_metadata("games", fingerprint=fp, params=params))
+    else:
+        write_games_dataset(result.games, games_path, partition_size, params)
 
 
-def check_writable(path: str | os.PathLike) -> None:
-    """Raise OSError now if ``path`` cannot be written (rather than after the scan)."""
+def write_games_dataset(
+    games: list[GameRecord], folder: str | os.PathLike, partition_size: int, params: dict[str, Any] | None = None
+) -> None:
+    """Write ``games`` as a partitioned games dataset: part files of ``partition_size``
+    consecutive games (at least one part), each a games table with its own
+    fingerprint; the marker holds the fingerprint of them all."""
+    from shapemill.patterns.tables import table_metadata, write_dataset
+
+    chunks = [games[i : i + partition_size] for i in range(0, len(games), partition_size)] or [[]]
+    parts = (
+        (games_table(chunk), table_metadata(
+            "games", fingerprint=games_fingerprint(chunk), params={**(params or {}), "part": k, "parts": len(chunks)}
+        ))
+        for k, chunk in enumerate(chunks)
+    )
+    write_dataset(parts, folder, table_metadata("games", fingerprint=games_fingerprint(games), params=params))
+
+
+def check_writable(path: str | os.PathLike, folder: bool = False) -> None:
+    """Raise OSError now if ``path`` cannot be written (rather than after the scan);
+    ``folder``: ``path`` is a dataset folder, to be created beside its parent's files."""
     import tempfile
 
     p = Path(path)
-    if p.is_dir():
-        raise IsADirectoryError(f"{p}: is a folder")
+    if p.is_dir() and not folder:
+        raise IsADirectoryError(f"{p}: is a folder (use --partition-size to write a partitioned dataset)")
     parent = p.parent
     parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".check", dir=parent)
@@ -410,6 +441,7 @@ def run_scan_command(
     max_bytes: int,
     workers: int | None,
     quiet: bool,
+    partition_size: int | None = None,
 ) -> int:
     """The body of ``shapemill scan``; returns the exit code (130 on Ctrl-C).
 
@@ -420,14 +452,21 @@ def run_scan_command(
 
     import click
 
+    from shapemill.patterns.tables import TableError, check_dataset_output
+
     t0 = time.perf_counter()
     for out in (output, errors_path):
         if out is None:
             continue
         try:
-            check_writable(out)
+            check_writable(out, folder=out is output and partition_size is not None)
         except OSError as exc:
             raise click.ClickException(f"cannot write {out}: {exc.strerror or exc}") from None
+    if partition_size is not None:
+        try:
+            check_dataset_output(output)
+        except TableError as exc:
+            raise click.ClickException(f"cannot write {exc}") from None
     opt = ScanOptions(
         size=size, no_handicap=no_handicap, min_moves=min_moves, test_fraction=test_fraction,
         max_bytes=max_bytes, workers=workers or default_workers(),
@@ -439,6 +478,7 @@ def run_scan_command(
         "min_moves": min_moves,
         "test_fraction": test_fraction,
         "max_member_bytes": max_bytes,
+        **({"partition_size": partition_size} if partition_size is not None else {}),
     }
     bar = None
     if not quiet and _stderr_is_tty():
@@ -458,11 +498,13 @@ def run_scan_command(
             if bar is not None:
                 bar.close()
         try:
-            write_tables(result, output, errors_path, params)
+            write_tables(result, output, errors_path, params, partition_size)
         except OSError as exc:
             raise click.ClickException(
                 f"cannot write {exc.filename or output}: {exc.strerror or exc}"
             ) from None
+        except TableError as exc:
+            raise click.ClickException(f"cannot write {exc}") from None
     except InputError as exc:
         raise click.ClickException(str(exc)) from None
     except KeyboardInterrupt:

@@ -21,6 +21,8 @@ from numba import njit
 NO_WITNESS = np.iinfo(np.int64).max
 
 KEY, SEEN, PLAYED, WITNESS = range(4)
+#: A witness's game ordinal starts at this bit (move and point below it).
+GAME_SHIFT = 24
 
 Table = tuple[np.ndarray, np.ndarray, np.ndarray]
 
@@ -46,7 +48,26 @@ def capacity(table: Table) -> int:
 @njit(cache=True)
 def witness(game: int, move: int, point: int) -> int:
     """Encode an occurrence: game ordinal, move number and board point."""
-    return (np.int64(game) << 24) | (np.int64(move) << 12) | point
+    return (np.int64(game) << GAME_SHIFT) | (np.int64(move) << 12) | point
+
+
+def witness_games(witnesses: np.ndarray) -> np.ndarray:
+    """The game ordinals of encoded occurrences."""
+    return witnesses >> GAME_SHIFT
+
+
+def shift_witnesses(witnesses: np.ndarray, games: int) -> np.ndarray:
+    """Occurrences moved ``games`` games later (earlier when negative), as when
+    counts of a shard of the corpus, numbered from 0, join the whole."""
+    return witnesses + (np.int64(games) << GAME_SHIFT)
+
+
+def shifted(table: Table, games: int) -> Table:
+    """``table`` with every occurrence moved ``games`` games later (in place)."""
+    rows = table[0]
+    counted = (rows[:, KEY] != 0) & (rows[:, WITNESS] != NO_WITNESS)
+    rows[counted, WITNESS] = shift_witnesses(rows[counted, WITNESS], games)
+    return table
 
 
 @njit(cache=True)
@@ -91,6 +112,19 @@ def rebuilt(table: Table, keep_min: int = 0, room: int | None = None) -> Table:
     fresh = new_table(room if room is not None else max(capacity(table), 4 * used(table)))
     _reinsert(fresh, table, keep_min)
     return fresh
+
+
+def of_keys(pattern_ids: np.ndarray, rings: np.ndarray, capacity: int) -> Table:
+    """A table of ``capacity`` slots holding these patterns, never seen yet."""
+    table = new_table(capacity)
+    _insert_keys(table, pattern_ids.view(np.int64), rings)
+    return table
+
+
+@njit(cache=True)
+def _insert_keys(table, keys, rings) -> None:
+    for i in range(len(keys)):
+        add(table, keys[i], rings[i], 0, 0, NO_WITNESS)
 
 
 @njit(cache=True)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import multiprocessing
 import time
 from dataclasses import dataclass, field
+from queue import Empty
 
 import numpy as np
 from numba import njit
@@ -178,16 +179,8 @@ def discover(corpus: Corpus, params: MineParams, progress=None) -> tuple[counts.
 
 def _gate(dictionary: counts.Table) -> counts.Table:
     """A zeroed copy of the dictionary: the table pass 2 counts into."""
-    table = counts.new_table(2 * max(1024, counts.used(dictionary)))
     rows = counts.entries(dictionary)
-    _insert_keys(table, rows["pattern_id"].view(np.int64), rows["ring"])
-    return table
-
-
-@njit(cache=True)
-def _insert_keys(table, keys, rings) -> None:
-    for i in range(len(keys)):
-        counts.add(table, keys[i], rings[i], 0, 0, counts.NO_WITNESS)
+    return counts.of_keys(rows["pattern_id"], rows["ring"], 2 * max(1024, counts.used(dictionary)))
 
 
 _WORK: dict = {}
@@ -204,13 +197,22 @@ def _share(worker: int):
     return state
 
 
+def _raise_worker_error(result) -> None:
+    """Raise the error of a failed worker as this process's own, naming it."""
+    try:
+        result.get()
+    except Exception as exc:
+        raise RuntimeError(f"a mining worker failed: {type(exc).__name__}: {exc}") from exc
+
+
 def _map_games(job, corpus: Corpus, workers: int, progress=None):
     """Run ``job`` over every game, shared among ``workers`` forked processes.
 
     ``job.start()`` makes a worker's state, ``job.game(state, i)`` adds game ``i``
     to it and ``job.merge(a, b)`` adds two states; the games are dealt out round
     robin and the states merged in worker order, so a job whose merge is a sum
-    (or a minimum) gives the same result for any number of workers.
+    (or a minimum) gives the same result for any number of workers. A worker
+    that raises stops the run with a ``RuntimeError`` naming its error.
     """
     if workers <= 1:
         _WORK.update(job=job, corpus=corpus, workers=1, queue=None)
@@ -225,8 +227,14 @@ def _map_games(job, corpus: Corpus, workers: int, progress=None):
     _WORK.update(job=job, corpus=corpus, workers=workers, queue=queue)
     with ctx.Pool(workers) as pool:
         result = pool.map_async(_share, range(workers))
-        for _ in range(len(corpus)):
-            queue.get()
+        done = 0
+        while done < len(corpus):
+            try:
+                done += queue.get(timeout=0.2)
+            except Empty:
+                if result.ready() and not result.successful():
+                    _raise_worker_error(result)
+                continue
             if progress:
                 progress(1)
         states = result.get()
@@ -289,6 +297,11 @@ def count_feature_levels(b, m, moves, first_color, scratch, seen, played) -> Non
         play(b, m, color, chosen)
 
 
+def add_feature_counts(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]):
+    """The sums of two (seen, played) feature counts."""
+    return a[0] + b[0], a[1] + b[1]
+
+
 @dataclass
 class _CountFeatures:
     """Tactical-feature levels as a ``_map_games`` job: (seen, played) arrays."""
@@ -305,9 +318,13 @@ class _CountFeatures:
         count_feature_levels(b, m, self.corpus.game_moves(i), int(self.corpus.first_color[i]), scratch, *state)
         return state
 
-    @staticmethod
-    def merge(a, b):
-        return a[0] + b[0], a[1] + b[1]
+    merge = staticmethod(add_feature_counts)
+
+
+def feature_counts(corpus: Corpus, workers: int = 1, progress=None) -> tuple[np.ndarray, np.ndarray]:
+    """How often each tactical-feature level (and the pass) was available and
+    chosen, as ``seen`` and ``played`` arrays indexed ``[feature, level]``."""
+    return _map_games(_CountFeatures(corpus), corpus, workers, progress)
 
 
 def count_features(corpus: Corpus, workers: int = 1, progress=None) -> dict[str, np.ndarray | list]:
@@ -316,7 +333,11 @@ def count_features(corpus: Corpus, workers: int = 1, progress=None) -> dict[str,
     Returns columns ``feature``, ``level``, ``seen``, ``played`` for every level
     seen at least once (level 0, "absent", is not a feature).
     """
-    seen, played = _map_games(_CountFeatures(corpus), corpus, workers, progress)
+    return feature_columns(*feature_counts(corpus, workers, progress))
+
+
+def feature_columns(seen: np.ndarray, played: np.ndarray) -> dict[str, np.ndarray | list]:
+    """The columns of :func:`count_features` from its ``[feature, level]`` arrays."""
     f, level = np.nonzero(seen)
     f, level = f[level > 0], level[level > 0]
     names = (*FEATURES, "pass")
@@ -328,10 +349,18 @@ def count_features(corpus: Corpus, workers: int = 1, progress=None) -> dict[str,
     }
 
 
+def kept_patterns(table: counts.Table, params: MineParams) -> dict[str, np.ndarray]:
+    """The counted patterns kept in the table, as columns: every smallest-ring
+    pattern, and larger ones seen at least ``params.min_count`` times."""
+    rows = counts.entries(table)
+    keep = (rows["ring"] == MIN_RING) | (rows["seen"] >= params.min_count)
+    return {k: v[keep] for k, v in rows.items()}
+
+
 def witness_keys(corpus: Corpus, rows: dict[str, np.ndarray]) -> list[bytes]:
     """The canonical key of each pattern, rebuilt by replaying its first occurrence."""
     first = rows["witness"]
-    game, move, point = first >> 24, (first >> 12) & 0xFFF, first & 0xFFF
+    game, move, point = counts.witness_games(first), (first >> 12) & 0xFFF, first & 0xFFF
     keys: list[bytes] = [b""] * len(first)
     for g in np.unique(game):
         todo = np.flatnonzero(game == g)
@@ -369,9 +398,7 @@ def mine_patterns(
     clock.lap("discovery")
     table = count(corpus, dictionary, params, workers, progress)
     clock.lap("counting")
-    rows = counts.entries(table)
-    keep = (rows["ring"] == MIN_RING) | (rows["seen"] >= params.min_count)
-    rows = {k: v[keep] for k, v in rows.items()}
+    rows = kept_patterns(table, params)
     rows["key"] = witness_keys(corpus, rows)
     clock.lap("keys")
     rows["discovery_threshold"] = threshold

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import resource
 import sys
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 
 import click
 import numpy as np
@@ -15,7 +16,7 @@ from shapemill.datasets import InputError
 from shapemill.datasets.corpus import Corpus, load_corpus
 from shapemill.miner.mine import MineParams, count_features, discovery_sample, mine_patterns
 from shapemill.miner.spatial import ring_points
-from shapemill.patterns.tables import table_metadata, write_table
+from shapemill.patterns.tables import TableError, table_metadata, write_table
 
 WHOLE_BOARD = 361
 
@@ -47,7 +48,7 @@ def command_corpus(games: list[str], split: str, limit: int | None) -> Corpus:
     """The games of a command, or a one-line error naming what could not be read."""
     try:
         corpus = load_corpus(games, split=split, limit=limit)
-    except (InputError, OSError, ValueError) as exc:
+    except (InputError, OSError, ValueError, TableError) as exc:
         raise click.ClickException(str(exc)) from None
     if len(corpus) == 0:
         raise click.ClickException(f"no {split} games in {', '.join(map(str, games))}")
@@ -61,48 +62,112 @@ def peak_memory_mb() -> float:
     return (own + children) / 1024
 
 
-def run_mine_command(
-    paths: list[str], output: str, params: MineParams, split: str, workers: int,
-    limit: int | None, quiet: bool,
-) -> None:
-    """Mine ``paths`` into the patterns table at ``output`` and print a summary."""
-    start = time.perf_counter()
+@dataclass
+class Mined:
+    """What a mining run found: the kept patterns (with keys), the feature
+    columns, the discovery threshold and dictionary size, the corpus's
+    fingerprint, games and positions, the workers that mined it, and the wall
+    time of each step where it was measured."""
+
+    rows: dict
+    features: dict
+    threshold: int
+    dictionary: int
+    fingerprint: str
+    games: int
+    positions: int
+    workers: int
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def _progress_bar(quiet: bool, total: int | None, unit: str):
+    """A tqdm bar on stderr when it is a terminal (and not ``quiet``), else None."""
+    if quiet or not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit=unit, desc="mine", file=sys.stderr)
+
+
+def _mine_here(paths: list[str], params: MineParams, split: str, workers: int, limit: int | None, quiet: bool) -> Mined:
+    """Mine in this process and ``workers`` forked ones."""
     corpus = command_corpus(paths, split, limit)
     discovery = len(discovery_sample(len(corpus), params)) * (1 + params.discovery_rounds)
-    bar = None
-    if not quiet and sys.stderr.isatty():
-        from tqdm import tqdm
-
-        bar = tqdm(total=discovery + 2 * len(corpus), unit="game", desc="mine", file=sys.stderr)
+    bar = _progress_bar(quiet, discovery + 2 * len(corpus), "game")
     seconds: dict[str, float] = {}
-    rows = mine_patterns(corpus, params, workers, bar.update if bar else None, seconds)
+    rows = mine_patterns(corpus, params, workers, bar.update if bar is not None else None, seconds)
     features_start = time.perf_counter()
-    features = count_features(corpus, workers, bar.update if bar else None)
+    features = count_features(corpus, workers, bar.update if bar is not None else None)
     seconds["features"] = time.perf_counter() - features_start
-    if bar:
+    if bar is not None:
         bar.close()
+    threshold, dictionary = rows.pop("discovery_threshold"), rows.pop("dictionary")
+    return Mined(
+        rows, features, threshold, dictionary, corpus.fingerprint(), len(corpus), corpus.n_positions, workers, seconds
+    )
+
+
+def _mine_on_dask(paths: list[str], params: MineParams, split: str, scheduler: str, limit: int | None, quiet: bool) -> Mined:
+    """Mine on the Dask cluster ``scheduler``, with progress in shard tasks."""
+    from shapemill.miner.cluster import ClusterError, dask_client, mine_on_cluster
+
+    bar = _progress_bar(quiet, None, "shard")
+
+    def planned(n: int) -> None:
+        bar.total = n
+        bar.refresh()
+
+    try:
+        with dask_client(scheduler) as client:
+            return mine_on_cluster(
+                client, paths, params, split, limit, *((bar.update, planned) if bar is not None else (None, None))
+            )
+    except ClusterError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def write_mined(mined: Mined, output: str | os.PathLike, params: MineParams, split: str, paths: list) -> None:
+    """Write the patterns table of ``mined`` (mined from ``paths``) to ``output``."""
     meta = table_metadata(
         "patterns",
-        fingerprint=corpus.fingerprint(),
+        fingerprint=mined.fingerprint,
         params={
             **asdict(params),
             "split": split,
-            "games": len(corpus),
-            "positions": corpus.n_positions,
-            "discovery_threshold": rows.pop("discovery_threshold"),
-            "dictionary": rows.pop("dictionary"),
+            "games": mined.games,
+            "positions": mined.positions,
+            "discovery_threshold": mined.threshold,
+            "dictionary": mined.dictionary,
             "sources": [str(p) for p in paths],
         },
     )
-    table = patterns_table(rows, features)
-    write_table(table, output, meta)
+    write_table(patterns_table(mined.rows, mined.features), output, meta)
+
+
+def run_mine_command(
+    paths: list[str], output: str, params: MineParams, split: str, workers: int,
+    limit: int | None, quiet: bool, scheduler: str | None = None,
+) -> None:
+    """Mine ``paths`` into the patterns table at ``output`` and print a summary;
+    on the Dask cluster ``scheduler`` when given, else with ``workers`` processes."""
+    start = time.perf_counter()
+    if scheduler is None:
+        mined = _mine_here(paths, params, split, workers, limit, quiet)
+    else:
+        mined = _mine_on_dask(paths, params, split, scheduler, limit, quiet)
+    write_mined(mined, output, params, split, paths)
+    rows, features = mined.rows, mined.features
     if not quiet:
         total = time.perf_counter() - start
         sizes = np.bincount(rows["ring"])
+        where = f"{mined.workers} Dask worker(s)" if scheduler else f"{mined.workers} worker(s)"
+        steps = ", ".join(f"{step} {s:.1f} s" for step, s in mined.seconds.items())
         click.echo(
-            f"mined {len(corpus):,} games, {corpus.n_positions:,} positions in {total:.1f} s "
-            f"({corpus.n_positions / total:,.0f} positions/s, {workers} worker(s)): "
-            + ", ".join(f"{step} {s:.1f} s" for step, s in seconds.items())
+            f"mined {mined.games:,} games, {mined.positions:,} positions in {total:.1f} s "
+            f"({mined.positions / total:,.0f} positions/s, {where})" + (f": {steps}" if steps else "")
         )
         click.echo(f"kept {len(rows['seen']):,} patterns and {len(features['seen']):,} feature levels; rings {', '.join(f'{k}: {n:,}' for k, n in enumerate(sizes) if n)}")
         click.echo(f"peak memory {peak_memory_mb():,.0f} MB; wrote {output}")

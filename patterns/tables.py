@@ -6,13 +6,20 @@ schema version of that kind, a fingerprint of the games it came from and the
 parameters of the command that wrote it. :func:`read_table` refuses a table of
 another kind or of an unknown schema version with a :class:`TableError` whose
 message names the file.
+
+A table can also be a *partitioned dataset*: a folder of part files
+(``part-00000.parquet``, ...), each a complete table of its kind with its own
+metadata, and a marker file ``_shapemill.json`` holding the dataset's metadata
+and the parts in order. The marker tells a dataset from any other folder.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +29,8 @@ import pyarrow.parquet as pq
 from shapemill import __version__
 
 META_KEY = b"shapemill"
+#: The file that makes a folder a partitioned dataset.
+DATASET_MARKER = "_shapemill.json"
 
 #: Schema version of each table kind; bump when columns change meaning.
 SCHEMA_VERSIONS: dict[str, int] = {
@@ -57,20 +66,88 @@ def write_table(table: pa.Table, path: str | os.PathLike, meta: dict[str, Any]) 
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    schema_meta = dict(table.schema.metadata or {})
-    schema_meta[META_KEY] = json.dumps(meta, sort_keys=True).encode()
-    table = table.replace_schema_metadata(schema_meta)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
-    umask = os.umask(0)  # mkstemp makes the file private: give it the usual mode
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)
+    os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes the file private: give it the usual mode
     try:
-        pq.write_table(table, tmp, compression="zstd")
+        _write_parquet(table, tmp, meta)
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def _umask() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return umask
+
+
+def _write_parquet(table: pa.Table, path: str | os.PathLike, meta: dict[str, Any]) -> None:
+    schema_meta = dict(table.schema.metadata or {})
+    schema_meta[META_KEY] = json.dumps(meta, sort_keys=True).encode()
+    pq.write_table(table.replace_schema_metadata(schema_meta), path, compression="zstd")
+
+
+def is_dataset(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is a partitioned dataset folder (it holds the marker file)."""
+    return (Path(path) / DATASET_MARKER).is_file()
+
+
+def check_dataset_output(folder: str | os.PathLike) -> None:
+    """Raise :class:`TableError` unless ``folder`` may receive a dataset: it does not
+    exist, is an empty folder, or is a dataset (which will be replaced)."""
+    folder = Path(folder)
+    if folder.exists() and not is_dataset(folder) and not (folder.is_dir() and not any(folder.iterdir())):
+        raise TableError(f"{folder}: exists and is not a shapemill dataset; not replacing it")
+
+
+def write_dataset(
+    parts: Iterable[tuple[pa.Table, dict[str, Any]]], folder: str | os.PathLike, meta: dict[str, Any]
+) -> None:
+    """Write a partitioned dataset: each ``(table, metadata)`` of ``parts`` as a part
+    file, in order, and ``meta`` (with the list of parts) in the marker file.
+
+    The dataset is written to a temporary folder beside ``folder`` and renamed into
+    place; a dataset already there is replaced, any other non-empty folder refused.
+    """
+    folder = Path(folder)
+    check_dataset_output(folder)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".tmp", dir=folder.parent))
+    try:
+        os.chmod(tmp, 0o777 & ~_umask())
+        listed = []
+        for k, (table, part_meta) in enumerate(parts):
+            name = f"part-{k:05d}.parquet"
+            _write_parquet(table, tmp / name, part_meta)
+            listed.append({"file": name, "rows": table.num_rows})
+        (tmp / DATASET_MARKER).write_text(json.dumps({**meta, "parts": listed}, sort_keys=True, indent=1))
+        if is_dataset(folder):
+            old = tmp.with_name(tmp.name + ".old")
+            os.replace(folder, old)
+            os.replace(tmp, folder)
+            shutil.rmtree(old)
+        else:
+            os.replace(tmp, folder)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def dataset_parts(folder: str | os.PathLike, kind: str) -> list[Path]:
+    """The part files of the dataset of ``kind`` at ``folder``, in order."""
+    marker = Path(folder) / DATASET_MARKER
+    try:
+        meta = json.loads(marker.read_text())
+        files = [Path(folder) / part["file"] for part in meta["parts"]]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise TableError(f"{marker}: not a readable dataset marker ({exc})") from None
+    _check_kind(folder, meta, kind)
+    for f in files:
+        if not f.is_file():
+            raise TableError(f"{f}: part of the dataset {folder} is missing")
+    return files
 
 
 def read_metadata(path: str | os.PathLike) -> dict[str, Any]:
@@ -90,6 +167,11 @@ def read_table(
 ) -> tuple[pa.Table, dict[str, Any]]:
     """Read a table of ``kind`` and its metadata, refusing other kinds and versions."""
     meta = read_metadata(path)
+    _check_kind(path, meta, kind)
+    return pq.read_table(path, columns=columns), meta
+
+
+def _check_kind(path: str | os.PathLike, meta: dict[str, Any], kind: str) -> None:
     if meta.get("kind") != kind:
         raise TableError(f"{path}: a {meta.get('kind')!r} table, expected a {kind!r} table")
     if meta.get("schema_version") != SCHEMA_VERSIONS[kind]:
@@ -97,4 +179,3 @@ def read_table(
             f"{path}: {kind} schema version {meta.get('schema_version')!r} is not "
             f"supported (this shapemill reads version {SCHEMA_VERSIONS[kind]})"
         )
-    return pq.read_table(path, columns=columns), meta

@@ -147,3 +147,28 @@ def test_show_refuses_a_table_of_another_kind(tmp_path, kind):
     write_table(pa.table({"id": ["x"]}), path, table_metadata(kind))
     result = CliRunner().invoke(main, ["show", str(path)])
     assert result.exit_code != 0 and "expected a 'patterns' table" in result.output
+
+
+class _FailingJob:
+    """A ``_map_games`` job that counts games and fails on game 3."""
+
+    def start(self) -> int:
+        return 0
+
+    def game(self, state: int, i: int) -> int:
+        if i == 3:
+            raise ValueError("game 3 is broken")
+        return state + 1
+
+    @staticmethod
+    def merge(a: int, b: int) -> int:
+        return a + b
+
+
+def test_a_failing_worker_stops_the_run_with_its_error():
+    from shapemill.miner.mine import _map_games
+
+    games = corpus([[0]] * 8, 2)
+    with pytest.raises(RuntimeError, match="mining worker failed: ValueError: game 3 is broken"):
+        _map_games(_FailingJob(), games, workers=2)
+    assert _map_games(_FailingJob(), corpus([[0]] * 3, 2), workers=2) == 3

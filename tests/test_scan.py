@@ -388,6 +388,55 @@ def test_cli_tables_metadata_and_duckdb(tmp_path):
     assert read_table(out2, "games")[1]["fingerprint"] == meta["fingerprint"]
 
 
+def test_partitioned_dataset_round_trip(tmp_path):
+    from shapemill.datasets.corpus import load_corpus
+    from shapemill.patterns.tables import DATASET_MARKER, is_dataset
+
+    src = tmp_path / "in"
+    src.mkdir()
+    for k in range(7):
+        (src / f"{k}.sgf").write_text(distinct_game(70 + k))
+    single, folder = tmp_path / "games.parquet", tmp_path / "games"
+    assert run_cli(str(src), "-o", str(single), "--min-moves", "1", "-q").exit_code == 0
+    res = run_cli(str(src), "-o", str(folder), "--min-moves", "1", "--partition-size", "3")
+    assert res.exit_code == 0, res.output
+    parts = sorted(p.name for p in folder.iterdir())
+    assert parts == [DATASET_MARKER, "part-00000.parquet", "part-00001.parquet", "part-00002.parquet"]
+    # every part is a games table of its own, the parts in order are the single table
+    whole, meta = read_table(single, "games")
+    tables = [read_table(folder / name, "games") for name in parts[1:]]
+    assert [t.num_rows for t, _ in tables] == [3, 3, 1]
+    assert sum((t.column("id").to_pylist() for t, _ in tables), []) == whole.column("id").to_pylist()
+    assert [m["params"]["part"] for _, m in tables] == [0, 1, 2]
+    assert len({m["fingerprint"] for _, m in tables} | {meta["fingerprint"]}) == 4
+    # every command that reads games takes the folder: the same corpus as the single table
+    for split in ("train", "all"):
+        a, b = load_corpus([single], split=split), load_corpus([folder], split=split)
+        assert a.ids == b.ids and (a.moves == b.moves).all() and a.fingerprint() == b.fingerprint()
+    # scanning again replaces the dataset (atomically: no temporary folder is left)
+    assert run_cli(str(src / "0.sgf"), "-o", str(folder), "--min-moves", "1", "--partition-size", "3", "-q").exit_code == 0
+    assert len(load_corpus([folder], split="all")) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["games", "games.parquet", "in"]
+    # a folder of SGF files is still read as SGF; one that is neither is never overwritten
+    assert is_dataset(folder) and not is_dataset(src)
+    assert len(load_corpus([src], split="all")) == 7
+    res = CliRunner().invoke(main, ["scan", str(src), "-o", str(src), "--partition-size", "3"])
+    assert res.exit_code == 1 and "not a shapemill dataset" in res.output and len(list(src.iterdir())) == 7
+    res = CliRunner().invoke(main, ["scan", str(src), "-o", str(folder)])
+    assert res.exit_code == 1 and "--partition-size" in res.output
+
+
+def test_a_damaged_dataset_is_a_one_line_error(tmp_path):
+    src = tmp_path / "a.sgf"
+    src.write_text(distinct_game(80))
+    folder = tmp_path / "games"
+    assert run_cli(str(src), "-o", str(folder), "--partition-size", "5", "-q").exit_code == 0
+    (folder / "part-00000.parquet").unlink()
+    res = CliRunner().invoke(main, ["mine", str(folder), "-o", str(tmp_path / "p.parquet")])
+    assert res.exit_code == 1 and "part-00000.parquet" in res.output and "missing" in res.output
+    assert "Traceback" not in res.output
+
+
 def test_cli_garbage_input_no_traceback(tmp_path):
     src = tmp_path / "mess"
     src.mkdir()
