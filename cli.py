@@ -144,17 +144,21 @@ def show(table, top, size, sort, svg_dir) -> None:
               help="Positions sampled (uniformly, seeded) from the games for the fit.")
 @click.option("--limit-games", type=click.IntRange(1), default=None, help="Use the first N games only.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the position sample.")
-@click.option("-j", "--workers", default=1, show_default=True, type=click.IntRange(1),
-              help="Threads that build the positions and share each MM sweep.")
+@click.option("-j", "--workers", type=click.IntRange(1), default=None,
+              help="Threads that build the positions and share each MM sweep (default: the CPU cores, at most 8).")
 def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limit_games, seed, workers) -> None:
     """Fit Bradley-Terry / Elo ratings of every pattern and feature (Coulom's MM).
 
     Each sampled position is a competition among its legal moves and the pass;
     a move's team is its largest known pattern plus its tactical feature levels.
     """
+    from shapemill.datasets.scanner import default_workers
     from shapemill.miner.rate_command import run_rate_command
 
-    run_rate_command(list(games), patterns_path, output, max_iter, tol, split, max_positions, limit_games, seed, workers)
+    run_rate_command(
+        list(games), patterns_path, output, max_iter, tol, split, max_positions, limit_games, seed,
+        workers or default_workers(),
+    )
 
 
 @main.command()
@@ -168,18 +172,22 @@ def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limi
 @click.option("--max-positions", type=click.IntRange(1), default=None, help="Evaluate a seeded sample of positions.")
 @click.option("--limit-games", type=click.IntRange(1), default=None, help="Use the first N games only.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the position sample.")
-@click.option("-j", "--workers", default=1, show_default=True, type=click.IntRange(1),
-              help="Threads that build the positions.")
+@click.option("-j", "--workers", type=click.IntRange(1), default=None,
+              help="Threads that build the positions (default: the CPU cores, at most 8).")
 def evaluate(games, ratings, split, as_json, plot, max_positions, limit_games, seed, workers) -> None:
     """Move-prediction accuracy of a ratings table on held-out games.
 
     Prints top-1, top-5, top-10 accuracy and the mean log-likelihood of the
     move played, overall and by move-number band.
     """
+    from shapemill.datasets.scanner import default_workers
     from shapemill.miner.rate_command import run_evaluate_command
     from shapemill.patterns.defaults import RATINGS
 
-    run_evaluate_command(list(games), _table_or_bundled(ratings, RATINGS), split, as_json, plot, max_positions, limit_games, seed, workers)
+    run_evaluate_command(
+        list(games), _table_or_bundled(ratings, RATINGS), split, as_json, plot, max_positions, limit_games, seed,
+        workers or default_workers(),
+    )
 
 
 def _table_or_bundled(path: str | None, name: str) -> str:
