@@ -12,7 +12,7 @@ frequent, in two passes:
    from ring k to ring k+1 when ring k's pattern had occurred ``threshold`` times
    (the sample's share of ``min_count``; an occurrence being a run of positions
    where the candidate keeps that pattern) by the time the candidate's rings last
-   changed. When the table fills up, patterns seen once are pruned (lossy
+   changed. When the table fills up, its rarest patterns are pruned (lossy
    counting), which bounds memory.
 2. *Counting* on all games, in any number of worker processes: a candidate's rings
    are counted while their pattern is in the discovered dictionary; the smallest
