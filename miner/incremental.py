@@ -1,4 +1,5 @@
-"""Incremental counting pass: the same table as ``mine.count``, some 15 times faster.
+"""Incremental counting: the counting pass (the same table as the straightforward
+walk of ``mine.mine_moves``, some 15 times faster) and discovery.
 
 The counting pass of :mod:`shapemill.miner.mine` walks every ring of every legal
 candidate of every position. Between two positions only the points near the
@@ -35,6 +36,11 @@ size (the opening's patterns are the largest: hashing them afresh in every
 game would cost more than the rest of the game), with the setup stones and the
 moves before a view's first turn as its first colour changes. Its instances
 open at that first turn; those closed there were never seen and add nothing.
+
+Discovery (a ``threshold``) runs the same kernel with a growing gate: a chain
+grows past ring k while ring k's pattern has occurred ``threshold`` times, in an
+earlier round's dictionary or in the counts so far, and its last ring, the
+frontier, is counted too, so that it can become frequent.
 
 Legality is recomputed for every empty point at every turn (nanoseconds a
 point): a point's suicide status can change far from the move, through the
@@ -126,7 +132,9 @@ class Template(NamedTuple):
     base: int  # index of displacement 0 in ``inverse``
 
 
-def template(size: int, max_ring: int, table: counts.Table, threshold: int = 0, counted=None) -> Template:
+def template(
+    size: int, max_ring: int, table: counts.Table, threshold: int = 0, counted: counts.Table | None = None
+) -> Template:
     """The empty board's chains for ``size``, gated by the patterns in ``table``
     (``threshold`` and ``counted``: see :func:`count_moves`).
 
