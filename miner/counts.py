@@ -105,11 +105,15 @@ def _reinsert(table: Table, src: Table, keep_min: int) -> None:
 
 
 def rebuilt(table: Table, keep_min: int = 0, room: int | None = None) -> Table:
-    """A fresh table with the entries seen at least ``keep_min`` times.
+    """A fresh table with the entries seen at least ``keep_min`` times, with ``room``
+    slots (by default twice the entries kept: at most half full).
 
     Used to grow a crowded table (``keep_min`` 0) and to prune rare entries.
     """
-    fresh = new_table(room if room is not None else max(capacity(table), 4 * used(table)))
+    if room is None:
+        rows = table[0]
+        room = 2 * int(np.count_nonzero((rows[:, KEY] != 0) & (rows[:, SEEN] >= keep_min)))
+    fresh = new_table(room)
     _reinsert(fresh, table, keep_min)
     return fresh
 

@@ -172,8 +172,6 @@ def discover(corpus: Corpus, params: MineParams, progress=None) -> tuple[counts.
             if progress:
                 progress(1)
         dictionary = counts.rebuilt(table, keep_min=threshold)
-        del table  # the biggest table of the run: free it before the next round's
-        dictionary = counts.rebuilt(dictionary, room=2 * counts.used(dictionary))
     return dictionary, threshold
 
 
