@@ -69,19 +69,22 @@ def scan(ctx: click.Context, paths, output, partition_size, errors_path, size, n
 @click.option("--split", default="train", show_default=True,
               type=click.Choice(["train", "test", "all"]), help="Which games of the corpus to mine.")
 @click.option("-j", "--workers", type=click.IntRange(1), default=None,
-              help="Worker processes for the counting passes (default: the CPU cores, at most 8); "
+              help="Worker processes (default: the CPU cores, at most 8); "
                    "the table does not depend on it.")
 @click.option("--limit-games", type=click.IntRange(1), default=None, help="Mine the first N games only.")
 @click.option("--discovery-games", default=2000, show_default=True, type=click.IntRange(1),
               help="Games sampled (spread over the corpus) to discover frequent large patterns.")
 @click.option("--discovery-rounds", default=2, show_default=True, type=click.IntRange(0),
               help="Extra discovery rounds over the sample, each gated by the patterns found so far.")
+@click.option("--discovery-shards", default=4, show_default=True, type=click.IntRange(1),
+              help="Shards of the discovery sample, counted apart (in parallel) and summed; "
+                   "the table depends on it, not on -j.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Mine on a Dask cluster: a scheduler's tcp://HOST:PORT, or local:N to start N local "
                    "workers (replaces -j; needs pip install 'shapemill[dask]').")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar and no summary.")
 def mine(games, output, min_count, max_size, split, workers, limit_games, discovery_games, discovery_rounds,
-         scheduler, quiet) -> None:
+         discovery_shards, scheduler, quiet) -> None:
     """Count the shape patterns of every legal move of every position.
 
     GAMES are games tables or partitioned datasets written by `scan` and/or SGF
@@ -97,7 +100,8 @@ def mine(games, output, min_count, max_size, split, workers, limit_games, discov
 
     max_ring = MAX_RING if max_size == WHOLE_BOARD else min(max_size, MAX_RING)
     params = MineParams(
-        min_count=min_count, max_ring=max_ring, discovery_games=discovery_games, discovery_rounds=discovery_rounds
+        min_count=min_count, max_ring=max_ring, discovery_games=discovery_games, discovery_rounds=discovery_rounds,
+        discovery_shards=discovery_shards,
     )
     run_mine_command(list(games), output, params, split, workers or default_workers(), limit_games, quiet, scheduler)
 

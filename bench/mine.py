@@ -7,9 +7,9 @@
     python bench/mine.py --scheduler local:2  # on Dask, against one process
 
 Times each step of the command on the slice -- discovery (on its sample of at
-most 2,000 games, whatever the corpus), the pattern counting pass and the
-tactical-feature pass (on every game, ``-j`` workers), and the rebuilding of
-the kept patterns' keys -- next to the reference measured in the same run:
+most 2,000 games, whatever the corpus, in shards shared by the ``-j`` workers),
+the pattern counting pass and the tactical-feature pass (on every game), and the
+rebuilding of the kept patterns' keys -- next to the reference measured in the same run:
 replaying the same games with the rules alone (``replay_check``), the floor no
 miner can go under. Peak memory is that of the process plus its largest worker.
 
@@ -25,7 +25,7 @@ same dataset, after warming up both (numba kernels loaded in every worker), chec
 that both found the same counts and keys, and prints the speed-up next to the
 machine's parallel capacity measured right after (N processes spinning at once
 against one: on a shared machine, other jobs take part of the cores). Discovery
-runs in one task, so it bounds the speed-up: ``--discovery-games`` sets its sample.
+runs in a task per shard and round: ``--discovery-games`` sets its sample.
 """
 
 from __future__ import annotations

@@ -9,9 +9,10 @@ table themselves, so every worker needs read access to the paths given.
    dataset's parts, in order) and the number of games of the split in each,
    cut into shards: the split's games ``start:stop`` of one file, with the
    ordinal of game ``start`` in the whole corpus.
-2. *Discovery* (one task): the corpus loaded as one process loads it, and
-   :func:`mine.discover` on it; the dictionary travels as its pattern ids and
-   rings only.
+2. *Discovery*: a task per discovery shard and round, each worker loading the
+   corpus once as one process loads it; a round's shard tables are summed by a
+   tree of merges and thresholded on the cluster, as :func:`mine.discover` does,
+   and the dictionary travels as columns (pattern ids, rings, counts).
 3. *Counting*, a task per shard and pass (tactical features, which need no
    dictionary and run alongside discovery; then patterns): each shard's games
    are counted numbered from 0, and its first occurrences then moved to the
@@ -31,6 +32,7 @@ simply run again.
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import os
@@ -43,13 +45,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
-from shapemill.datasets.corpus import count_games, load_corpus, load_part, table_files
+from shapemill.datasets.corpus import Corpus, count_games, load_corpus, load_part, table_files
 from shapemill.miner import counts
 from shapemill.miner.mine import (
     MineParams,
+    _Discover,
+    _map_shards,
     add_feature_counts,
     count,
-    discover,
+    discovery_shards,
+    discovery_threshold,
     feature_columns,
     feature_counts,
     kept_patterns,
@@ -152,11 +157,51 @@ def shards_of(files: list[tuple[str, int]], split: str, limit: int | None, worke
     return shards
 
 
-def _discover(paths: list[str], split: str, limit: int | None, params: MineParams) -> Discovered:
-    corpus = load_corpus(paths, split=split, limit=limit)
-    dictionary, threshold = discover(corpus, params)
-    rows = counts.entries(dictionary)
-    return Discovered(rows["pattern_id"], rows["ring"], threshold, corpus.fingerprint(), len(corpus), corpus.n_positions)
+@functools.lru_cache(maxsize=1)
+def _whole_corpus(paths: tuple[str, ...], split: str, limit: int | None) -> Corpus:
+    """The corpus as one process loads it, read once per worker: discovery's
+    shards are spread over all of it."""
+    return load_corpus(list(paths), split=split, limit=limit)
+
+
+def _discover_shard(
+    paths: tuple[str, ...], split: str, limit: int | None, params: MineParams, k: int, dictionary: dict | None
+) -> counts.Table:
+    """Discovery shard ``k``'s counts in one round, gated by the ``dictionary``
+    columns of the rounds before (``None`` in the first)."""
+    corpus = _whole_corpus(paths, split, limit)
+    gate = counts.new_table(16) if dictionary is None else _dictionary_table(dictionary)
+    job = _Discover(corpus, params, discovery_threshold(len(corpus), params), gate)
+    return _map_shards(job, [discovery_shards(len(corpus), params)[k]], 1)
+
+
+def _dictionary_table(columns: dict) -> counts.Table:
+    return counts.of_keys(columns["pattern_id"], columns["ring"], 2 * len(columns["ring"]), columns["seen"])
+
+
+def _dictionary_columns(table: counts.Table, threshold: int) -> dict[str, np.ndarray]:
+    """A round's dictionary, its patterns seen ``threshold`` times, as columns."""
+    rows = counts.entries(counts.rebuilt(table, keep_min=threshold))
+    return {k: rows[k] for k in ("pattern_id", "ring", "seen")}
+
+
+def _discovered(paths: tuple[str, ...], split: str, limit: int | None, params: MineParams, columns: dict) -> Discovered:
+    corpus = _whole_corpus(paths, split, limit)
+    return Discovered(
+        columns["pattern_id"], columns["ring"], discovery_threshold(len(corpus), params),
+        corpus.fingerprint(), len(corpus), corpus.n_positions,
+    )
+
+
+def _discover(client: Client, paths: tuple[str, ...], split: str, limit: int | None, params: MineParams, games: int):
+    """The future of discovery's :class:`Discovered`, its rounds in shard tasks."""
+    shards = len(discovery_shards(games, params))
+    threshold = discovery_threshold(games, params)
+    columns = None
+    for _ in range(1 + params.discovery_rounds):
+        tables = [client.submit(_discover_shard, paths, split, limit, params, k, columns, retries=1) for k in range(shards)]
+        columns = client.submit(_dictionary_columns, _tree(client, tables, _merge_tables), threshold, retries=1)
+    return client.submit(_discovered, paths, split, limit, params, columns, retries=1)
 
 
 def _count_shard(shard: Shard, found: Discovered, params: MineParams) -> counts.Table:
@@ -246,7 +291,7 @@ def mine_on_cluster(
         raise ClusterError(f"no {split} games in {', '.join(paths)}")
     if on_plan:
         on_plan(2 * len(shards))
-    found = client.submit(_discover, paths, split, limit, params, retries=1)
+    found = _discover(client, tuple(paths), split, limit, params, sum(s.stop - s.start for s in shards))
     features = [client.submit(_features_shard, s, retries=1) for s in shards]
     tables = [client.submit(_count_shard, s, found, params, retries=1) for s in shards]
     pruned = client.submit(kept_patterns, _tree(client, tables, _merge_tables), params, retries=1)

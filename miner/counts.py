@@ -118,17 +118,18 @@ def rebuilt(table: Table, keep_min: int = 0, room: int | None = None) -> Table:
     return fresh
 
 
-def of_keys(pattern_ids: np.ndarray, rings: np.ndarray, capacity: int) -> Table:
-    """A table of ``capacity`` slots holding these patterns, never seen yet."""
+def of_keys(pattern_ids: np.ndarray, rings: np.ndarray, capacity: int, seen: np.ndarray | None = None) -> Table:
+    """A table of ``capacity`` slots holding these patterns, seen ``seen`` times
+    (by default never), played never."""
     table = new_table(capacity)
-    _insert_keys(table, pattern_ids.view(np.int64), rings)
+    _insert_keys(table, pattern_ids.view(np.int64), rings, np.zeros(len(rings), np.int64) if seen is None else seen)
     return table
 
 
 @njit(cache=True)
-def _insert_keys(table, keys, rings) -> None:
+def _insert_keys(table, keys, rings, seen) -> None:
     for i in range(len(keys)):
-        add(table, keys[i], rings[i], 0, 0, NO_WITNESS)
+        add(table, keys[i], rings[i], seen[i], 0, NO_WITNESS)
 
 
 @njit(cache=True)

@@ -7,12 +7,14 @@ possible (4 billion candidates in 80,000 games, each with a never-seen-before
 largest ring) nor useful, so a candidate's rings grow only while its pattern is
 frequent, in two passes:
 
-1. *Discovery* on a spread sample of the games, in one process, with the
-   incremental kernel of :mod:`shapemill.miner.incremental`: a candidate grows
-   from ring k to ring k+1 when ring k's pattern had occurred ``threshold`` times
-   (the sample's share of ``min_count``; an occurrence being a run of positions
-   where the candidate keeps that pattern) by the time the candidate's rings last
-   changed. When the table fills up, its rarest patterns are pruned (lossy
+1. *Discovery* on a spread sample of the games, with the incremental kernel of
+   :mod:`shapemill.miner.incremental`: a candidate grows from ring k to ring k+1
+   when ring k's pattern had occurred ``threshold`` times (the sample's share of
+   ``min_count``; an occurrence being a run of positions where the candidate
+   keeps that pattern) by the time the candidate's rings last changed. The sample
+   is cut into a fixed number of shards, counted apart (in parallel) and summed
+   before the threshold, so the dictionary does not depend on the number of
+   workers. When a shard's table fills up, its rarest patterns are pruned (lossy
    counting), which bounds memory.
 2. *Counting* on all games, in any number of worker processes: a candidate's rings
    are counted while their pattern is in the discovered dictionary; the smallest
@@ -78,6 +80,7 @@ class MineParams:
     max_ring: int = 54
     discovery_games: int = 2000
     discovery_rounds: int = 2
+    discovery_shards: int = 4
     table_capacity: int = 1 << 24
 
 
@@ -152,26 +155,38 @@ def discovery_sample(games: int, params: MineParams) -> np.ndarray:
     return np.arange(n, dtype=np.int64) * games // max(1, n)
 
 
-def discover(corpus: Corpus, params: MineParams, progress=None) -> tuple[counts.Table, int]:
+def discovery_shards(games: int, params: MineParams) -> list[np.ndarray]:
+    """The discovery sample cut into ``params.discovery_shards`` interleaved shards
+    (the empty ones left out): each is counted apart, the same whatever the workers."""
+    sample = discovery_sample(games, params)
+    shards = [sample[s :: params.discovery_shards] for s in range(params.discovery_shards)]
+    return [shard for shard in shards if len(shard)]
+
+
+def discovery_threshold(games: int, params: MineParams) -> int:
+    """How often a ring's pattern must occur in the discovery sample for the ring
+    past it to be counted: the sample's share of ``min_count``, halved (a pattern
+    frequent in the corpus can be rarer in the sample), and at least 2."""
+    share = len(discovery_sample(games, params)) / max(1, games)
+    return max(2, int(round(params.min_count * share / 2)))
+
+
+def discover(corpus: Corpus, params: MineParams, workers: int = 1, progress=None) -> tuple[counts.Table, int]:
     """Pass 1: the dictionary of patterns frequent in a spread sample of the games.
 
     A round over the sample grows candidates as its counts grow; they lag (an
     instance counts when it ends, a candidate is re-gated when its rings change),
     so later rounds count the sample again, gated by the dictionary found so far
-    as well: each also finds every frequent child of it. Returns the dictionary
-    and the discovery threshold used.
+    as well: each also finds every frequent child of it. The shards of a round are
+    counted by ``workers`` processes and summed. Returns the dictionary and the
+    discovery threshold used.
     """
-    sample = discovery_sample(len(corpus), params)
-    share = len(sample) / max(1, len(corpus))
-    threshold = max(2, int(round(params.min_count * share / 2)))
+    shards = discovery_shards(len(corpus), params)
+    threshold = discovery_threshold(len(corpus), params)
     dictionary = counts.new_table(16)
     for _ in range(1 + params.discovery_rounds):
-        table, cache = counts.new_table(1 << 20), {}
-        for i in sample.tolist():
-            table = count_game(corpus, i, params, table, cache, threshold, dictionary)
-            if progress:
-                progress(1)
-        dictionary = counts.rebuilt(table, keep_min=threshold)
+        job = _Discover(corpus, params, threshold, dictionary)
+        dictionary = counts.rebuilt(_map_shards(job, shards, workers, progress), keep_min=threshold)
     return dictionary, threshold
 
 
@@ -184,15 +199,61 @@ def _gate(dictionary: counts.Table) -> counts.Table:
 _WORK: dict = {}
 
 
-def _share(worker: int):
-    """One worker's part of a ``_map_games`` job: games ``worker``, ``worker + W``, ..."""
-    job, corpus, workers, queue = (_WORK[k] for k in ("job", "corpus", "workers", "queue"))
+def _run_shard(job, shard: np.ndarray, queue=None):
+    """One shard of a ``_map_shards`` job: its games counted into a fresh state."""
     state = job.start()
-    for i in range(worker, len(corpus), workers):
+    for i in shard.tolist():
         state = job.game(state, i)
         if queue is not None:
             queue.put(1)
-    return state
+    return job.end(state)
+
+
+def _forked_shard(k: int):
+    """Shard ``k`` of the job set up before the pool forked."""
+    return _run_shard(_WORK["job"], _WORK["shards"][k], _WORK["queue"])
+
+
+def _map_shards(job, shards: list[np.ndarray], workers: int, progress=None):
+    """Run ``job`` over shards of games, in ``workers`` forked processes.
+
+    ``job.start()`` makes a shard's state, ``job.game(state, i)`` adds game ``i``
+    to it, ``job.end(state)`` makes it the shard's result and ``job.merge(a, b)``
+    adds two results; results are merged in shard order as they come (so that
+    few wait in memory), and the total depends on the shards, not on the
+    workers. ``progress(1)`` is called as games are done. A worker that raises
+    stops the run with a ``RuntimeError`` naming its error.
+    """
+    total = None
+    if workers <= 1 or len(shards) <= 1:
+        for shard in shards:
+            own = _run_shard(job, shard)
+            total = own if total is None else job.merge(total, own)
+            if progress:
+                progress(len(shard))
+        return total
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    _WORK.update(job=job, shards=shards, queue=queue)
+    merged = 0
+    with ctx.Pool(min(workers, len(shards))) as pool:
+        pending = [pool.apply_async(_forked_shard, (k,)) for k in range(len(shards))]
+        while merged < len(shards):
+            try:
+                n = queue.get(timeout=0.2)
+                if progress:
+                    progress(n)
+            except Empty:
+                pass
+            for result in pending[merged:]:
+                if result.ready() and not result.successful():
+                    _raise_worker_error(result)
+            while merged < len(shards) and pending[merged].ready():
+                own = pending[merged].get()
+                total = own if total is None else job.merge(total, own)
+                pending[merged] = None
+                merged += 1
+    return total
 
 
 def _raise_worker_error(result) -> None:
@@ -204,46 +265,47 @@ def _raise_worker_error(result) -> None:
 
 
 def _map_games(job, corpus: Corpus, workers: int, progress=None):
-    """Run ``job`` over every game, shared among ``workers`` forked processes.
+    """Run ``job`` (see :func:`_map_shards`) over every game, dealt round robin to
+    ``workers`` shards: for jobs whose merge is a sum (or a minimum), the result
+    is the same for any number of workers."""
+    shards = [np.arange(w, len(corpus), max(1, workers)) for w in range(max(1, workers))]
+    return _map_shards(job, shards, workers, progress)
 
-    ``job.start()`` makes a worker's state, ``job.game(state, i)`` adds game ``i``
-    to it and ``job.merge(a, b)`` adds two states; the games are dealt out round
-    robin and the states merged in worker order, so a job whose merge is a sum
-    (or a minimum) gives the same result for any number of workers. A worker
-    that raises stops the run with a ``RuntimeError`` naming its error.
-    """
-    if workers <= 1:
-        _WORK.update(job=job, corpus=corpus, workers=1, queue=None)
-        state = job.start()
-        for i in range(len(corpus)):
-            state = job.game(state, i)
-            if progress:
-                progress(1)
+
+class _Job:
+    """A ``_map_shards`` job whose shard result is its state."""
+
+    @staticmethod
+    def end(state):
         return state
-    ctx = multiprocessing.get_context("fork")
-    queue = ctx.Queue()
-    _WORK.update(job=job, corpus=corpus, workers=workers, queue=queue)
-    with ctx.Pool(workers) as pool:
-        result = pool.map_async(_share, range(workers))
-        done = 0
-        while done < len(corpus):
-            try:
-                done += queue.get(timeout=0.2)
-            except Empty:
-                if result.ready() and not result.successful():
-                    _raise_worker_error(result)
-                continue
-            if progress:
-                progress(1)
-        states = result.get()
-    total = states[0]
-    for other in states[1:]:
-        total = job.merge(total, other)
-    return total
 
 
 @dataclass
-class _CountPatterns:
+class _Discover(_Job):
+    """A discovery round as a ``_map_shards`` job: a shard's counts, gated by the
+    dictionary of the rounds before and by the shard's own counts."""
+
+    corpus: Corpus
+    params: MineParams
+    threshold: int
+    dictionary: counts.Table
+
+    def start(self) -> tuple[counts.Table, dict]:
+        return counts.new_table(1 << 20), {}  # count_game's templates, fresh per shard
+
+    def game(self, state: tuple[counts.Table, dict], i: int) -> tuple[counts.Table, dict]:
+        table, cache = state
+        return count_game(self.corpus, i, self.params, table, cache, self.threshold, self.dictionary), cache
+
+    @staticmethod
+    def end(state: tuple[counts.Table, dict]) -> counts.Table:
+        return counts.rebuilt(state[0])  # compact to send back
+
+    merge = staticmethod(counts.merge_into)
+
+
+@dataclass
+class _CountPatterns(_Job):
     """Pass 2 as a ``_map_games`` job: exact counts of the dictionary's patterns."""
 
     corpus: Corpus
@@ -301,7 +363,7 @@ def add_feature_counts(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np
 
 
 @dataclass
-class _CountFeatures:
+class _CountFeatures(_Job):
     """Tactical-feature levels as a ``_map_games`` job: (seen, played) arrays."""
 
     corpus: Corpus
@@ -392,7 +454,7 @@ def mine_patterns(
     wall time of each step (``discovery``, ``counting``, ``keys``).
     """
     clock = _Clock(seconds)
-    dictionary, threshold = discover(corpus, params, progress)
+    dictionary, threshold = discover(corpus, params, workers, progress)
     clock.lap("discovery")
     table = count(corpus, dictionary, params, workers, progress)
     clock.lap("counting")

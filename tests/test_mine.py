@@ -1,5 +1,7 @@
 """Mining: counts checked by hand, invariance, determinism, the command and its table."""
 
+from dataclasses import replace
+
 import duckdb
 import numpy as np
 import pytest
@@ -7,7 +9,7 @@ from click.testing import CliRunner
 
 from shapemill.cli import main
 from shapemill.datasets.corpus import Corpus
-from shapemill.miner.mine import MineParams, count_features, mine_patterns
+from shapemill.miner.mine import MineParams, _Job, count_features, mine_patterns
 from shapemill.patterns.tables import read_table
 
 
@@ -34,7 +36,8 @@ def test_counts_of_a_tiny_game_checked_by_hand():
     # Position 2, White to move: b2 sees P2 again (its neighbours are empty), a2 and b1
     #   are mirror images: Q2 (an opponent neighbour, one empty, two off-board).
     #   b2's ring 3 is R3 (opponent diagonal); a2's and b1's is Q3.
-    # The game is played twice. Discovery (threshold: its floor, 2) counts each
+    # The game is played twice, both games in one discovery shard. Discovery
+    # (threshold: its floor, 2) counts each
     # candidate's rings up to its frontier, the first ring whose pattern had not been
     # seen twice when the candidate's rings last changed. Round 1, game 1: nothing is
     # frequent yet, every frontier is ring 2; P2 ends it seen 5 times (4 + b2), Q2
@@ -43,11 +46,18 @@ def test_counts_of_a_tiny_game_checked_by_hand():
     # discovered in round 1. Round 2, gated by round 1's P2, reaches R3 in both
     # games: seen twice, discovered. The counting pass then counts all five exactly:
     # P2 (4 + 1) x 2 seen, played by a1 and b2; P3 4 x 2, by a1; Q2, Q3 2 x 2; R3 2, by b2.
-    rows = mine_patterns(corpus([[0, 3], [0, 3]], 2), MineParams(min_count=1, discovery_games=2))
+    games = corpus([[0, 3], [0, 3]], 2)
+    rows = mine_patterns(games, MineParams(min_count=1, discovery_games=2, discovery_shards=1))
     assert by_counts(rows) == [(2, 4, 0), (2, 10, 4), (3, 2, 2), (3, 4, 0), (3, 8, 2)]
     assert len(set(rows["key"])) == 5
-    one_round = mine_patterns(corpus([[0, 3], [0, 3]], 2), MineParams(min_count=1, discovery_games=2, discovery_rounds=0))
+    one_round = mine_patterns(games, MineParams(min_count=1, discovery_games=2, discovery_shards=1, discovery_rounds=0))
     assert by_counts(one_round) == [(2, 4, 0), (2, 10, 4), (3, 4, 0), (3, 8, 2)]
+    # In two shards, a game each, no ring grows within round 1 (its patterns are
+    # counted when the game ends); summed, P2 and Q2 are frequent, so round 2
+    # counts every ring 3 once a game: P3 8, Q3 4 and R3 2 times, all discovered.
+    sharded = MineParams(min_count=1, discovery_games=2, discovery_shards=2, discovery_rounds=0)
+    assert by_counts(mine_patterns(games, sharded)) == [(2, 4, 0), (2, 10, 4)]
+    assert by_counts(mine_patterns(games, replace(sharded, discovery_rounds=1))) == by_counts(rows)
 
 
 def test_feature_counts_of_a_tiny_game_checked_by_hand():
@@ -149,7 +159,7 @@ def test_show_refuses_a_table_of_another_kind(tmp_path, kind):
     assert result.exit_code != 0 and "expected a 'patterns' table" in result.output
 
 
-class _FailingJob:
+class _FailingJob(_Job):
     """A ``_map_games`` job that counts games and fails on game 3."""
 
     def start(self) -> int:
