@@ -3,6 +3,7 @@
     python bench/predict.py --patterns patterns.parquet                # 200,000 positions
     python bench/predict.py --games games.parquet --patterns P --positions 2000000 -j 2
     python bench/predict.py --mine-games 200                            # mine a slice first
+    python bench/predict.py --patterns P --min-counts 50,100,200,400   # the table kept at each count
     python bench/predict.py --json
 
 Fits the ratings on ``--positions`` positions sampled (seeded) from all the train
@@ -63,6 +64,16 @@ def run_model(train, test, table, positions: int, max_iter: int, tol: float, wor
     }
 
 
+def cut_at(table, min_count: int):
+    """The patterns table as ``mine --min-count min_count`` would have kept it: ring-2
+    patterns, larger ones seen ``min_count`` times, and every tactical row."""
+    import pyarrow.compute as pc
+
+    small = pc.equal(table["size"], 2)
+    frequent = pc.greater_equal(table["seen"], min_count)
+    return table.filter(pc.or_kleene(pc.not_equal(table["feature"], "pattern"), pc.or_kleene(small, frequent)))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", default=str(CORPUS), help="games: a games table, SGF folder or archives")
@@ -74,6 +85,7 @@ def main() -> int:
     parser.add_argument("--max-iter", type=int, default=30)
     parser.add_argument("--tol", type=float, default=1e-4)
     parser.add_argument("-j", "--workers", type=int, default=1)
+    parser.add_argument("--min-counts", default="", help="comma-separated: also fit the table cut at each count")
     parser.add_argument("--skip-reference", action="store_true", help="no features-only fit")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -99,6 +111,8 @@ def main() -> int:
         source = f"mined from the first {len(sliced)} train games"
 
     models = {"shapemill: patterns + tactical": table}
+    for count in (int(c) for c in args.min_counts.split(",") if c):
+        models[f"  patterns seen >= {count:,}"] = cut_at(table, count)
     if not args.skip_reference:
         models["shapemill: tactical only (same run)"] = table.filter(pc.not_equal(table["feature"], "pattern"))
     results = {name: run_model(train, test, t, args.positions, args.max_iter, args.tol, args.workers) for name, t in models.items()}

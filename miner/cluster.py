@@ -53,9 +53,11 @@ from shapemill.miner.mine import (
     _map_shards,
     add_feature_counts,
     count,
+    dictionary_table,
     discovery_shards,
     discovery_threshold,
     feature_columns,
+    frequent,
     feature_counts,
     kept_patterns,
     witness_keys,
@@ -166,42 +168,31 @@ def _whole_corpus(paths: tuple[str, ...], split: str, limit: int | None) -> Corp
 
 def _discover_shard(
     paths: tuple[str, ...], split: str, limit: int | None, params: MineParams, k: int, dictionary: dict | None
-) -> counts.Table:
-    """Discovery shard ``k``'s counts in one round, gated by the ``dictionary``
-    columns of the rounds before (``None`` in the first)."""
+) -> dict[str, np.ndarray]:
+    """Discovery shard ``k``'s counts in one round, as columns, gated by the
+    ``dictionary`` columns of the rounds before (``None`` in the first)."""
     corpus = _whole_corpus(paths, split, limit)
-    gate = counts.new_table(16) if dictionary is None else _dictionary_table(dictionary)
+    gate = counts.new_table(16) if dictionary is None else dictionary_table(dictionary)
     job = _Discover(corpus, params, discovery_threshold(len(corpus), params), gate)
     return _map_shards(job, [discovery_shards(len(corpus), params)[k]], 1)
 
 
-def _dictionary_table(columns: dict) -> counts.Table:
-    return counts.of_keys(columns["pattern_id"], columns["ring"], 2 * len(columns["ring"]), columns["seen"])
-
-
-def _dictionary_columns(table: counts.Table, threshold: int) -> dict[str, np.ndarray]:
-    """A round's dictionary, its patterns seen ``threshold`` times, as columns."""
-    rows = counts.entries(counts.rebuilt(table, keep_min=threshold))
-    return {k: rows[k] for k in ("pattern_id", "ring", "seen")}
-
-
-def _discovered(paths: tuple[str, ...], split: str, limit: int | None, params: MineParams, columns: dict) -> Discovered:
+def _discovered(paths: tuple[str, ...], split: str, limit: int | None, params: MineParams, dictionary: dict) -> Discovered:
     corpus = _whole_corpus(paths, split, limit)
     return Discovered(
-        columns["pattern_id"], columns["ring"], discovery_threshold(len(corpus), params),
+        dictionary["pattern_id"], dictionary["ring"], discovery_threshold(len(corpus), params),
         corpus.fingerprint(), len(corpus), corpus.n_positions,
     )
 
 
 def _discover(client: Client, paths: tuple[str, ...], split: str, limit: int | None, params: MineParams, games: int):
-    """The future of discovery's :class:`Discovered`, its rounds in shard tasks."""
-    shards = len(discovery_shards(games, params))
-    threshold = discovery_threshold(games, params)
-    columns = None
+    """The future of discovery's :class:`Discovered`, a task per shard and round."""
+    shards, threshold = len(discovery_shards(games, params)), discovery_threshold(games, params)
+    dictionary = None
     for _ in range(1 + params.discovery_rounds):
-        tables = [client.submit(_discover_shard, paths, split, limit, params, k, columns, retries=1) for k in range(shards)]
-        columns = client.submit(_dictionary_columns, _tree(client, tables, _merge_tables), threshold, retries=1)
-    return client.submit(_discovered, paths, split, limit, params, columns, retries=1)
+        found = [client.submit(_discover_shard, paths, split, limit, params, k, dictionary, retries=1) for k in range(shards)]
+        dictionary = client.submit(frequent, _tree(client, found, counts.summed), threshold, retries=1)
+    return client.submit(_discovered, paths, split, limit, params, dictionary, retries=1)
 
 
 def _count_shard(shard: Shard, found: Discovered, params: MineParams) -> counts.Table:

@@ -174,6 +174,22 @@ def merge_into(table: Table, other: Table) -> Table:
     return table
 
 
+def summed(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The sum of two sets of ``pattern_id``, ``ring``, ``seen`` columns, one row a
+    pattern, sorted by pattern id: a compact table of counts, cheap to send."""
+    both = {k: np.concatenate([a[k], b[k]]) for k in ("pattern_id", "ring", "seen")}
+    if not len(both["pattern_id"]):
+        return both
+    order = np.argsort(both["pattern_id"], kind="stable")
+    ids = both["pattern_id"][order]
+    first = np.flatnonzero(np.concatenate([[True], ids[1:] != ids[:-1]]))
+    return {
+        "pattern_id": ids[first],
+        "ring": both["ring"][order][first],
+        "seen": np.add.reduceat(both["seen"][order], first),
+    }
+
+
 def entries(table: Table) -> dict[str, np.ndarray]:
     """The occupied entries as columns, sorted by pattern id for a stable output."""
     rows, ring, _ = table

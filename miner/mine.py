@@ -185,9 +185,21 @@ def discover(corpus: Corpus, params: MineParams, workers: int = 1, progress=None
     threshold = discovery_threshold(len(corpus), params)
     dictionary = counts.new_table(16)
     for _ in range(1 + params.discovery_rounds):
-        job = _Discover(corpus, params, threshold, dictionary)
-        dictionary = counts.rebuilt(_map_shards(job, shards, workers, progress), keep_min=threshold)
+        found = _map_shards(_Discover(corpus, params, threshold, dictionary), shards, workers, progress)
+        dictionary = dictionary_table(frequent(found, threshold))
     return dictionary, threshold
+
+
+def frequent(found: dict[str, np.ndarray], threshold: int) -> dict[str, np.ndarray]:
+    """The rows of a discovery round's summed counts ``found`` seen ``threshold`` times."""
+    keep = found["seen"] >= threshold
+    return {k: v[keep] for k, v in found.items()}
+
+
+def dictionary_table(columns: dict[str, np.ndarray]) -> counts.Table:
+    """The dictionary's patterns with their counts (a discovery round's gate), in a
+    table at most half full."""
+    return counts.of_keys(columns["pattern_id"], columns["ring"], 2 * len(columns["ring"]), columns["seen"])
 
 
 def _gate(dictionary: counts.Table) -> counts.Table:
@@ -298,10 +310,11 @@ class _Discover(_Job):
         return count_game(self.corpus, i, self.params, table, cache, self.threshold, self.dictionary), cache
 
     @staticmethod
-    def end(state: tuple[counts.Table, dict]) -> counts.Table:
-        return counts.rebuilt(state[0])  # compact to send back
+    def end(state: tuple[counts.Table, dict]) -> dict[str, np.ndarray]:
+        rows = counts.entries(state[0])  # compact to send back: the round needs no more
+        return {k: rows[k] for k in ("pattern_id", "ring", "seen")}
 
-    merge = staticmethod(counts.merge_into)
+    merge = staticmethod(counts.summed)
 
 
 @dataclass

@@ -29,3 +29,15 @@ def test_merging_adds_counts_and_keeps_the_first_witness():
     assert rows["pattern_id"].tolist() == [11, 12, 13]
     assert rows["seen"].tolist() == [2, 7, 1]
     assert rows["witness"].tolist() == [11, 12, 13]
+
+
+def test_summed_columns_add_the_counts_of_shared_patterns():
+    def columns(seen: dict[int, int]) -> dict:
+        return {k: v for k, v in counts.entries(table_of(seen)).items() if k in ("pattern_id", "ring", "seen")}
+
+    total = counts.summed(columns({13: 1, 12: 3}), columns({12: 4, 11: 2}))
+    assert total["pattern_id"].tolist() == [11, 12, 13]
+    assert total["seen"].tolist() == [2, 7, 1]
+    assert total["ring"].tolist() == [3, 3, 3]
+    empty = counts.summed(columns({}), columns({}))
+    assert len(empty["pattern_id"]) == 0
