@@ -265,12 +265,20 @@ def canonical_key(
     return key
 
 
-def pack_key(key: np.ndarray) -> bytes:
-    """Pack relative states (0..3) four to a byte, in offset order."""
-    padded = np.zeros((len(key) + 3) // 4 * 4, dtype=np.uint8)
-    padded[: len(key)] = key
-    quads = padded.reshape(-1, 4)
-    return bytes(quads[:, 0] | quads[:, 1] << 2 | quads[:, 2] << 4 | quads[:, 3] << 6)
+def key_bytes(ring: int | np.ndarray) -> int | np.ndarray:
+    """Bytes of the packed key of a ring ``ring`` pattern (of each, given an array of rings)."""
+    return (RING_END[ring] + 3) // 4
+
+
+@njit(cache=True)
+def pack_key(key: np.ndarray, out: np.ndarray) -> None:
+    """Pack relative states (0..3) four to a byte, in offset order, into the first
+    ``(len(key) + 3) // 4`` bytes of ``out``."""
+    for i in range((len(key) + 3) // 4):
+        byte = 0
+        for j in range(min(4, len(key) - 4 * i)):
+            byte |= key[4 * i + j] << (2 * j)
+        out[i] = byte
 
 
 def unpack_key(data: bytes, ring: int) -> np.ndarray:
