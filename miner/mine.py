@@ -59,7 +59,7 @@ from shapemill.miner.features import (
 from shapemill.miner.spatial import (
     MIN_RING,
     RELATIVE,
-    canonical_key,
+    canonical_symmetry,
     fill_padded,
     geometry,
     grow_ring,
@@ -361,14 +361,15 @@ def kept_patterns(table: counts.Table, params: MineParams) -> dict[str, np.ndarr
 def write_witness_keys(b, m, moves, first_color, move, point, ring, at, pad, delta, state, data) -> None:
     """Replay a game and write the packed canonical key of each pattern first seen
     in it -- at move ``move``, around point ``point``, ring ``ring``, sorted by
-    move -- into ``data`` from byte ``at``.
+    move, point and ring -- into ``data`` from byte ``at``.
 
     The board is copied into the padded ``state`` once per move where patterns
-    were first seen, not once per pattern: a position is the first occurrence of
-    many patterns (all the rings of each of its candidates, early in the corpus).
+    were first seen, and a candidate's symmetric hashes grow ring by ring across
+    the patterns first seen around it, rather than being hashed afresh for each.
     """
     size = m[SIZE]
-    n, filled = 0, -1
+    h = np.zeros(8, dtype=np.int64)
+    n, filled, k = 0, -1, 0
     for j in range(len(move)):
         if move[j] != filled:
             while n < move[j]:
@@ -376,9 +377,15 @@ def write_witness_keys(b, m, moves, first_color, move, point, ring, at, pad, del
                 n += 1
             fill_padded(b, m, pad, state)
             filled = n
-        color = first_color if n % 2 == 0 else 3 - first_color
-        key = canonical_key(state, padded_point(point[j], m, pad), color, delta, ring[j])
-        pack_key(key, data[at[j] :])
+        rel = RELATIVE[first_color if n % 2 == 0 else 3 - first_color]
+        q = padded_point(point[j], m, pad)
+        if j == 0 or move[j] != move[j - 1] or point[j] != point[j - 1]:
+            h[:] = 0
+            k = MIN_RING - 1
+        while k < ring[j]:
+            k += 1
+            grow_ring(h, state, q, rel, delta, k)
+        pack_key(state, q, rel, delta, canonical_symmetry(h), ring[j], data[at[j] :])
 
 
 def witness_keys(corpus: Corpus, rows: dict[str, np.ndarray]) -> pa.BinaryArray:
@@ -391,8 +398,8 @@ def witness_keys(corpus: Corpus, rows: dict[str, np.ndarray]) -> pa.BinaryArray:
     if offsets[-1] >= 1 << 31:
         raise OverflowError(f"{offsets[-1]:,} bytes of keys: more than an Arrow binary array holds")
     data = np.zeros(offsets[-1], dtype=np.uint8)
-    # sorted witnesses come grouped by game, and by move within a game
-    order = np.argsort(first, kind="stable")
+    # sorted witnesses come grouped by game, then by move and point; rings ascending
+    order = np.lexsort((rings, first))
     games = counts.witness_games(first[order])
     move, point = (first[order] >> 12) & 0xFFF, first[order] & 0xFFF
     for a, z in _runs(games):

@@ -244,25 +244,14 @@ def ring_ids(
 
 
 @njit(cache=True)
-def canonical_key(
-    state: np.ndarray, q: int, color: int, delta: np.ndarray, ring: int
-) -> np.ndarray:
-    """The pattern of ``ring`` around ``q`` as relative states (uint8 per point),
-    read in the symmetry whose hash is the smallest: the canonical encoding."""
-    rel = RELATIVE[color]
-    end = RING_END[ring]
+def canonical_symmetry(h: np.ndarray) -> int:
+    """The symmetry a pattern's canonical key is read in: the one of the eight
+    symmetric hashes ``h`` that is the smallest (the first of equals)."""
     best = 0
-    best_h = np.int64(0)
-    for s in range(8):
-        x = np.int64(0)
-        for o in range(end):
-            x ^= PATTERN_ZOBRIST[o, rel[state[q + delta[s, o]]]]
-        if s == 0 or x < best_h:
-            best, best_h = s, x
-    key = np.empty(end, dtype=np.uint8)
-    for o in range(end):
-        key[o] = rel[state[q + delta[best, o]]]
-    return key
+    for s in range(1, 8):
+        if h[s] < h[best]:
+            best = s
+    return best
 
 
 def key_bytes(ring: int | np.ndarray) -> int | np.ndarray:
@@ -271,13 +260,18 @@ def key_bytes(ring: int | np.ndarray) -> int | np.ndarray:
 
 
 @njit(cache=True)
-def pack_key(key: np.ndarray, out: np.ndarray) -> None:
-    """Pack relative states (0..3) four to a byte, in offset order, into the first
-    ``(len(key) + 3) // 4`` bytes of ``out``."""
-    for i in range((len(key) + 3) // 4):
+def pack_key(
+    state: np.ndarray, q: int, rel: np.ndarray, delta: np.ndarray, s: int, ring: int, out: np.ndarray
+) -> None:
+    """Write the pattern of ``ring`` around padded point ``q``, read in symmetry
+    ``s``, into the first ``key_bytes(ring)`` bytes of ``out``: its relative states
+    (``rel`` is ``RELATIVE[color]`` for the player to move) four to a byte, in
+    offset order. Read in :func:`canonical_symmetry`, it is the canonical key."""
+    end = RING_END[ring]
+    for i in range((end + 3) // 4):
         byte = 0
-        for j in range(min(4, len(key) - 4 * i)):
-            byte |= key[4 * i + j] << (2 * j)
+        for j in range(min(4, end - 4 * i)):
+            byte |= rel[state[q + delta[s, 4 * i + j]]] << (2 * j)
         out[i] = byte
 
 

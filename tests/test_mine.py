@@ -11,7 +11,7 @@ from shapemill.cli import main
 from shapemill.datasets.corpus import Corpus, load_corpus
 from shapemill.engine.rules import play, to_point
 from shapemill.miner.mine import MineParams, count_features, mine_patterns, witness_keys
-from shapemill.miner.spatial import canonical_key, fill_padded, geometry, padded_point
+from shapemill.miner.spatial import PATTERN_ZOBRIST, RELATIVE, RING_END, fill_padded, geometry, padded_point
 from shapemill.patterns.tables import read_table
 
 FIXTURES = Path(__file__).parent / "fixtures" / "games"
@@ -112,7 +112,8 @@ def test_smallest_ring_counts_every_legal_move(tmp_path):
 
 def replayed_key(games: Corpus, witness: int, ring: int) -> bytes:
     """A pattern's key the plain way: its game replayed move by move up to its first
-    occurrence, the canonical states of its ring read there, packed four to a byte."""
+    occurrence, its ring's states read there in all eight symmetries, those of the
+    smallest hash kept, packed four to a byte."""
     g, n, p = witness >> 24, (witness >> 12) & 0xFFF, witness & 0xFFF
     size, first = int(games.board_size[g]), int(games.first_color[g])
     b, m = games.start_position(g)
@@ -121,7 +122,10 @@ def replayed_key(games: Corpus, witness: int, ring: int) -> bytes:
     geo = geometry(size)
     state = np.empty(geo.stride**2, dtype=np.int8)
     fill_padded(b, m, geo.pad, state)
-    states = canonical_key(state, padded_point(p, m, geo.pad), first if n % 2 == 0 else 3 - first, geo.delta, ring)
+    end = RING_END[ring]
+    states = RELATIVE[first if n % 2 == 0 else 3 - first][state[padded_point(p, m, geo.pad) + geo.delta[:, :end]]]
+    hashes = np.bitwise_xor.reduce(PATTERN_ZOBRIST[np.arange(end), states], axis=1)
+    states = states[np.argmin(hashes)]
     quads = np.pad(states, (0, -len(states) % 4)).reshape(-1, 4)
     return bytes(quads[:, 0] | quads[:, 1] << 2 | quads[:, 2] << 4 | quads[:, 3] << 6)
 
