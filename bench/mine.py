@@ -195,7 +195,7 @@ def compare_with_dask(args) -> int:
         same = (
             rows["dictionary"] == mined.dictionary and
             all(np.array_equal(rows[k], mined.rows[k]) for k in ("pattern_id", "ring", "seen", "played", "witness"))
-            and rows["key"] == mined.rows["key"]
+            and rows["key"].equals(mined.rows["key"])
             and all(np.array_equal(np.asarray(features[k]), np.asarray(mined.features[k])) for k in features)
         )
     result = {

@@ -217,11 +217,10 @@ def _shard_keys(shard: Shard, witnesses: np.ndarray, rings: np.ndarray) -> pa.Bi
     """The keys of patterns first seen in the shard, as one Arrow array (Dask sends
     a list of many small bytes objects one by one: a second per 20,000)."""
     corpus = load_part(shard.path, shard.split, shard.start, shard.stop)
-    keys = witness_keys(corpus, {"witness": counts.shift_witnesses(witnesses, -shard.first), "ring": rings})
-    return pa.array(keys, pa.binary())
+    return witness_keys(corpus, {"witness": counts.shift_witnesses(witnesses, -shard.first), "ring": rings})
 
 
-def _keys(client: Client, shards: list[Shard], rows: dict[str, np.ndarray], workers: int) -> list[bytes]:
+def _keys(client: Client, shards: list[Shard], rows: dict[str, np.ndarray], workers: int) -> pa.BinaryArray:
     """The keys of the kept ``rows``, rebuilt on the cluster in tasks of at most
     a quarter of a worker's share of the rows, each within one shard."""
     order = np.argsort(rows["witness"], kind="stable")
@@ -232,12 +231,10 @@ def _keys(client: Client, shards: list[Shard], rows: dict[str, np.ndarray], work
         own = order[owner == k]
         for a in range(0, len(own), chunk):
             todo = own[a : a + chunk]
-            tasks.append((todo, client.submit(_shard_keys, shards[k], rows["witness"][todo], rows["ring"][todo], retries=1)))
-    keys: list[bytes] = [b""] * len(order)
-    for (todo, _), found in zip(tasks, client.gather([f for _, f in tasks])):
-        for j, key in zip(todo, found.to_pylist()):
-            keys[j] = key
-    return keys
+            tasks.append(client.submit(_shard_keys, shards[k], rows["witness"][todo], rows["ring"][todo], retries=1))
+    # owners grow along ``order``, so the tasks' keys come in the order of ``order``
+    keys = pa.chunked_array(client.gather(tasks), pa.binary()).combine_chunks()
+    return keys.take(np.argsort(order))
 
 
 def _tree(client: Client, futures: list, merge: Callable):

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from queue import Empty
 
 import numpy as np
+import pyarrow as pa
 from numba import njit
 
 from shapemill.datasets.corpus import Corpus
@@ -60,10 +61,11 @@ from shapemill.miner.features import (
 from shapemill.miner.spatial import (
     MIN_RING,
     RELATIVE,
-    canonical_key,
+    canonical_symmetry,
     fill_padded,
     geometry,
     grow_ring,
+    key_bytes,
     pack_key,
     padded_point,
 )
@@ -430,30 +432,68 @@ def kept_patterns(table: counts.Table, params: MineParams) -> dict[str, np.ndarr
     return {k: v[keep] for k, v in rows.items()}
 
 
-def witness_keys(corpus: Corpus, rows: dict[str, np.ndarray]) -> list[bytes]:
-    """The canonical key of each pattern, rebuilt by replaying its first occurrence."""
-    first = rows["witness"]
-    game, move, point = counts.witness_games(first), (first >> 12) & 0xFFF, first & 0xFFF
-    keys: list[bytes] = [b""] * len(first)
-    for g in np.unique(game):
-        todo = np.flatnonzero(game == g)
-        todo = todo[np.argsort(move[todo], kind="stable")]
-        geo = geometry(int(corpus.board_size[g]))
-        state = np.empty(geo.stride * geo.stride, dtype=np.int8)
-        b, m = corpus.start_position(int(g))
-        moves = corpus.game_moves(int(g))
-        size = int(corpus.board_size[g])
-        first_color = int(corpus.first_color[g])
-        n = 0
-        for j in todo:
+@njit(cache=True)
+def write_witness_keys(b, m, moves, first_color, move, point, ring, at, pad, delta, state, data) -> None:
+    """Replay a game and write the packed canonical key of each pattern first seen
+    in it -- at move ``move``, around point ``point``, ring ``ring``, sorted by
+    move, point and ring -- into ``data`` from byte ``at``.
+
+    The board is copied into the padded ``state`` once per move where patterns
+    were first seen, and a candidate's symmetric hashes grow ring by ring across
+    the patterns first seen around it, rather than being hashed afresh for each.
+    """
+    size = m[SIZE]
+    h = np.zeros(8, dtype=np.int64)
+    n, filled, k = 0, -1, 0
+    for j in range(len(move)):
+        if move[j] != filled:
             while n < move[j]:
-                play(b, m, first_color if n % 2 == 0 else 3 - first_color, to_point(int(moves[n]), size))
+                play(b, m, first_color if n % 2 == 0 else 3 - first_color, to_point(moves[n], size))
                 n += 1
-            fill_padded(b, m, geo.pad, state)
-            color = first_color if n % 2 == 0 else 3 - first_color
-            q = padded_point(int(point[j]), m, geo.pad)
-            keys[j] = pack_key(canonical_key(state, q, color, geo.delta, int(rows["ring"][j])))
-    return keys
+            fill_padded(b, m, pad, state)
+            filled = n
+        rel = RELATIVE[first_color if n % 2 == 0 else 3 - first_color]
+        q = padded_point(point[j], m, pad)
+        if j == 0 or move[j] != move[j - 1] or point[j] != point[j - 1]:
+            h[:] = 0
+            k = MIN_RING - 1
+        while k < ring[j]:
+            k += 1
+            grow_ring(h, state, q, rel, delta, k)
+        pack_key(state, q, rel, delta, canonical_symmetry(h), ring[j], data[at[j] :])
+
+
+def witness_keys(corpus: Corpus, rows: dict[str, np.ndarray]) -> pa.BinaryArray:
+    """The canonical key of each pattern of ``rows`` (columns ``witness`` and
+    ``ring``), in their order, rebuilt by replaying the game of its first occurrence
+    up to the move where it was first seen."""
+    first, rings = rows["witness"], rows["ring"].astype(np.int64)
+    offsets = np.zeros(len(first) + 1, dtype=np.int64)
+    np.cumsum(key_bytes(rings), out=offsets[1:])
+    if offsets[-1] >= 1 << 31:
+        raise OverflowError(f"{offsets[-1]:,} bytes of keys: more than an Arrow binary array holds")
+    data = np.zeros(offsets[-1], dtype=np.uint8)
+    # sorted witnesses come grouped by game, then by move and point; rings ascending
+    order = np.lexsort((rings, first))
+    games = counts.witness_games(first[order])
+    move, point = (first[order] >> 12) & 0xFFF, first[order] & 0xFFF
+    for a, z in _runs(games):
+        g = int(games[a])
+        geo = geometry(int(corpus.board_size[g]))
+        b, m = corpus.start_position(g)
+        write_witness_keys(
+            b, m, corpus.game_moves(g), int(corpus.first_color[g]), move[a:z], point[a:z],
+            rings[order[a:z]], offsets[order[a:z]], geo.pad, geo.delta,
+            np.empty(geo.stride * geo.stride, dtype=np.int8), data,
+        )
+    buffers = [None, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(data)]
+    return pa.BinaryArray.from_buffers(pa.binary(), len(first), buffers)
+
+
+def _runs(values: np.ndarray) -> zip:
+    """(start, stop) of each run of equal ``values``."""
+    starts = np.flatnonzero(np.diff(values, prepend=-1))
+    return zip(starts.tolist(), np.append(starts[1:], len(values)).tolist())
 
 
 def mine_patterns(

@@ -36,7 +36,7 @@ def patterns_table(rows: dict, features: dict) -> pa.Table:
             "level": pa.array([None] * n + features["level"].tolist(), pa.int32()),
             "size": pa.array(list(rings) + [None] * k, pa.int16()),
             "points": pa.array([ring_points(int(r)) for r in rings] + [None] * k, pa.int16()),
-            "key": pa.array([rows["key"][i] for i in order] + [None] * k, pa.binary()),
+            "key": pa.concat_arrays([rows["key"].take(order), pa.nulls(k, pa.binary())]),
             "seen": pa.array(seen, pa.int64()),
             "played": pa.array(played, pa.int64()),
             "p_played": pa.array(played / np.maximum(seen, 1), pa.float64()),

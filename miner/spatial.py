@@ -244,33 +244,35 @@ def ring_ids(
 
 
 @njit(cache=True)
-def canonical_key(
-    state: np.ndarray, q: int, color: int, delta: np.ndarray, ring: int
-) -> np.ndarray:
-    """The pattern of ``ring`` around ``q`` as relative states (uint8 per point),
-    read in the symmetry whose hash is the smallest: the canonical encoding."""
-    rel = RELATIVE[color]
-    end = RING_END[ring]
+def canonical_symmetry(h: np.ndarray) -> int:
+    """The symmetry a pattern's canonical key is read in: the one of the eight
+    symmetric hashes ``h`` that is the smallest (the first of equals)."""
     best = 0
-    best_h = np.int64(0)
-    for s in range(8):
-        x = np.int64(0)
-        for o in range(end):
-            x ^= PATTERN_ZOBRIST[o, rel[state[q + delta[s, o]]]]
-        if s == 0 or x < best_h:
-            best, best_h = s, x
-    key = np.empty(end, dtype=np.uint8)
-    for o in range(end):
-        key[o] = rel[state[q + delta[best, o]]]
-    return key
+    for s in range(1, 8):
+        if h[s] < h[best]:
+            best = s
+    return best
 
 
-def pack_key(key: np.ndarray) -> bytes:
-    """Pack relative states (0..3) four to a byte, in offset order."""
-    padded = np.zeros((len(key) + 3) // 4 * 4, dtype=np.uint8)
-    padded[: len(key)] = key
-    quads = padded.reshape(-1, 4)
-    return bytes(quads[:, 0] | quads[:, 1] << 2 | quads[:, 2] << 4 | quads[:, 3] << 6)
+def key_bytes(ring: int | np.ndarray) -> int | np.ndarray:
+    """Bytes of the packed key of a ring ``ring`` pattern (of each, given an array of rings)."""
+    return (RING_END[ring] + 3) // 4
+
+
+@njit(cache=True)
+def pack_key(
+    state: np.ndarray, q: int, rel: np.ndarray, delta: np.ndarray, s: int, ring: int, out: np.ndarray
+) -> None:
+    """Write the pattern of ``ring`` around padded point ``q``, read in symmetry
+    ``s``, into the first ``key_bytes(ring)`` bytes of ``out``: its relative states
+    (``rel`` is ``RELATIVE[color]`` for the player to move) four to a byte, in
+    offset order. Read in :func:`canonical_symmetry`, it is the canonical key."""
+    end = RING_END[ring]
+    for i in range((end + 3) // 4):
+        byte = 0
+        for j in range(min(4, end - 4 * i)):
+            byte |= rel[state[q + delta[s, 4 * i + j]]] << (2 * j)
+        out[i] = byte
 
 
 def unpack_key(data: bytes, ring: int) -> np.ndarray:

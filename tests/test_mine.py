@@ -1,6 +1,7 @@
 """Mining: counts checked by hand, invariance, determinism, the command and its table."""
 
 from dataclasses import replace
+from pathlib import Path
 
 import duckdb
 import numpy as np
@@ -8,9 +9,13 @@ import pytest
 from click.testing import CliRunner
 
 from shapemill.cli import main
-from shapemill.datasets.corpus import Corpus
-from shapemill.miner.mine import MineParams, _Job, count_features, mine_patterns
+from shapemill.datasets.corpus import Corpus, load_corpus
+from shapemill.engine.rules import play, to_point
+from shapemill.miner.mine import MineParams, _Job, count_features, mine_patterns, witness_keys
+from shapemill.miner.spatial import PATTERN_ZOBRIST, RELATIVE, RING_END, fill_padded, geometry, padded_point
 from shapemill.patterns.tables import read_table
+
+FIXTURES = Path(__file__).parent / "fixtures" / "games"
 
 
 def corpus(games: list[list[int]], size: int, first: int = 1) -> Corpus:
@@ -49,7 +54,7 @@ def test_counts_of_a_tiny_game_checked_by_hand():
     games = corpus([[0, 3], [0, 3]], 2)
     rows = mine_patterns(games, MineParams(min_count=1, discovery_games=2, discovery_shards=1))
     assert by_counts(rows) == [(2, 4, 0), (2, 10, 4), (3, 2, 2), (3, 4, 0), (3, 8, 2)]
-    assert len(set(rows["key"])) == 5
+    assert len(set(rows["key"].to_pylist())) == 5
     one_round = mine_patterns(games, MineParams(min_count=1, discovery_games=2, discovery_shards=1, discovery_rounds=0))
     assert by_counts(one_round) == [(2, 4, 0), (2, 10, 4), (3, 4, 0), (3, 8, 2)]
     # In two shards, a game each, no ring grows within round 1 (its patterns are
@@ -102,7 +107,7 @@ def test_the_table_does_not_change_under_symmetry_colour_swap_or_workers():
     one, two = mine_patterns(both, params, workers=1), mine_patterns(both, params, workers=2)
     for name in ("pattern_id", "ring", "seen", "played", "witness"):
         assert (one[name] == two[name]).all()
-    assert one["key"] == two["key"]
+    assert one["key"].equals(two["key"])
 
 
 def test_smallest_ring_counts_every_legal_move(tmp_path):
@@ -112,6 +117,39 @@ def test_smallest_ring_counts_every_legal_move(tmp_path):
     # Legal moves of the positions before each move: 81, 80, ..., 74 (no captures).
     assert rows["seen"].sum() == sum(range(74, 82))
     assert rows["played"].sum() == len(game)
+
+
+def replayed_key(games: Corpus, witness: int, ring: int) -> bytes:
+    """A pattern's key the plain way: its game replayed move by move up to its first
+    occurrence, its ring's states read there in all eight symmetries, those of the
+    smallest hash kept, packed four to a byte."""
+    g, n, p = witness >> 24, (witness >> 12) & 0xFFF, witness & 0xFFF
+    size, first = int(games.board_size[g]), int(games.first_color[g])
+    b, m = games.start_position(g)
+    for i, move in enumerate(games.game_moves(g)[:n].tolist()):
+        play(b, m, first if i % 2 == 0 else 3 - first, to_point(move, size))
+    geo = geometry(size)
+    state = np.empty(geo.stride**2, dtype=np.int8)
+    fill_padded(b, m, geo.pad, state)
+    end = RING_END[ring]
+    states = RELATIVE[first if n % 2 == 0 else 3 - first][state[padded_point(p, m, geo.pad) + geo.delta[:, :end]]]
+    hashes = np.bitwise_xor.reduce(PATTERN_ZOBRIST[np.arange(end), states], axis=1)
+    states = states[np.argmin(hashes)]
+    quads = np.pad(states, (0, -len(states) % 4)).reshape(-1, 4)
+    return bytes(quads[:, 0] | quads[:, 1] << 2 | quads[:, 2] << 4 | quads[:, 3] << 6)
+
+
+def test_witness_keys_are_those_of_a_plain_replay_of_real_games():
+    games = load_corpus([FIXTURES], split="all")
+    rows = mine_patterns(games, MineParams(min_count=2, discovery_games=len(games)))
+    picked = np.arange(0, len(rows["ring"]), max(1, len(rows["ring"]) // 300))
+    assert len(np.unique(rows["witness"][picked] >> 24)) > 3 and rows["ring"][picked].max() > 8
+    for j in picked.tolist():
+        assert rows["key"][j].as_py() == replayed_key(games, int(rows["witness"][j]), int(rows["ring"][j]))
+    # in the order of the rows asked for, whatever it is
+    shuffled = np.random.default_rng(1).permutation(len(rows["ring"]))
+    keys = witness_keys(games, {"witness": rows["witness"][shuffled], "ring": rows["ring"][shuffled]})
+    assert keys.equals(rows["key"].take(shuffled))
 
 
 SGF = b"(;GM[1]FF[4]SZ[9]KM[7.5];B[cc];W[gg];B[cg];W[gc];B[ee];W[dd];B[de];W[ed])"

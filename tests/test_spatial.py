@@ -79,6 +79,7 @@ def test_ids_distinguish_own_from_opponent_and_rings():
 
 def test_canonical_key_is_the_same_for_symmetric_positions_and_round_trips():
     black, white = {(2, 3), (3, 3)}, {(2, 4)}
+    rel = sp.RELATIVE[1]
     keys = set()
     for t in TRANSFORMS:
         board = position(black, white, t)
@@ -86,9 +87,14 @@ def test_canonical_key_is_the_same_for_symmetric_positions_and_round_trips():
         sp.fill_padded(board.b, board.m, GEO.pad, state)
         r, c = t(3, 4)
         q = sp.padded_point((r + 1) * (SIZE + 2) + c + 1, board.m, GEO.pad)
-        key = sp.canonical_key(state, q, 1, GEO.delta, 8)
-        assert (sp.unpack_key(sp.pack_key(key), 8) == key).all()
-        keys.add(sp.pack_key(key))
+        h = np.zeros(8, dtype=np.int64)
+        for k in range(sp.MIN_RING, 9):
+            sp.grow_ring(h, state, q, rel, GEO.delta, k)
+        s = sp.canonical_symmetry(h)
+        packed = np.zeros(sp.key_bytes(8), dtype=np.uint8)
+        sp.pack_key(state, q, rel, GEO.delta, s, 8, packed)
+        assert (sp.unpack_key(packed.tobytes(), 8) == rel[state[q + GEO.delta[s, : sp.RING_END[8]]]]).all()
+        keys.add(packed.tobytes())
     assert len(keys) == 1
     states = sp.unpack_key(keys.pop(), 8)
     assert sorted(np.bincount(states, minlength=4)[1:3].tolist()) == [1, 2]
