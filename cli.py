@@ -76,7 +76,7 @@ def scan(ctx: click.Context, paths, output, partition_size, errors_path, size, n
               help="Games sampled (spread over the corpus) to discover frequent large patterns.")
 @click.option("--discovery-rounds", default=2, show_default=True, type=click.IntRange(0),
               help="Extra discovery rounds over the sample, each gated by the patterns found so far.")
-@click.option("--discovery-shards", default=4, show_default=True, type=click.IntRange(1),
+@click.option("--discovery-shards", default=2, show_default=True, type=click.IntRange(1),
               help="Shards of the discovery sample, counted apart (in parallel) and summed; "
                    "the table depends on it, not on -j.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",

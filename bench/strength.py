@@ -3,6 +3,7 @@
     python bench/strength.py                        # the issue's settings (hours)
     python bench/strength.py --games 4 --playouts 500 --skip-priors   # a smoke run
     python bench/strength.py --ratings ratings.parquet --json
+    python bench/strength.py --skip-gnugo --ratings R --playouts 2000 --seeds 3,4 --out batch2   # a second batch
 
 1. shapemill (``--no-priors``) against ``gnugo --mode gtp --level 10 --chinese-rules``
    on 9x9, komi 7.5, colours alternating, ``--playouts`` per move (default 10,000),
@@ -12,7 +13,9 @@
 2. shapemill with ``--ratings`` priors against the same engine with ``--no-priors``
    at equal playouts on 19x19 (default 20 games). Target: at least 60% wins.
 
-Each line gives wins, win rate and its 95% Wilson interval, and the seconds per
+``--seeds A,B`` sets the seed prefixes of the two engines (``--seed A{game}``), so that
+batches run side by side in separate ``--out`` folders play different games; their
+tallies add up. Each line gives wins, win rate and its 95% Wilson interval, and the seconds per
 move of each side; games are saved under ``--out`` (a run resumes from there).
 """
 
@@ -25,10 +28,11 @@ import sys
 from pathlib import Path
 
 
-def engine(args: argparse.Namespace, size: int, priors: str | None, seed: int) -> str:
-    """The engine's command; its seed changes with the game (``{game}``), so that games
-    against a deterministic opponent differ."""
+def engine(args: argparse.Namespace, size: int, priors: str | None, side: int) -> str:
+    """The command of engine ``side`` (1: ours, 2: its opponent in part 2); its seed
+    changes with the game (``{game}``), so that games against a deterministic opponent differ."""
     source = f"--ratings {priors}" if priors else "--no-priors"
+    seed = args.seeds.split(",")[side - 1]
     return (f"{sys.executable} -m shapemill.cli gtp {source} --size {size} --playouts {args.playouts}"
             f" --seed {seed}{{game}}")
 
@@ -41,6 +45,8 @@ def main() -> int:
     parser.add_argument("--gnugo", default="/usr/games/gnugo --mode gtp --level 10 --chinese-rules")
     parser.add_argument("--ratings", default=None, help="ratings table for part 2")
     parser.add_argument("--skip-priors", action="store_true", help="only part 1")
+    parser.add_argument("--skip-gnugo", action="store_true", help="only part 2")
+    parser.add_argument("--seeds", default="1,2", help="seed prefixes of our engine and of its opponent in part 2")
     parser.add_argument("--out", default="bench-strength", help="folder of the games")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -50,9 +56,9 @@ def main() -> int:
     quiet = (lambda line: None) if args.json else print
     rows = []
     matches = []
-    if shutil.which(args.gnugo.split()[0]):
+    if not args.skip_gnugo and shutil.which(args.gnugo.split()[0]):
         matches.append(("vs GnuGo 9x9", engine(args, 9, None, 1), args.gnugo, args.games, 9))
-    else:
+    elif not args.skip_gnugo:
         quiet(f"{args.gnugo.split()[0]} not found: skipping the GnuGo match")
     if not args.skip_priors:
         if not args.ratings:

@@ -82,7 +82,7 @@ class MineParams:
     max_ring: int = 54
     discovery_games: int = 2000
     discovery_rounds: int = 2
-    discovery_shards: int = 4
+    discovery_shards: int = 2
     table_capacity: int = 1 << 24
 
 
