@@ -195,22 +195,17 @@ def _discover(client: Client, paths: tuple[str, ...], split: str, limit: int | N
     return client.submit(_discovered, paths, split, limit, params, dictionary, retries=1)
 
 
-def _count_shard(shard: Shard, found: Discovered, params: MineParams) -> counts.Table:
-    """The shard's pattern counts, at the corpus's ordinals, without the
-    dictionary's patterns it never saw (compact to send)."""
+def _count_shard(shard: Shard, found: Discovered, params: MineParams) -> dict[str, np.ndarray]:
+    """The shard's pattern counts as columns, first occurrences at the corpus's ordinals."""
     corpus = load_part(shard.path, shard.split, shard.start, shard.stop)
     dictionary = counts.of_keys(found.pattern_ids, found.rings, 2 * len(found.rings))
-    table = count(corpus, dictionary, params)
-    return counts.shifted(counts.rebuilt(table, keep_min=1, room=2 * counts.used(table)), shard.first)
+    rows = count(corpus, dictionary, params)
+    rows["witness"] = counts.shift_witnesses(rows["witness"], shard.first)
+    return rows
 
 
 def _features_shard(shard: Shard) -> tuple[np.ndarray, np.ndarray]:
     return feature_counts(load_part(shard.path, shard.split, shard.start, shard.stop))
-
-
-def _merge_tables(a: counts.Table, b: counts.Table) -> counts.Table:
-    """The sum of two tables, in a new one (the inputs stay as they were)."""
-    return counts.merge_into(counts.rebuilt(a, room=2 * (counts.used(a) + counts.used(b))), b)
 
 
 def _shard_keys(shard: Shard, witnesses: np.ndarray, rings: np.ndarray) -> pa.BinaryArray:
@@ -282,7 +277,7 @@ def mine_on_cluster(
     found = _discover(client, tuple(paths), split, limit, params, sum(s.stop - s.start for s in shards))
     features = [client.submit(_features_shard, s, retries=1) for s in shards]
     tables = [client.submit(_count_shard, s, found, params, retries=1) for s in shards]
-    pruned = client.submit(kept_patterns, _tree(client, tables, _merge_tables), params, retries=1)
+    pruned = client.submit(kept_patterns, _tree(client, tables, counts.summed), params, retries=1)
     summed = _tree(client, features, add_feature_counts)
     try:
         for _ in as_completed(features + tables):

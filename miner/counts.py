@@ -62,14 +62,6 @@ def shift_witnesses(witnesses: np.ndarray, games: int) -> np.ndarray:
     return witnesses + (np.int64(games) << GAME_SHIFT)
 
 
-def shifted(table: Table, games: int) -> Table:
-    """``table`` with every occurrence moved ``games`` games later (in place)."""
-    rows = table[0]
-    counted = (rows[:, KEY] != 0) & (rows[:, WITNESS] != NO_WITNESS)
-    rows[counted, WITNESS] = shift_witnesses(rows[counted, WITNESS], games)
-    return table
-
-
 @njit(cache=True)
 def slot(rows: np.ndarray, key: int) -> int:
     """The slot holding ``key``, or the empty slot where it would go."""
@@ -150,43 +142,23 @@ def pruned(table: Table, capacity: int, room: int) -> Table:
     return rebuilt(table, keep_min=keep_min, room=capacity)
 
 
-@njit(cache=True)
-def _missing(table: Table, other: Table) -> int:
-    """How many of ``other``'s patterns ``table`` lacks."""
-    rows, theirs = table[0], other[0]
-    n = 0
-    for i in range(len(theirs)):
-        if theirs[i, KEY] != 0 and rows[slot(rows, theirs[i, KEY]), KEY] == 0:
-            n += 1
-    return n
-
-
-def merge_into(table: Table, other: Table) -> Table:
-    """Add ``other``'s counts into ``table`` (growing it as needed); returns it.
-
-    Workers' tables share most patterns (the dictionary's), so the room needed is
-    counted, not assumed: two copies of a big table must not take four times its memory.
-    """
-    need = used(table) + _missing(table, other)
-    if 2 * need > capacity(table):
-        table = rebuilt(table, room=2 * need)
-    _reinsert(table, other, 0)
-    return table
+#: How ``summed`` combines a column of the rows of one pattern.
+_REDUCE = {"seen": np.add, "played": np.add, "witness": np.minimum}
 
 
 def summed(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """The sum of two sets of ``pattern_id``, ``ring``, ``seen`` columns, one row a
-    pattern, sorted by pattern id: a compact table of counts, cheap to send."""
-    both = {k: np.concatenate([a[k], b[k]]) for k in ("pattern_id", "ring", "seen")}
+    """The sum of two sets of count columns (as :func:`entries` gives them, or some of
+    them: ``pattern_id`` and ``ring`` with any of ``seen``, ``played``, ``witness``),
+    one row a pattern, sorted by pattern id: counts added, first occurrences the
+    earliest. Compact to send and to hold, unlike a hash table at most half full."""
+    both = {k: np.concatenate([a[k], b[k]]) for k in a}
     if not len(both["pattern_id"]):
         return both
     order = np.argsort(both["pattern_id"], kind="stable")
     ids = both["pattern_id"][order]
     first = np.flatnonzero(np.concatenate([[True], ids[1:] != ids[:-1]]))
     return {
-        "pattern_id": ids[first],
-        "ring": both["ring"][order][first],
-        "seen": np.add.reduceat(both["seen"][order], first),
+        k: _REDUCE[k].reduceat(v[order], first) if k in _REDUCE else v[order][first] for k, v in both.items()
     }
 
 

@@ -334,13 +334,20 @@ class _CountPatterns(_Job):
     def game(self, table: counts.Table, i: int) -> counts.Table:
         return count_game(self.corpus, i, self.params, table, self.cache)
 
-    merge = staticmethod(counts.merge_into)
+    @staticmethod
+    def end(table: counts.Table) -> dict[str, np.ndarray]:
+        rows = counts.entries(table)  # as columns, less the dictionary's patterns never seen
+        seen = rows["seen"] > 0
+        return {k: v[seen] for k, v in rows.items()}
+
+    merge = staticmethod(counts.summed)
 
 
 def count(
     corpus: Corpus, dictionary: counts.Table, params: MineParams, workers: int = 1, progress=None
-) -> counts.Table:
-    """Pass 2: exact counts of the dictionary's patterns over all games."""
+) -> dict[str, np.ndarray]:
+    """Pass 2: exact counts of the dictionary's patterns over all games, as the
+    columns of :func:`counts.entries` (patterns seen at least once)."""
     return _map_games(_CountPatterns(corpus, dictionary, params), corpus, workers, progress)
 
 
@@ -424,10 +431,9 @@ def feature_columns(seen: np.ndarray, played: np.ndarray) -> dict[str, np.ndarra
     }
 
 
-def kept_patterns(table: counts.Table, params: MineParams) -> dict[str, np.ndarray]:
-    """The counted patterns kept in the table, as columns: every smallest-ring
-    pattern, and larger ones seen at least ``params.min_count`` times."""
-    rows = counts.entries(table)
+def kept_patterns(rows: dict[str, np.ndarray], params: MineParams) -> dict[str, np.ndarray]:
+    """The rows of the counted patterns to keep: every smallest-ring pattern, and
+    larger ones seen at least ``params.min_count`` times."""
     keep = (rows["ring"] == MIN_RING) | (rows["seen"] >= params.min_count)
     return {k: v[keep] for k, v in rows.items()}
 
@@ -509,9 +515,9 @@ def mine_patterns(
     clock = _Clock(seconds)
     dictionary, threshold = discover(corpus, params, workers, progress)
     clock.lap("discovery")
-    table = count(corpus, dictionary, params, workers, progress)
+    counted = count(corpus, dictionary, params, workers, progress)
     clock.lap("counting")
-    rows = kept_patterns(table, params)
+    rows = kept_patterns(counted, params)
     rows["key"] = witness_keys(corpus, rows)
     clock.lap("keys")
     rows["discovery_threshold"] = threshold

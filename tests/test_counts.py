@@ -22,13 +22,14 @@ def test_pruning_keeps_the_most_seen_patterns_within_a_quarter_of_the_capacity()
     assert sorted(set(counts.entries(roomy)["seen"].tolist())) == [2, 3, 4, 5]
 
 
-def test_merging_adds_counts_and_keeps_the_first_witness():
-    a = table_of({11: 2, 12: 3})
-    b = table_of({12: 4, 13: 1})
-    rows = counts.entries(counts.merge_into(a, b))
+def test_summing_adds_counts_and_keeps_the_first_witness():
+    a = counts.entries(table_of({11: 2, 12: 3}))
+    b = counts.entries(table_of({12: 4, 13: 1}))
+    b["witness"][b["pattern_id"] == 12] = 5  # seen earlier in b
+    rows = counts.summed(a, b)
     assert rows["pattern_id"].tolist() == [11, 12, 13]
     assert rows["seen"].tolist() == [2, 7, 1]
-    assert rows["witness"].tolist() == [11, 12, 13]
+    assert rows["witness"].tolist() == [11, 5, 13]
 
 
 def test_summed_columns_add_the_counts_of_shared_patterns():

@@ -24,8 +24,11 @@ def straightforward(corpus: Corpus, dictionary: counts.Table, params: mine.MineP
     return table
 
 
-def assert_same(expected: counts.Table, got: counts.Table) -> None:
-    a, b = counts.entries(expected), counts.entries(got)
+def assert_same(expected: counts.Table, got: counts.Table | dict) -> None:
+    """The same patterns seen, with the same counts (``got``: a table, or the
+    columns ``mine.count`` gives)."""
+    a = mine._CountPatterns.end(expected)
+    b = got if isinstance(got, dict) else mine._CountPatterns.end(got)
     for name in COLUMNS:
         assert np.array_equal(a[name], b[name]), name
 
