@@ -50,7 +50,6 @@ from shapemill.miner import counts
 from shapemill.miner.mine import (
     MineParams,
     _Discover,
-    _map_shards,
     add_feature_counts,
     count,
     dictionary_table,
@@ -63,6 +62,7 @@ from shapemill.miner.mine import (
     witness_keys,
 )
 from shapemill.miner.run import Mined
+from shapemill.miner.shards import map_shards
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -174,7 +174,7 @@ def _discover_shard(
     corpus = _whole_corpus(paths, split, limit)
     gate = counts.new_table(16) if dictionary is None else dictionary_table(dictionary)
     job = _Discover(corpus, params, discovery_threshold(len(corpus), params), gate)
-    return _map_shards(job, [discovery_shards(len(corpus), params)[k]], 1)
+    return map_shards(job, [discovery_shards(len(corpus), params)[k]], 1)
 
 
 def _discovered(paths: tuple[str, ...], split: str, limit: int | None, params: MineParams, dictionary: dict) -> Discovered:

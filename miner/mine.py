@@ -28,10 +28,8 @@ first occurrence (the *witness*).
 
 from __future__ import annotations
 
-import multiprocessing
 import time
 from dataclasses import dataclass, field
-from queue import Empty
 
 import numpy as np
 import pyarrow as pa
@@ -49,6 +47,7 @@ from shapemill.engine.rules import (
     to_point,
 )
 from shapemill.miner import counts
+from shapemill.miner.shards import Job, map_games, map_shards
 from shapemill.miner.incremental import count_game
 from shapemill.miner.features import (
     FEATURE_LEVELS,
@@ -187,7 +186,7 @@ def discover(corpus: Corpus, params: MineParams, workers: int = 1, progress=None
     threshold = discovery_threshold(len(corpus), params)
     dictionary = counts.new_table(16)
     for _ in range(1 + params.discovery_rounds):
-        found = _map_shards(_Discover(corpus, params, threshold, dictionary), shards, workers, progress)
+        found = map_shards(_Discover(corpus, params, threshold, dictionary), shards, workers, progress)
         dictionary = dictionary_table(frequent(found, threshold))
     return dictionary, threshold
 
@@ -210,93 +209,9 @@ def _gate(dictionary: counts.Table) -> counts.Table:
     return counts.of_keys(rows["pattern_id"], rows["ring"], 2 * max(1024, counts.used(dictionary)))
 
 
-_WORK: dict = {}
-
-
-def _run_shard(job, shard: np.ndarray, queue=None):
-    """One shard of a ``_map_shards`` job: its games counted into a fresh state."""
-    state = job.start()
-    for i in shard.tolist():
-        state = job.game(state, i)
-        if queue is not None:
-            queue.put(1)
-    return job.end(state)
-
-
-def _forked_shard(k: int):
-    """Shard ``k`` of the job set up before the pool forked."""
-    return _run_shard(_WORK["job"], _WORK["shards"][k], _WORK["queue"])
-
-
-def _map_shards(job, shards: list[np.ndarray], workers: int, progress=None):
-    """Run ``job`` over shards of games, in ``workers`` forked processes.
-
-    ``job.start()`` makes a shard's state, ``job.game(state, i)`` adds game ``i``
-    to it, ``job.end(state)`` makes it the shard's result and ``job.merge(a, b)``
-    adds two results; results are merged in shard order as they come (so that
-    few wait in memory), and the total depends on the shards, not on the
-    workers. ``progress(1)`` is called as games are done. A worker that raises
-    stops the run with a ``RuntimeError`` naming its error.
-    """
-    total = None
-    if workers <= 1 or len(shards) <= 1:
-        for shard in shards:
-            own = _run_shard(job, shard)
-            total = own if total is None else job.merge(total, own)
-            if progress:
-                progress(len(shard))
-        return total
-    ctx = multiprocessing.get_context("fork")
-    queue = ctx.Queue()
-    _WORK.update(job=job, shards=shards, queue=queue)
-    merged = 0
-    with ctx.Pool(min(workers, len(shards))) as pool:
-        pending = [pool.apply_async(_forked_shard, (k,)) for k in range(len(shards))]
-        while merged < len(shards):
-            try:
-                n = queue.get(timeout=0.2)
-                if progress:
-                    progress(n)
-            except Empty:
-                pass
-            for result in pending[merged:]:
-                if result.ready() and not result.successful():
-                    _raise_worker_error(result)
-            while merged < len(shards) and pending[merged].ready():
-                own = pending[merged].get()
-                total = own if total is None else job.merge(total, own)
-                pending[merged] = None
-                merged += 1
-    return total
-
-
-def _raise_worker_error(result) -> None:
-    """Raise the error of a failed worker as this process's own, naming it."""
-    try:
-        result.get()
-    except Exception as exc:
-        raise RuntimeError(f"a mining worker failed: {type(exc).__name__}: {exc}") from exc
-
-
-def _map_games(job, corpus: Corpus, workers: int, progress=None):
-    """Run ``job`` (see :func:`_map_shards`) over every game, dealt round robin to
-    ``workers`` shards: for jobs whose merge is a sum (or a minimum), the result
-    is the same for any number of workers."""
-    shards = [np.arange(w, len(corpus), max(1, workers)) for w in range(max(1, workers))]
-    return _map_shards(job, shards, workers, progress)
-
-
-class _Job:
-    """A ``_map_shards`` job whose shard result is its state."""
-
-    @staticmethod
-    def end(state):
-        return state
-
-
 @dataclass
-class _Discover(_Job):
-    """A discovery round as a ``_map_shards`` job: a shard's counts, gated by the
+class _Discover(Job):
+    """A discovery round as a ``map_shards`` job: a shard's counts, gated by the
     dictionary of the rounds before and by the shard's own counts."""
 
     corpus: Corpus
@@ -320,8 +235,8 @@ class _Discover(_Job):
 
 
 @dataclass
-class _CountPatterns(_Job):
-    """Pass 2 as a ``_map_games`` job: exact counts of the dictionary's patterns."""
+class _CountPatterns(Job):
+    """Pass 2 as a ``map_games`` job: exact counts of the dictionary's patterns."""
 
     corpus: Corpus
     dictionary: counts.Table
@@ -348,7 +263,7 @@ def count(
 ) -> dict[str, np.ndarray]:
     """Pass 2: exact counts of the dictionary's patterns over all games, as the
     columns of :func:`counts.entries` (patterns seen at least once)."""
-    return _map_games(_CountPatterns(corpus, dictionary, params), corpus, workers, progress)
+    return map_games(_CountPatterns(corpus, dictionary, params), corpus, workers, progress)
 
 
 @njit(cache=True)
@@ -385,8 +300,8 @@ def add_feature_counts(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np
 
 
 @dataclass
-class _CountFeatures(_Job):
-    """Tactical-feature levels as a ``_map_games`` job: (seen, played) arrays."""
+class _CountFeatures(Job):
+    """Tactical-feature levels as a ``map_games`` job: (seen, played) arrays."""
 
     corpus: Corpus
 
@@ -406,7 +321,7 @@ class _CountFeatures(_Job):
 def feature_counts(corpus: Corpus, workers: int = 1, progress=None) -> tuple[np.ndarray, np.ndarray]:
     """How often each tactical-feature level (and the pass) was available and
     chosen, as ``seen`` and ``played`` arrays indexed ``[feature, level]``."""
-    return _map_games(_CountFeatures(corpus), corpus, workers, progress)
+    return map_games(_CountFeatures(corpus), corpus, workers, progress)
 
 
 def count_features(corpus: Corpus, workers: int = 1, progress=None) -> dict[str, np.ndarray | list]:

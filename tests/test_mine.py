@@ -11,7 +11,8 @@ from click.testing import CliRunner
 from shapemill.cli import main
 from shapemill.datasets.corpus import Corpus, load_corpus
 from shapemill.engine.rules import play, to_point
-from shapemill.miner.mine import MineParams, _Job, count_features, mine_patterns, witness_keys
+from shapemill.miner.mine import MineParams, count_features, mine_patterns, witness_keys
+from shapemill.miner.shards import Job, map_games, map_shards
 from shapemill.miner.spatial import PATTERN_ZOBRIST, RELATIVE, RING_END, fill_padded, geometry, padded_point
 from shapemill.patterns.tables import read_table
 
@@ -197,8 +198,8 @@ def test_show_refuses_a_table_of_another_kind(tmp_path, kind):
     assert result.exit_code != 0 and "expected a 'patterns' table" in result.output
 
 
-class _FailingJob(_Job):
-    """A ``_map_games`` job that counts games and fails on game 3."""
+class _FailingJob(Job):
+    """A ``map_games`` job that counts games and fails on game 3."""
 
     def start(self) -> int:
         return 0
@@ -213,10 +214,29 @@ class _FailingJob(_Job):
         return a + b
 
 
-def test_a_failing_worker_stops_the_run_with_its_error():
-    from shapemill.miner.mine import _map_games
+class _ListJob(Job):
+    """A ``map_shards`` job whose merge is not commutative: each shard's games in order."""
 
+    def start(self) -> list:
+        return []
+
+    def game(self, state: list, i: int) -> list:
+        return state + [i]
+
+    @staticmethod
+    def merge(a: list, b: list) -> list:
+        return a + b
+
+
+def test_shards_merge_in_shard_order_whatever_the_workers():
+    shards = [np.array([5, 1]), np.array([0]), np.array([4, 2, 3])]
+    for workers in (1, 2, 3):
+        assert map_shards(_ListJob(), shards, workers) == [5, 1, 0, 4, 2, 3]
+    assert map_shards(_ListJob(), [], 2) == []
+
+
+def test_a_failing_worker_stops_the_run_with_its_error():
     games = corpus([[0]] * 8, 2)
     with pytest.raises(RuntimeError, match="mining worker failed: ValueError: game 3 is broken"):
-        _map_games(_FailingJob(), games, workers=2)
-    assert _map_games(_FailingJob(), corpus([[0]] * 3, 2), workers=2) == 3
+        map_games(_FailingJob(), games, workers=2)
+    assert map_games(_FailingJob(), corpus([[0]] * 3, 2), workers=2) == 3
