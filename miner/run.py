@@ -56,10 +56,16 @@ def command_corpus(games: list[str], split: str, limit: int | None) -> Corpus:
 
 
 def peak_memory_mb() -> float:
-    """Peak resident memory of this process and its finished workers, in MB."""
+    """Peak resident memory of this process plus that of its largest finished
+    worker, in MB: an upper bound (forked workers share pages with this process)."""
+    return sum(peak_memory_parts_mb())
+
+
+def peak_memory_parts_mb() -> tuple[float, float]:
+    """Peak resident memory of this process and of its largest finished worker, in MB."""
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return (own + children) / 1024
+    return own / 1024, children / 1024
 
 
 @dataclass
@@ -170,4 +176,5 @@ def run_mine_command(
             f"({mined.positions / total:,.0f} positions/s, {where})" + (f": {steps}" if steps else "")
         )
         click.echo(f"kept {len(rows['seen']):,} patterns and {len(features['seen']):,} feature levels; rings {', '.join(f'{k}: {n:,}' for k, n in enumerate(sizes) if n)}")
-        click.echo(f"peak memory {peak_memory_mb():,.0f} MB; wrote {output}")
+        own, worker = peak_memory_parts_mb()
+        click.echo(f"peak memory {own:,.0f} MB in this process, {worker:,.0f} MB in the largest worker; wrote {output}")
