@@ -239,7 +239,7 @@ def _move_prior(ratings: str | None, no_priors: bool):
 def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, playout_policy, rave, threads, seed) -> None:
     """A GTP 2 engine on stdin / stdout (MCTS with RAVE and MoGo playouts)."""
     if playout_policy == "gamma":
-        raise click.UsageError("the gamma playout policy needs a ratings table; use mogo or random")
+        raise click.UsageError("the gamma playout policy is not implemented yet; use mogo or random")
     from shapemill.engine.gtp import run_gtp
     from shapemill.engine.mcts import SearchConfig
 
