@@ -167,21 +167,20 @@ def _whole_corpus(paths: tuple[str, ...], split: str, limit: int | None) -> Corp
 
 
 def _discover_shard(
-    paths: tuple[str, ...], split: str, limit: int | None, params: MineParams, k: int, dictionary: dict | None
+    paths: tuple[str, ...], split: str, limit: int | None, params: MineParams, threshold: int, k: int,
+    dictionary: dict | None,
 ) -> dict[str, np.ndarray]:
     """Discovery shard ``k``'s counts in one round, as columns, gated by the
     ``dictionary`` columns of the rounds before (``None`` in the first)."""
     corpus = _whole_corpus(paths, split, limit)
     gate = counts.new_table(16) if dictionary is None else dictionary_table(dictionary)
-    job = _Discover(corpus, params, discovery_threshold(len(corpus), params), gate)
-    return map_shards(job, [discovery_shards(len(corpus), params)[k]], 1)
+    return map_shards(_Discover(corpus, params, threshold, gate), [discovery_shards(len(corpus), params)[k]], 1)
 
 
-def _discovered(paths: tuple[str, ...], split: str, limit: int | None, params: MineParams, dictionary: dict) -> Discovered:
+def _discovered(paths: tuple[str, ...], split: str, limit: int | None, threshold: int, dictionary: dict) -> Discovered:
     corpus = _whole_corpus(paths, split, limit)
     return Discovered(
-        dictionary["pattern_id"], dictionary["ring"], discovery_threshold(len(corpus), params),
-        corpus.fingerprint(), len(corpus), corpus.n_positions,
+        dictionary["pattern_id"], dictionary["ring"], threshold, corpus.fingerprint(), len(corpus), corpus.n_positions
     )
 
 
@@ -190,9 +189,12 @@ def _discover(client: Client, paths: tuple[str, ...], split: str, limit: int | N
     shards, threshold = len(discovery_shards(games, params)), discovery_threshold(games, params)
     dictionary = None
     for _ in range(1 + params.discovery_rounds):
-        found = [client.submit(_discover_shard, paths, split, limit, params, k, dictionary, retries=1) for k in range(shards)]
+        found = [
+            client.submit(_discover_shard, paths, split, limit, params, threshold, k, dictionary, retries=1)
+            for k in range(shards)
+        ]
         dictionary = client.submit(frequent, _tree(client, found, counts.summed), threshold, retries=1)
-    return client.submit(_discovered, paths, split, limit, params, dictionary, retries=1)
+    return client.submit(_discovered, paths, split, limit, threshold, dictionary, retries=1)
 
 
 def _count_shard(shard: Shard, found: Discovered, params: MineParams) -> dict[str, np.ndarray]:
