@@ -402,7 +402,7 @@ _NBR_SHAPES = _shape_table(NBR3X3_CODES)
 
 
 @njit(cache=True)
-def _libs3(b: np.ndarray, w: int, h: int) -> int:
+def libs_up_to_3(b: np.ndarray, w: int, h: int) -> int:
     """min(liberties, 3) of the string of stone ``h``, exact, without scratch memory."""
     h = b[HEAD, h]
     if in_atari(b, h):
@@ -445,7 +445,7 @@ def _cell_direct(b: np.ndarray, w: int, q: int, color: int) -> int:
         return NB_EMPTY
     if c == BORDER:
         return NB_OFF
-    n = _libs3(b, w, np.int64(q))
+    n = libs_up_to_3(b, w, np.int64(q))
     return n if c == color else 3 + n
 
 
@@ -642,7 +642,7 @@ def _ladder_expand(b: np.ndarray, m: np.ndarray, s: int, attacker: bool,
     d = np.int64(b[COLOR, s])
     a = 3 - d
     if attacker:
-        n = _libs3(b, w, np.int64(h))
+        n = libs_up_to_3(b, w, np.int64(h))
         if n == 1:
             return -2 if illegal_reason(b, m, a, atari_point(b, h)) == OK else -1
         if n >= 3:
@@ -793,7 +793,8 @@ def ladder_captured(b: np.ndarray, m: np.ndarray, s: int, defender_to_move: bool
 
 
 @njit(cache=True)
-def _gridcular(p: int, q: int, w: int) -> int:
+def gridcular_distance(p: int, q: int, w: int) -> int:
+    """|dx| + |dy| + max(|dx|, |dy|) between points ``p`` and ``q`` of a board of stride ``w``."""
     dx = abs(p % w - q % w)
     dy = abs(p // w - q // w)
     return dx + dy + max(dx, dy)
@@ -881,9 +882,14 @@ def _shapes(b: np.ndarray, m: np.ndarray, color: int, p: int, r: int, c: int,
 
 
 @njit(cache=True)
-def _features_one(b: np.ndarray, m: np.ndarray, color: int, p: int, libs3: np.ndarray,
+def point_features(b: np.ndarray, m: np.ndarray, color: int, p: int, libs3: np.ndarray,
                   mark: np.ndarray, work: np.ndarray, mwork: np.ndarray,
                   moves: np.ndarray, out: np.ndarray) -> None:
+    """The level of every feature of the move ``color`` at ``p`` into ``out``.
+
+    ``libs3`` must hold min(liberties, 3) at the head of every string that
+    touches ``p`` or its 3x3 block (``string_libs3`` fills it for the whole
+    board); the rest is scratch from ``feature_scratch``."""
     for f in range(N_FEATURES):
         out[f] = 0
     if b[COLOR, p] != EMPTY:
@@ -899,10 +905,10 @@ def _features_one(b: np.ndarray, m: np.ndarray, color: int, p: int, libs3: np.nd
         out[F_BORDER] = line
     last = m[LAST]
     if last != PASS:
-        out[F_LAST_DIST] = min(_gridcular(p, last, w), MAX_DIST)
+        out[F_LAST_DIST] = min(gridcular_distance(p, last, w), MAX_DIST)
     last2 = m[LAST2]
     if last2 != PASS:
-        out[F_LAST2_DIST] = max(min(_gridcular(p, last2, w), MAX_DIST), 1)
+        out[F_LAST2_DIST] = max(min(gridcular_distance(p, last2, w), MAX_DIST), 1)
 
     # neighbouring strings
     own0 = -1
@@ -1087,7 +1093,7 @@ def string_libs3(b: np.ndarray, m: np.ndarray, libs3: np.ndarray) -> None:
     for p in range(b.shape[1]):
         c = b[COLOR, p]
         if (c == 1 or c == 2) and b[HEAD, p] == p:
-            libs3[p] = _libs3(b, w, np.int64(p))
+            libs3[p] = libs_up_to_3(b, w, np.int64(p))
 
 
 @njit(cache=True)
@@ -1112,7 +1118,7 @@ def tactical_features_with(b: np.ndarray, m: np.ndarray, color: int, points: np.
     libs3, mark, work, mwork, moves = scratch
     string_libs3(b, m, libs3)
     for i in range(len(points)):
-        _features_one(b, m, np.int64(color), np.int64(points[i]), libs3, mark, work, mwork, moves,
+        point_features(b, m, np.int64(color), np.int64(points[i]), libs3, mark, work, mwork, moves,
                       out[i])
 
 

@@ -1,0 +1,286 @@
+"""The gamma playout policy: moves drawn in proportion to their rated strength.
+
+Coulom (2007) plays out with the Bradley-Terry model itself: each legal move is
+drawn with probability ``gamma(j) / sum_k gamma(k)``, ``gamma(j)`` the product of
+the gammas of its features. Here the features are the tactical ones of
+``miner.features`` (the same function as ``mine`` and ``rate``; capture,
+extension, atari and ladders, self-atari, 3x3 block with liberties, distances
+to the last two moves, MoGo shapes) with the gammas of a ratings table. The
+large spatial patterns are left out: matching them at every playout move would
+cost more than the playout itself.
+
+Recomputing every feature of every point each move would cost a whole board of
+feature reads per move, so each colour keeps ``base[c, p]``, the product of the
+gammas of ``p``'s features other than the two distances, and a move marks the
+points whose features it can change:
+
+- the 5x5 block around the move and around each captured stone (3x3 blocks and
+  the MoGo shapes, which reach two points out, change there);
+- the 3x3 block around every stone of a string touching the move or a captured
+  stone (its liberties changed, and with them the 3x3 block codes, the captures,
+  ataris and extensions of the points next to it).
+
+The capture and extension levels also depend on the previous move, so a colour
+to move recomputes the points marked by the last three moves: its opponent's
+last move, its own, and the opponent's move before, whose last-move levels now
+expire. Two things are left stale on purpose: ladder readings (a far stone can
+break a ladder) and the ko flag of the atari levels. The two distances, which
+change with every move, are multiplied in when the move is drawn. Own eyes and
+illegal points weigh nothing; a point drawn that turns out illegal (a ko) is
+struck out and the draw repeated.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from shapemill.engine.rules import (
+    COLOR,
+    EMPTIES,
+    EMPTY,
+    HEAD,
+    LAST,
+    LAST2,
+    N_EMPTY,
+    NEXT,
+    PASS,
+    SIZE,
+    STRIDE,
+    area_score,
+    atari_point,
+    illegal_reason,
+    in_atari,
+    is_eye,
+    play,
+)
+from shapemill.miner.features import (
+    F_LAST2_DIST,
+    F_LAST_DIST,
+    FEATURE_LEVELS,
+    FEATURES,
+    MAX_DIST,
+    N_FEATURES,
+    feature_scratch,
+    gridcular_distance,
+    libs_up_to_3,
+    point_features,
+    string_libs3,
+)
+
+#: Moves of the recent past whose marks a colour to move recomputes.
+REMEMBERED = 3
+
+
+def playout_gammas(feature: list[str], value: np.ndarray, gamma: np.ndarray) -> np.ndarray:
+    """``gammas[f, level]``: the gamma of level ``level`` of tactical feature ``f``
+    (``FEATURES`` order), from the rows of a ratings table; 1 where the table has no
+    row (level 0, "absent", is always 1). Pattern rows are ignored."""
+    gammas = np.ones((N_FEATURES, max(FEATURE_LEVELS)))
+    index = {name: f for f, name in enumerate(FEATURES)}
+    for name, level, g in zip(feature, value.tolist(), gamma.tolist()):
+        f = index.get(name)
+        if f is not None and 0 < level < FEATURE_LEVELS[f]:
+            gammas[f, level] = g
+    return gammas
+
+
+@njit(cache=True)
+def _base_gamma(b: np.ndarray, m: np.ndarray, color: int, p: int, gammas: np.ndarray, scratch,
+                levels: np.ndarray) -> float:
+    """Product of the gammas of ``p``'s features but the two distances; 0 for an
+    occupied point, an own eye or an illegal move."""
+    if b[COLOR, p] != EMPTY or is_eye(b, m, color, p) or illegal_reason(b, m, color, p) != 0:
+        return 0.0
+    libs3, mark, work, mwork, moves = scratch
+    point_features(b, m, color, p, libs3, mark, work, mwork, moves, levels)
+    g = 1.0
+    for f in range(N_FEATURES):
+        if f != F_LAST_DIST and f != F_LAST2_DIST:
+            g *= gammas[f, levels[f]]
+    return g
+
+
+@njit(cache=True)
+def _distance_level(p: int, q: int, w: int, floor: int) -> int:
+    return max(min(gridcular_distance(p, q, w), MAX_DIST), floor)
+
+
+@njit(cache=True)
+def _mark(marks: np.ndarray, n: int, stamp: np.ndarray, tick: int, p: int) -> int:
+    if stamp[p] != tick:
+        stamp[p] = tick
+        marks[n] = p
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _mark_block(marks: np.ndarray, n: int, stamp: np.ndarray, tick: int, p: int, w: int, r: int) -> int:
+    """Mark the on-board points of the (2r+1)x(2r+1) block around ``p``."""
+    size = w - 2
+    row, col = p // w, p % w
+    for y in range(max(1, row - r), min(size, row + r) + 1):
+        for x in range(max(1, col - r), min(size, col + r) + 1):
+            n = _mark(marks, n, stamp, tick, y * w + x)
+    return n
+
+
+@njit(cache=True)
+def _mark_string(b: np.ndarray, marks: np.ndarray, n: int, stamp: np.ndarray, tick: int, h: int,
+                 w: int, libs3: np.ndarray) -> int:
+    """Refresh the liberty count of the string of ``h``; mark the 3x3 block of each
+    of its stones and the last liberty of each enemy string in atari next to it
+    (capturing there is "saving a string in atari" when this one is)."""
+    h = b[HEAD, h]
+    libs3[h] = libs_up_to_3(b, w, h)
+    enemy = 3 - b[COLOR, h]
+    s = h
+    while True:
+        n = _mark_block(marks, n, stamp, tick, s, w, 1)
+        for q in (s - 1, s + 1, s - w, s + w):
+            if b[COLOR, q] == enemy and in_atari(b, b[HEAD, q]):
+                n = _mark(marks, n, stamp, tick, atari_point(b, b[HEAD, q]))
+        s = b[NEXT, s]
+        if s == h:
+            break
+    return n
+
+
+@njit(cache=True)
+def _play_and_mark(b: np.ndarray, m: np.ndarray, color: int, p: int, marks: np.ndarray, stamp: np.ndarray,
+                   tick: int, libs3: np.ndarray, captured: np.ndarray) -> int:
+    """Play ``color`` at ``p`` and write into ``marks`` the points whose features
+    the move may change (see the module docstring); returns how many. Stamps
+    ``tick`` and ``tick + 1`` are this move's: captured stones, then marks."""
+    if p == PASS:
+        play(b, m, color, p)
+        return 0
+    w = m[STRIDE]
+    n_cap = 0
+    for q in (p - 1, p + 1, p - w, p + w):  # the stones this move will take
+        if b[COLOR, q] == 3 - color and in_atari(b, b[HEAD, q]) and atari_point(b, b[HEAD, q]) == p:
+            h = b[HEAD, q]
+            s = h
+            while True:
+                if n_cap < len(captured) and stamp[s] != tick:
+                    stamp[s] = tick
+                    captured[n_cap] = s
+                    n_cap += 1
+                s = b[NEXT, s]
+                if s == h:
+                    break
+    play(b, m, color, p)
+    tick += 1
+    n = _mark_block(marks, 0, stamp, tick, p, w, 2)
+    for q in (p, p - 1, p + 1, p - w, p + w):
+        if b[COLOR, q] == 1 or b[COLOR, q] == 2:
+            n = _mark_string(b, marks, n, stamp, tick, q, w, libs3)
+    for i in range(n_cap):
+        s = captured[i]
+        n = _mark_block(marks, n, stamp, tick, s, w, 2)
+        for q in (s - 1, s + 1, s - w, s + w):
+            if b[COLOR, q] == color:
+                n = _mark_string(b, marks, n, stamp, tick, q, w, libs3)
+    return n
+
+
+@njit(cache=True)
+def _draw(b: np.ndarray, m: np.ndarray, color: int, base: np.ndarray, gammas: np.ndarray,
+          weight: np.ndarray) -> int:
+    """A move of ``color`` drawn in proportion to its gamma, or PASS when every
+    point weighs nothing."""
+    w = m[STRIDE]
+    last, last2 = m[LAST], m[LAST2]
+    n = m[N_EMPTY]
+    total = 0.0
+    for i in range(n):
+        p = b[EMPTIES, i]
+        g = base[p]
+        if g > 0.0 and last != PASS:
+            g *= gammas[F_LAST_DIST, _distance_level(p, last, w, 0)]
+        if g > 0.0 and last2 != PASS:
+            g *= gammas[F_LAST2_DIST, _distance_level(p, last2, w, 1)]
+        weight[i] = g
+        total += g
+    while total > 0.0:
+        r = np.random.random() * total
+        chosen = -1
+        for i in range(n):
+            if weight[i] > 0.0:
+                chosen = i  # the last one that weighs, should rounding run past the end
+                if r < weight[i]:
+                    break
+                r -= weight[i]
+        if chosen < 0:
+            break
+        p = b[EMPTIES, chosen]
+        if illegal_reason(b, m, color, p) == 0:
+            return p
+        total -= weight[chosen]  # a ko, or a stale suicide: strike it out and draw again
+        weight[chosen] = 0.0
+    return PASS
+
+
+@njit(cache=True)
+def gamma_state(b: np.ndarray, m: np.ndarray, gammas: np.ndarray):
+    """A playout's memory from the position ``b, m``: feature scratch, each
+    colour's ``base`` gammas, and the marks of the last ``REMEMBERED`` moves."""
+    points = b.shape[1]
+    scratch = feature_scratch(b, m)
+    string_libs3(b, m, scratch[0])
+    levels = np.zeros(N_FEATURES, dtype=np.int32)
+    base = np.zeros((3, points))
+    for c in (1, 2):
+        for i in range(m[N_EMPTY]):
+            p = b[EMPTIES, i]
+            base[c, p] = _base_gamma(b, m, c, p, gammas, scratch, levels)
+    marks = np.empty((REMEMBERED, points), dtype=np.int64)
+    n_marks = np.zeros(REMEMBERED, dtype=np.int64)
+    stamp = np.zeros(points, dtype=np.int64)
+    return scratch, levels, base, marks, n_marks, stamp, np.empty(points, dtype=np.int64), np.empty(points)
+
+
+@njit(cache=True)
+def _refresh(b: np.ndarray, m: np.ndarray, color: int, gammas: np.ndarray, state, n: int) -> None:
+    """Bring ``color``'s base gammas up to date before the ``n``-th playout move:
+    recompute the points the last ``REMEMBERED`` moves marked."""
+    scratch, levels, base, marks, n_marks, stamp, _, _ = state
+    tick = 3 * n + 1  # stamps: this one for the refresh, the next two for the move
+    for k in range(REMEMBERED):
+        for j in range(n_marks[k]):
+            p = marks[k, j]
+            if stamp[p] != tick:
+                stamp[p] = tick
+                base[color, p] = _base_gamma(b, m, color, p, gammas, scratch, levels)
+
+
+@njit(cache=True)
+def gamma_move(b: np.ndarray, m: np.ndarray, color: int, gammas: np.ndarray, state, n: int) -> int:
+    """Draw and play the ``n``-th move of a playout (``color`` to move); returns it."""
+    scratch, _, base, marks, n_marks, stamp, captured, weight = state
+    _refresh(b, m, color, gammas, state, n)
+    p = _draw(b, m, color, base[color], gammas, weight)
+    slot = n % REMEMBERED
+    n_marks[slot] = _play_and_mark(b, m, color, p, marks[slot], stamp, 3 * n + 2, scratch[0], captured)
+    return p
+
+
+@njit(cache=True)
+def gamma_playout(b: np.ndarray, m: np.ndarray, color: int, komi: float, moves: np.ndarray,
+                  gammas: np.ndarray) -> tuple[float, int]:
+    """Play gamma-weighted moves to the end, in place (``color`` to move); returns
+    the area score (Black minus White) and how many moves were written to
+    ``moves`` (for AMAF), as ``mogo_playout`` does."""
+    size = m[SIZE]
+    limit = min(3 * size * size, len(moves))
+    state = gamma_state(b, m, gammas)
+    passes = 0
+    n = 0
+    while passes < 2 and n < limit:
+        p = gamma_move(b, m, color, gammas, state, n)
+        moves[n] = p
+        passes = passes + 1 if p == PASS else 0
+        n += 1
+        color = 3 - color
+    return area_score(b, m, komi), n

@@ -1,0 +1,131 @@
+"""The gamma playout policy: incremental gammas equal fresh ones, draws follow the
+gammas, playouts are legal games that end with a score."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from shapemill.engine import rules
+from shapemill.engine.board import Board
+from shapemill.engine.gamma import _base_gamma, _draw, _play_and_mark, _refresh, gamma_playout, gamma_state
+from shapemill.miner.features import FEATURE_LEVELS, FEATURES, N_FEATURES, string_libs3
+from tests.test_playout import seed
+
+# Levels that read ladders or the ko flag, which the policy leaves stale on
+# purpose: within each group they get one gamma, so staleness cannot show (the
+# ladder feature, on or off by a reading, gets gamma 1 throughout).
+READ_LEVELS = {"capture": (5, 6), "extension": (1, 2), "atari": (1, 2, 3), "ladder": (0, 1, 2)}
+READ_LEVELS_2 = {"extension": (3, 4)}
+
+
+def distinct_gammas(rng: np.random.Generator) -> np.ndarray:
+    """A random gamma for every level, equal within the ladder / ko groups."""
+    gammas = np.ones((N_FEATURES, max(FEATURE_LEVELS)))
+    for f, name in enumerate(FEATURES):
+        gammas[f, 1:FEATURE_LEVELS[f]] = rng.uniform(0.2, 5.0, FEATURE_LEVELS[f] - 1)
+        for groups in (READ_LEVELS, READ_LEVELS_2):
+            levels = groups.get(name)
+            if levels:
+                gammas[f, list(levels)] = gammas[f, levels[0]]  # level 0's gamma is 1
+    return gammas
+
+
+@pytest.mark.parametrize("size,game", [(9, 1), (9, 2), (13, 3)])
+def test_incremental_gammas_equal_fresh_ones_all_playout_long(size, game):
+    """After every move the kept gammas of the colour to move are those a fresh
+    feature read gives, over whole playouts with captures and ko fights."""
+    gammas = distinct_gammas(np.random.default_rng(game))
+    b, m = rules.new_board(size)
+    state = gamma_state(b, m, gammas)
+    scratch, levels, base, marks, n_marks, stamp, captured, weight = state
+    seed(game)
+    color, passes, n = rules.BLACK, 0, 0
+    fresh_scratch = gamma_state(b, m, gammas)[0]
+    while passes < 2 and n < 3 * size * size:
+        _refresh(b, m, color, gammas, state, n)
+        string_libs3(b, m, fresh_scratch[0])
+        for i in range(m[rules.N_EMPTY]):
+            p = b[rules.EMPTIES, i]
+            assert base[color, p] == _base_gamma(b, m, color, p, gammas, fresh_scratch, levels), (n, p)
+        p = _draw(b, m, color, base[color], gammas, weight)
+        slot = n % 3
+        n_marks[slot] = _play_and_mark(b, m, color, p, marks[slot], stamp, 3 * n + 2, scratch[0], captured)
+        passes = passes + 1 if p == rules.PASS else 0
+        n += 1
+        color = 3 - color
+    assert m[rules.CAPS_B] + m[rules.CAPS_W] > 0  # the check went through captures
+
+
+def test_draws_follow_the_gammas():
+    """Three candidates left with gammas 1, 2 and 5 (no last move, so no distance
+    factor): drawn about 1/8, 2/8 and 5/8 of the time."""
+    board = Board(5)
+    board.setup("b", [(r, c) for r in range(5) for c in range(5) if (r, c) not in ((0, 0), (0, 2), (4, 4), (2, 2))])
+    b, m = board.b, board.m
+    points = [board._point(x) for x in ((0, 0), (0, 2), (4, 4))]
+    base = np.zeros(b.shape[1])
+    base[points] = [1.0, 2.0, 5.0]
+    gammas = np.ones((N_FEATURES, max(FEATURE_LEVELS)))
+    seed(3)
+    weight = np.empty(b.shape[1])
+    draws = 16_000
+    counts = dict.fromkeys(points, 0)
+    for _ in range(draws):
+        counts[_draw(b, m, rules.BLACK, base, gammas, weight)] += 1
+    for p, share in zip(points, (1 / 8, 2 / 8, 5 / 8)):
+        assert abs(counts[p] / draws - share) < 0.02, counts
+
+
+def test_a_point_that_weighs_nothing_is_never_drawn():
+    board = Board(5)
+    b, m = board.b, board.m
+    base = np.zeros(b.shape[1])
+    gammas = np.ones((N_FEATURES, max(FEATURE_LEVELS)))
+    weight = np.empty(b.shape[1])
+    assert _draw(b, m, rules.BLACK, base, gammas, weight) == rules.PASS
+    base[board._point((2, 2))] = 1e-9
+    assert _draw(b, m, rules.BLACK, base, gammas, weight) == board._point((2, 2))
+
+
+def test_capture_gamma_makes_the_playout_capture():
+    """With a huge gamma on capturing, the first playout move takes the white
+    stone in atari; with the capture gamma tiny, it almost never does."""
+    board = Board(9)
+    board.setup("b", [(4, 3), (4, 5), (3, 4)])
+    board.setup("w", [(4, 4)])
+    capture = board._point((5, 4))
+    f = FEATURES.index("capture")
+    taken = {}
+    for g in (1e6, 1e-6):
+        gammas = np.ones((N_FEATURES, max(FEATURE_LEVELS)))
+        gammas[f, 1:] = g
+        seed(5)
+        moves = np.empty(243, dtype=np.int64)
+        hits = 0
+        for _ in range(200):
+            gamma_playout(board.b.copy(), board.m.copy(), rules.BLACK, 7.5, moves, gammas)
+            hits += moves[0] == capture
+        taken[g] = hits
+    assert taken[1e6] == 200 and taken[1e-6] <= 2, taken
+
+
+def test_playouts_are_legal_games_that_end_with_a_score():
+    """Every move of a playout is legal by the rules (replayed on a Board, which
+    also checks superko-free play is not required: simple ko and suicide are)."""
+    gammas = distinct_gammas(np.random.default_rng(7))
+    for game in range(5):
+        b, m = rules.new_board(9)
+        moves = np.empty(243, dtype=np.int64)
+        seed(game)
+        score, n = gamma_playout(b, m, rules.BLACK, 7.5, moves, gammas)
+        assert 0 < n <= 243 and abs(score) <= 81 + 7.5
+        b2, m2 = rules.new_board(9)
+        color = rules.BLACK
+        for p in moves[:n]:
+            if p != rules.PASS:
+                assert rules.illegal_reason(b2, m2, color, p) == 0
+                assert not rules.is_eye(b2, m2, color, p)
+            rules.play(b2, m2, color, p)
+            color = 3 - color
+        assert np.array_equal(b2[rules.COLOR], b[rules.COLOR])
