@@ -220,10 +220,23 @@ def _move_prior(ratings: str | None, no_priors: bool):
         raise click.ClickException(str(exc)) from None
 
 
+def _playout_gammas(ratings: str | None):
+    """The gamma playout policy's table, from ``ratings`` or the bundled table
+    (also with ``--no-priors``, which concerns the tree only)."""
+    from shapemill.engine.gamma import playout_gammas
+    from shapemill.patterns.defaults import RATINGS
+    from shapemill.patterns.tables import TableError
+
+    try:
+        return playout_gammas(_table_or_bundled(ratings, RATINGS))
+    except TableError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
 @main.command()
 @click.option("--ratings", type=click.Path(exists=True, dir_okay=False),
-              help="Ratings table (of `rate`) whose move strengths are the search's priors "
-                   "(default: the bundled one).")
+              help="Ratings table (of `rate`) whose move strengths are the search's priors, and whose "
+                   "tactical gammas drive --playout-policy gamma (default: the bundled one).")
 @click.option("--no-priors", is_flag=True, help="Search without a ratings table.")
 @click.option("--size", default=19, show_default=True, type=click.IntRange(2, 25), help="Initial board size.")
 @click.option("--playouts", default=3000, show_default=True, type=click.IntRange(1), help="Playouts per move.")
@@ -231,21 +244,22 @@ def _move_prior(ratings: str | None, no_priors: bool):
               help="Seconds per move (replaces --playouts as the limit).")
 @click.option("--prior-mode", default="virtual-wins", show_default=True,
               type=click.Choice(["virtual-wins", "progressive-bias", "puct", "both"]))
-@click.option("--playout-policy", default="mogo", show_default=True, type=click.Choice(["mogo", "gamma", "random"]))
+@click.option("--playout-policy", default="mogo", show_default=True, type=click.Choice(["mogo", "gamma", "random"]),
+              help="mogo: MoGo's rules; gamma: moves drawn by their rated tactical gammas (about 30x slower); "
+                   "random: uniform.")
 @click.option("--rave/--no-rave", default=True, show_default=True, help="RAVE / AMAF values in the tree.")
 @click.option("--threads", default=1, show_default=True, type=click.IntRange(1),
               help="Search threads: one tree each (root parallelism).")
 @click.option("--seed", default=0, show_default=True, type=int, help="Random seed: equal seeds, equal moves.")
 def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, playout_policy, rave, threads, seed) -> None:
     """A GTP 2 engine on stdin / stdout (MCTS with RAVE and MoGo playouts)."""
-    if playout_policy == "gamma":
-        raise click.UsageError("the gamma playout policy is not implemented yet; use mogo or random")
     from shapemill.engine.gtp import run_gtp
     from shapemill.engine.mcts import SearchConfig
 
     prior = _move_prior(ratings, no_priors)
+    gammas = _playout_gammas(ratings) if playout_policy == "gamma" else None
     config = SearchConfig(playouts=playouts, time_per_move=time_per_move, prior_mode=prior_mode,
-                          policy=playout_policy, rave=rave, seed=seed, threads=threads)
+                          policy=playout_policy, gammas=gammas, rave=rave, seed=seed, threads=threads)
     run_gtp(config, size, prior)
 
 

@@ -6,6 +6,10 @@ until ``--seconds`` of this process's CPU time have passed: CPU time, not wall
 time, so that other work on the machine does not count against one core. The reference is the same policy written in
 plain Python (flat list board, liberties by flood fill), timed in the same run.
 
+Then the playout policies of the engine, from the empty board: MoGo's rules
+(``engine.policy``, with its targets) and the gamma policy (``engine.gamma``,
+the bundled ratings table's tactical gammas).
+
     python bench/playouts.py [--seconds S] [--json]
 
 ``--json`` prints one object, the numba rates: ``{"9": ..., "19": ...}``.
@@ -19,8 +23,13 @@ import random
 import time
 from collections.abc import Callable
 
+import numpy as np
+
+from shapemill.engine.gamma import gamma_playout, playout_gammas
 from shapemill.engine.playout import run_playouts
 from shapemill.engine.policy import run_mogo_playouts
+from shapemill.engine.rules import new_board
+from shapemill.patterns.defaults import RATINGS, default_table
 
 SIZES = (9, 19)
 TARGETS = {9: 25_000, 19: 5_000}
@@ -119,6 +128,14 @@ def rate(run: Callable[[int], object], seconds: float) -> tuple[int, float]:
     return done, spent
 
 
+def gamma_playouts(size: int, k: int, gammas: np.ndarray) -> None:
+    """``k`` gamma-policy playouts from the empty board."""
+    b, m = new_board(size)
+    moves = np.empty(3 * size * size, dtype=np.int64)
+    for _ in range(k):
+        gamma_playout(b.copy(), m.copy(), BLACK, KOMI, moves, gammas)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="timing per size and implementation (default 2)")
@@ -146,6 +163,11 @@ def main() -> None:
         seed = iter(range(1, 1 << 30))
         n, spent = rate(lambda k: run_mogo_playouts(size, k, KOMI, next(seed)), args.seconds)
         print(f"MoGo policy {size}x{size}: {n / spent:,.0f} playouts/s (target {MOGO_TARGETS[size]:,})")
+    gammas = playout_gammas(default_table(RATINGS))
+    for size in SIZES:  # the gamma policy (engine.gamma) with the bundled table's gammas
+        gamma_playouts(size, 1, gammas)
+        n, spent = rate(lambda k: gamma_playouts(size, k, gammas), args.seconds)
+        print(f"gamma policy {size}x{size}: {n / spent:,.0f} playouts/s (no target)")
 
 
 if __name__ == "__main__":

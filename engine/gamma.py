@@ -17,13 +17,15 @@ points whose features it can change:
 - the 5x5 block around the move and around each captured stone (3x3 blocks and
   the MoGo shapes, which reach two points out, change there);
 - the 3x3 block around every stone of a string touching the move or a captured
-  stone (its liberties changed, and with them the 3x3 block codes, the captures,
-  ataris and extensions of the points next to it).
+  stone whose liberties, counted up to 3, changed (and with them the 3x3 block
+  codes, the captures, ataris and extensions of the points next to it), or just
+  the liberties of such a string whose count up to 3 did not.
 
-The capture and extension levels also depend on the previous move, so a colour
-to move recomputes the points marked by the last three moves: its opponent's
-last move, its own, and the opponent's move before, whose last-move levels now
-expire. Two things are left stale on purpose: ladder readings (a far stone can
+A colour to move recomputes the points marked by the last two moves (its
+opponent's and its own). Some capture and extension levels also depend on the
+previous move (the points next to it, the last liberties of the strings in
+atari next to it): those points of the opponent's move before that are
+recomputed too, as their last-move levels expire. Two things are left stale on purpose: ladder readings (a far stone can
 break a ladder) and the ko flag of the atari levels. The two distances, which
 change with every move, are multiplied in when the move is drawn. Own eyes and
 illegal points weigh nothing; a point drawn that turns out illegal (a ko) is
@@ -68,17 +70,27 @@ from shapemill.miner.features import (
     string_libs3,
 )
 
-#: Moves of the recent past whose marks a colour to move recomputes.
-REMEMBERED = 3
+#: Room for the points whose levels depend on one move as the previous move.
+LAST_MOVE_POINTS = 16
 
 
-def playout_gammas(feature: list[str], value: np.ndarray, gamma: np.ndarray) -> np.ndarray:
+def playout_gammas(path: str) -> np.ndarray:
     """``gammas[f, level]``: the gamma of level ``level`` of tactical feature ``f``
-    (``FEATURES`` order), from the rows of a ratings table; 1 where the table has no
-    row (level 0, "absent", is always 1). Pattern rows are ignored."""
+    (``FEATURES`` order) in the ratings table at ``path``; 1 where the table has no
+    row (level 0, "absent", is always 1). Pattern rows are not read."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from shapemill.patterns.tables import read_table
+
+    table, _ = read_table(path, "ratings", columns=["feature", "value", "gamma"])
+    feature = table["feature"].cast(pa.string())
+    table = table.filter(pc.not_equal(feature, "pattern"))
     gammas = np.ones((N_FEATURES, max(FEATURE_LEVELS)))
     index = {name: f for f, name in enumerate(FEATURES)}
-    for name, level, g in zip(feature, value.tolist(), gamma.tolist()):
+    rows = zip(table["feature"].cast(pa.string()).to_pylist(), table["value"].to_pylist(),
+               table["gamma"].to_pylist())
+    for name, level, g in rows:
         f = index.get(name)
         if f is not None and 0 < level < FEATURE_LEVELS[f]:
             gammas[f, level] = g
@@ -128,18 +140,26 @@ def _mark_block(marks: np.ndarray, n: int, stamp: np.ndarray, tick: int, p: int,
 
 @njit(cache=True)
 def _mark_string(b: np.ndarray, marks: np.ndarray, n: int, stamp: np.ndarray, tick: int, h: int,
-                 w: int, libs3: np.ndarray) -> int:
-    """Refresh the liberty count of the string of ``h``; mark the 3x3 block of each
-    of its stones and the last liberty of each enemy string in atari next to it
-    (capturing there is "saving a string in atari" when this one is)."""
+                 w: int, libs3: np.ndarray, changed: bool) -> int:
+    """Refresh the liberty count of the string of ``h`` and mark what it changes.
+
+    When the string ``changed`` (new stones) or its count up to 3 did, that is the
+    3x3 block of each stone and the last liberty of each enemy string in atari
+    next to it (capturing there is "saving a string in atari" when this one is);
+    otherwise only its liberties, whose liberties-after and sizes moved."""
     h = b[HEAD, h]
+    old = libs3[h]
     libs3[h] = libs_up_to_3(b, w, h)
+    changed = changed or libs3[h] != old
     enemy = 3 - b[COLOR, h]
     s = h
     while True:
-        n = _mark_block(marks, n, stamp, tick, s, w, 1)
+        if changed:
+            n = _mark_block(marks, n, stamp, tick, s, w, 1)
         for q in (s - 1, s + 1, s - w, s + w):
-            if b[COLOR, q] == enemy and in_atari(b, b[HEAD, q]):
+            if not changed and b[COLOR, q] == EMPTY:
+                n = _mark(marks, n, stamp, tick, q)
+            elif changed and b[COLOR, q] == enemy and in_atari(b, b[HEAD, q]):
                 n = _mark(marks, n, stamp, tick, atari_point(b, b[HEAD, q]))
         s = b[NEXT, s]
         if s == h:
@@ -173,15 +193,36 @@ def _play_and_mark(b: np.ndarray, m: np.ndarray, color: int, p: int, marks: np.n
     play(b, m, color, p)
     tick += 1
     n = _mark_block(marks, 0, stamp, tick, p, w, 2)
-    for q in (p, p - 1, p + 1, p - w, p + w):
-        if b[COLOR, q] == 1 or b[COLOR, q] == 2:
-            n = _mark_string(b, marks, n, stamp, tick, q, w, libs3)
+    n = _mark_string(b, marks, n, stamp, tick, p, w, libs3, True)
+    for q in (p - 1, p + 1, p - w, p + w):
+        if b[COLOR, q] == 3 - color:
+            n = _mark_string(b, marks, n, stamp, tick, q, w, libs3, False)
     for i in range(n_cap):
         s = captured[i]
         n = _mark_block(marks, n, stamp, tick, s, w, 2)
         for q in (s - 1, s + 1, s - w, s + w):
             if b[COLOR, q] == color:
-                n = _mark_string(b, marks, n, stamp, tick, q, w, libs3)
+                n = _mark_string(b, marks, n, stamp, tick, q, w, libs3, False)
+    return n
+
+
+@njit(cache=True)
+def _last_move_points(b: np.ndarray, m: np.ndarray, out: np.ndarray) -> int:
+    """Into ``out``, the points whose levels depend on the move just played being
+    the previous move: its neighbours and the last liberty of each string in atari
+    at or next to it; returns how many."""
+    p = m[LAST]
+    if p == PASS:
+        return 0
+    w = m[STRIDE]
+    n = 0
+    for q in (p - 1, p + 1, p - w, p + w):
+        out[n] = q
+        n += 1
+    for q in (p, p - 1, p + 1, p - w, p + w):
+        if (b[COLOR, q] == 1 or b[COLOR, q] == 2) and in_atari(b, b[HEAD, q]):
+            out[n] = atari_point(b, b[HEAD, q])
+            n += 1
     return n
 
 
@@ -225,7 +266,8 @@ def _draw(b: np.ndarray, m: np.ndarray, color: int, base: np.ndarray, gammas: np
 @njit(cache=True)
 def gamma_state(b: np.ndarray, m: np.ndarray, gammas: np.ndarray):
     """A playout's memory from the position ``b, m``: feature scratch, each
-    colour's ``base`` gammas, and the marks of the last ``REMEMBERED`` moves."""
+    colour's ``base`` gammas, the marks of the last two moves and the last-move
+    points of the last three."""
     points = b.shape[1]
     scratch = feature_scratch(b, m)
     string_libs3(b, m, scratch[0])
@@ -235,35 +277,46 @@ def gamma_state(b: np.ndarray, m: np.ndarray, gammas: np.ndarray):
         for i in range(m[N_EMPTY]):
             p = b[EMPTIES, i]
             base[c, p] = _base_gamma(b, m, c, p, gammas, scratch, levels)
-    marks = np.empty((REMEMBERED, points), dtype=np.int64)
-    n_marks = np.zeros(REMEMBERED, dtype=np.int64)
+    marks = np.empty((2, points), dtype=np.int64)
+    n_marks = np.zeros(2, dtype=np.int64)
+    last = np.empty((3, LAST_MOVE_POINTS), dtype=np.int64)
+    n_last = np.zeros(3, dtype=np.int64)
     stamp = np.zeros(points, dtype=np.int64)
-    return scratch, levels, base, marks, n_marks, stamp, np.empty(points, dtype=np.int64), np.empty(points)
+    return (scratch, levels, base, marks, n_marks, last, n_last, stamp, np.empty(points, dtype=np.int64),
+            np.empty(points))
 
 
 @njit(cache=True)
 def _refresh(b: np.ndarray, m: np.ndarray, color: int, gammas: np.ndarray, state, n: int) -> None:
     """Bring ``color``'s base gammas up to date before the ``n``-th playout move:
-    recompute the points the last ``REMEMBERED`` moves marked."""
-    scratch, levels, base, marks, n_marks, stamp, _, _ = state
+    recompute the points the last two moves marked (both slots of ``marks``) and
+    the last-move points of the move three back (slot ``n % 3`` of ``last``)."""
+    scratch, levels, base, marks, n_marks, last, n_last, stamp, _, _ = state
     tick = 3 * n + 1  # stamps: this one for the refresh, the next two for the move
-    for k in range(REMEMBERED):
-        for j in range(n_marks[k]):
-            p = marks[k, j]
+    for rows, count in ((marks[0], n_marks[0]), (marks[1], n_marks[1]), (last[n % 3], n_last[n % 3])):
+        for j in range(count):
+            p = rows[j]
             if stamp[p] != tick:
                 stamp[p] = tick
                 base[color, p] = _base_gamma(b, m, color, p, gammas, scratch, levels)
 
 
 @njit(cache=True)
+def _play_drawn(b: np.ndarray, m: np.ndarray, color: int, gammas: np.ndarray, state, n: int) -> int:
+    """Draw the ``n``-th move of a playout by the (refreshed) gammas, play it and
+    mark what it changes; returns it."""
+    scratch, _, base, marks, n_marks, last, n_last, stamp, captured, weight = state
+    p = _draw(b, m, color, base[color], gammas, weight)
+    n_marks[n % 2] = _play_and_mark(b, m, color, p, marks[n % 2], stamp, 3 * n + 2, scratch[0], captured)
+    n_last[n % 3] = _last_move_points(b, m, last[n % 3])
+    return p
+
+
+@njit(cache=True)
 def gamma_move(b: np.ndarray, m: np.ndarray, color: int, gammas: np.ndarray, state, n: int) -> int:
     """Draw and play the ``n``-th move of a playout (``color`` to move); returns it."""
-    scratch, _, base, marks, n_marks, stamp, captured, weight = state
     _refresh(b, m, color, gammas, state, n)
-    p = _draw(b, m, color, base[color], gammas, weight)
-    slot = n % REMEMBERED
-    n_marks[slot] = _play_and_mark(b, m, color, p, marks[slot], stamp, 3 * n + 2, scratch[0], captured)
-    return p
+    return _play_drawn(b, m, color, gammas, state, n)
 
 
 @njit(cache=True)

@@ -35,6 +35,7 @@ from numba import njit
 
 from shapemill.engine import rules
 from shapemill.engine.board import Board
+from shapemill.engine.gamma import gamma_playout
 from shapemill.engine.playout import random_playout
 from shapemill.engine.policy import PATTERNS, liberties_after, mogo_playout, nbr_code
 from shapemill.engine.rules import (
@@ -60,8 +61,12 @@ VISITS, WINS, PVISITS, PWINS, AVISITS, AWINS, PROB = range(7)
 MOVE, FIRST, NCHILD = range(3)
 
 # Parameters, in the float vector ``params``.
-C_UCB, TUNED, RAVE_EQUIV, C_PB, PRIOR_N, WIDEN, EXPAND_AT, USE_RAVE, MOGO, KOMI = range(10)
+C_UCB, TUNED, RAVE_EQUIV, C_PB, PRIOR_N, WIDEN, EXPAND_AT, USE_RAVE, POLICY, KOMI = range(10)
 N_PARAMS = 10
+#: Playout policies, by their value at ``params[POLICY]``.
+POLICIES = ("random", "mogo", "gamma")
+
+NO_GAMMAS = np.ones((1, 1))  # the gamma table passed when the policy is not gamma
 
 EXPERT_N = 10.0  # virtual visits of one piece of expert knowledge (Michi's prior scale)
 
@@ -194,10 +199,10 @@ def select_child(node: int, t: np.ndarray, f: np.ndarray, params: np.ndarray) ->
 @njit(cache=True, nogil=True)
 def simulate(b0: np.ndarray, m0: np.ndarray, color: int, t: np.ndarray, f: np.ndarray, n_nodes: int,
              root: int, n_sims: int, prior: np.ndarray, allowed: np.ndarray, params: np.ndarray,
-             owner: np.ndarray) -> int:
+             owner: np.ndarray, gammas: np.ndarray) -> int:
     """Run ``n_sims`` simulations from ``root`` (position ``b0, m0``, ``color`` to move);
     adds final-board ownership (+1 Black, -1 White per point) to ``owner``; returns
-    the node count."""
+    the node count. ``gammas``: the gamma policy's table (``engine.gamma``)."""
     size = m0[SIZE]
     w = m0[STRIDE]
     seq = np.empty(4 * size * size + 8, dtype=np.int64)
@@ -224,8 +229,10 @@ def simulate(b0: np.ndarray, m0: np.ndarray, color: int, t: np.ndarray, f: np.nd
             c = 3 - c
             if f[VISITS, node] == 0:
                 break
-        if params[MOGO] > 0:
+        if params[POLICY] == 1:
             score, n = mogo_playout(b, m, c, params[KOMI], seq[depth:])
+        elif params[POLICY] == 2:
+            score, n = gamma_playout(b, m, c, params[KOMI], seq[depth:], gammas)
         else:
             score, n = random_playout(b, m, c, params[KOMI]), 0
         black_wins = score > 0
@@ -280,7 +287,8 @@ class SearchConfig:
     playouts: int = 1000
     time_per_move: float | None = None
     prior_mode: str = "virtual-wins"  # virtual-wins | progressive-bias | puct | both | none
-    policy: str = "mogo"  # mogo | random
+    policy: str = "mogo"  # mogo | gamma | random
+    gammas: np.ndarray | None = None  # the gamma policy's table (engine.gamma.playout_gammas)
     rave: bool = True
     ucb: str = "ucb1"  # ucb1 | tuned
     c_ucb: float = 0.0  # Gelly & Silver 2007: with RAVE and priors, no UCB term plays best
@@ -371,11 +379,12 @@ class Tree:
         GIL, so trees in other threads grow at the same time."""
         start = time.perf_counter()
         done = 0
+        gammas = config.gammas if config.gammas is not None else NO_GAMMAS
         target = config.playouts if config.time_per_move is None else 1 << 40
         while done < target:
             n = min(64, target - done)
             self.n_nodes = simulate(board.b, board.m, color, self.t, self.f, self.n_nodes, self.root, n,
-                                    prior, allowed, params, owner)
+                                    prior, allowed, params, owner, gammas)
             done += n
             if config.time_per_move is not None and time.perf_counter() - start > config.time_per_move:
                 break
@@ -400,6 +409,8 @@ class Search:
     by summing the root children's visits and wins."""
 
     def __init__(self, config: SearchConfig) -> None:
+        if config.policy == "gamma" and config.gammas is None:
+            raise ValueError("the gamma playout policy needs a table of gammas (SearchConfig.gammas)")
         self.config = config
         self._trees: list[Tree] = []
         self._runs = 0
@@ -411,7 +422,7 @@ class Search:
         p[C_PB] = c.c_pb if c.prior_mode in ("progressive-bias", "puct", "both") else 0.0
         p[PRIOR_N] = c.prior_n if c.prior_mode in ("virtual-wins", "both") else 0.0
         p[WIDEN], p[EXPAND_AT], p[USE_RAVE] = c.widen, c.expand_at, c.rave
-        p[MOGO], p[KOMI] = c.policy == "mogo", c.komi
+        p[POLICY], p[KOMI] = POLICIES.index(c.policy), c.komi
         return p
 
     def run(self, board: Board, color: int, prior: np.ndarray | None = None) -> SearchResult:

@@ -8,8 +8,11 @@ import pytest
 
 from shapemill.engine import rules
 from shapemill.engine.board import Board
-from shapemill.engine.gamma import _base_gamma, _draw, _play_and_mark, _refresh, gamma_playout, gamma_state
+from shapemill.engine.mcts import Search, SearchConfig
+from shapemill.engine.gamma import _base_gamma, _draw, _play_drawn, _refresh, gamma_playout, gamma_state, playout_gammas
 from shapemill.miner.features import FEATURE_LEVELS, FEATURES, N_FEATURES, string_libs3
+from shapemill.patterns.defaults import RATINGS, default_table
+from tests.test_mcts import best_move, capturing_race
 from tests.test_playout import seed
 
 # Levels that read ladders or the ko flag, which the policy leaves stale on
@@ -31,14 +34,14 @@ def distinct_gammas(rng: np.random.Generator) -> np.ndarray:
     return gammas
 
 
-@pytest.mark.parametrize("size,game", [(9, 1), (9, 2), (13, 3)])
+@pytest.mark.parametrize("size,game", [(9, 1), (9, 2), (13, 3), (19, 4)])
 def test_incremental_gammas_equal_fresh_ones_all_playout_long(size, game):
     """After every move the kept gammas of the colour to move are those a fresh
     feature read gives, over whole playouts with captures and ko fights."""
     gammas = distinct_gammas(np.random.default_rng(game))
     b, m = rules.new_board(size)
     state = gamma_state(b, m, gammas)
-    scratch, levels, base, marks, n_marks, stamp, captured, weight = state
+    levels, base = state[1], state[2]
     seed(game)
     color, passes, n = rules.BLACK, 0, 0
     fresh_scratch = gamma_state(b, m, gammas)[0]
@@ -48,9 +51,7 @@ def test_incremental_gammas_equal_fresh_ones_all_playout_long(size, game):
         for i in range(m[rules.N_EMPTY]):
             p = b[rules.EMPTIES, i]
             assert base[color, p] == _base_gamma(b, m, color, p, gammas, fresh_scratch, levels), (n, p)
-        p = _draw(b, m, color, base[color], gammas, weight)
-        slot = n % 3
-        n_marks[slot] = _play_and_mark(b, m, color, p, marks[slot], stamp, 3 * n + 2, scratch[0], captured)
+        p = _play_drawn(b, m, color, gammas, state, n)
         passes = passes + 1 if p == rules.PASS else 0
         n += 1
         color = 3 - color
@@ -129,3 +130,39 @@ def test_playouts_are_legal_games_that_end_with_a_score():
             rules.play(b2, m2, color, p)
             color = 3 - color
         assert np.array_equal(b2[rules.COLOR], b[rules.COLOR])
+
+
+@pytest.fixture(scope="module")
+def bundled_gammas() -> np.ndarray:
+    return playout_gammas(default_table(RATINGS))
+
+
+def test_the_bundled_table_gives_gammas_of_its_rows(bundled_gammas):
+    import pyarrow.parquet as pq
+
+    rows = pq.read_table(default_table(RATINGS), columns=["feature", "value", "gamma"]).to_pylist()
+    capture = next(r for r in rows if r["feature"] == "capture" and r["value"] == 1)
+    assert bundled_gammas[FEATURES.index("capture"), 1] == capture["gamma"]
+    assert (bundled_gammas[:, 0] == 1.0).all()
+    assert len({r["feature"] for r in rows} - set(FEATURES)) == 2  # pattern and pass are not playout features
+
+
+def test_a_gamma_search_needs_its_gammas():
+    with pytest.raises(ValueError, match="gamma"):
+        Search(SearchConfig(policy="gamma"))
+
+
+@pytest.mark.parametrize("color", [rules.BLACK, rules.WHITE])
+def test_the_search_with_gamma_playouts_captures_to_win_the_race(color, bundled_gammas):
+    assert best_move(capturing_race(), color, playouts=1000, komi=20.5, policy="gamma",
+                     gammas=bundled_gammas) == (4, 6)
+
+
+def test_gamma_search_same_seed_same_move(bundled_gammas):
+    board = Board(9)
+    for color, point in (("b", (4, 4)), ("w", (2, 6)), ("b", (6, 2))):
+        board.play(color, point)
+    config = SearchConfig(playouts=400, seed=7, policy="gamma", gammas=bundled_gammas)
+    first, second = Search(config).run(board, rules.WHITE), Search(config).run(board, rules.WHITE)
+    assert first.move == second.move
+    assert np.array_equal(first.visits, second.visits)

@@ -80,8 +80,10 @@ def test_loadsgf(gtp, tmp_path):
     assert gtp.handle("list_stones b")[0] == "= E5\n\n"
 
 
-def test_cli_answers_over_pipes():
-    out = subprocess.run([sys.executable, "-m", "shapemill.cli", "gtp", "--size", "9", "--playouts", "50"],
+@pytest.mark.parametrize("policy", ["mogo", "gamma"])
+def test_cli_answers_over_pipes(policy):
+    out = subprocess.run([sys.executable, "-m", "shapemill.cli", "gtp", "--size", "9", "--playouts", "50",
+                          "--playout-policy", policy],
                          input="1 protocol_version\n2 genmove b\n3 quit\n", capture_output=True, text=True,
                          timeout=120)
     if out.returncode != 0 and "No module named shapemill.cli" in out.stderr:

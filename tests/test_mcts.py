@@ -19,8 +19,8 @@ def board_with(size: int, black: list[tuple[int, int]], white: list[tuple[int, i
 
 
 def best_move(board: Board, color: int, playouts: int = 2000, seed: int = 1,
-              komi: float = 7.5) -> tuple[int, int] | None:
-    result = Search(SearchConfig(playouts=playouts, seed=seed, komi=komi)).run(board, color)
+              komi: float = 7.5, **config) -> tuple[int, int] | None:
+    result = Search(SearchConfig(playouts=playouts, seed=seed, komi=komi, **config)).run(board, color)
     w = board.size + 2
     return None if result.move == rules.PASS else (result.move // w - 1, result.move % w - 1)
 
