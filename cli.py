@@ -247,11 +247,14 @@ def _playout_gammas(ratings: str | None):
 @click.option("--playout-policy", default="mogo", show_default=True, type=click.Choice(["mogo", "gamma", "random"]),
               help="mogo: MoGo's rules; gamma: moves drawn by their rated tactical gammas (about 30x slower); "
                    "random: uniform.")
+@click.option("--tree-priors/--root-priors", default=True, show_default=True,
+              help="The ratings table's priors at every node of the tree, or at the root only (faster).")
 @click.option("--rave/--no-rave", default=True, show_default=True, help="RAVE / AMAF values in the tree.")
 @click.option("--threads", default=1, show_default=True, type=click.IntRange(1),
               help="Search threads: one tree each (root parallelism).")
 @click.option("--seed", default=0, show_default=True, type=int, help="Random seed: equal seeds, equal moves.")
-def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, playout_policy, rave, threads, seed) -> None:
+def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, playout_policy, tree_priors, rave, threads,
+        seed) -> None:
     """A GTP 2 engine on stdin / stdout (MCTS with RAVE and MoGo playouts)."""
     from shapemill.engine.gtp import run_gtp
     from shapemill.engine.mcts import SearchConfig
@@ -259,7 +262,8 @@ def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, playout_p
     prior = _move_prior(ratings, no_priors)
     gammas = _playout_gammas(ratings) if playout_policy == "gamma" else None
     config = SearchConfig(playouts=playouts, time_per_move=time_per_move, prior_mode=prior_mode,
-                          policy=playout_policy, gammas=gammas, rave=rave, seed=seed, threads=threads)
+                          policy=playout_policy, gammas=gammas, tree_priors=tree_priors, rave=rave, seed=seed,
+                          threads=threads)
     run_gtp(config, size, prior)
 
 

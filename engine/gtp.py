@@ -16,6 +16,7 @@ import numpy as np
 from shapemill.engine import rules
 from shapemill.engine.board import Board, IllegalMove
 from shapemill.engine.mcts import RESIGN, Search, SearchConfig, choose_move, dead_stones, score_without_dead
+from shapemill.miner.prior import MovePrior
 
 LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 NAME, VERSION = "shapemill", "0.1.0"
@@ -73,9 +74,9 @@ def handicap_points(size: int, stones: int) -> list[tuple[int, int]]:
 class GtpEngine:
     """The GTP command handlers around a ``Board`` and a ``Search``."""
 
-    def __init__(self, config: SearchConfig, size: int = 19, prior: Callable | None = None) -> None:
+    def __init__(self, config: SearchConfig, size: int = 19, prior: MovePrior | None = None) -> None:
         self.config = config
-        self.prior = prior  # (b, m, color) -> per-point strengths, or None
+        self.prior = prior  # the move strengths of a ratings table, or None
         self.base_time = config.time_per_move
         self.size = size
         self.board = Board(size)
@@ -190,8 +191,11 @@ class GtpEngine:
         self.config.time_per_move = self._time_budget(color)
         c = rules.BLACK if color == "b" else rules.WHITE
         opponent_passed = len(self.board._undo) > 0 and int(self.board.m[rules.LAST]) == rules.PASS
-        prior = self.prior(self.board.b, self.board.m, c) if self.prior else None
-        self.last = choose_move(self.search, self.board, c, opponent_passed, prior)
+        prior = knowledge = None
+        if self.prior:
+            prior = self.prior(self.board.b, self.board.m, c)
+            knowledge = self.prior.knowledge(self.size) if self.config.tree_priors else None
+        self.last = choose_move(self.search, self.board, c, opponent_passed, prior, knowledge)
         move = self.last.move
         if move == RESIGN:
             return move, "resign"
@@ -345,6 +349,6 @@ class GtpEngine:
         return self._heat(self.last.prior) if self.last is not None else ""
 
 
-def run_gtp(config: SearchConfig, size: int, prior: Callable | None = None) -> None:
+def run_gtp(config: SearchConfig, size: int, prior: MovePrior | None = None) -> None:
     """The GTP loop on stdin / stdout; ``prior`` gives the root's move priors."""
     GtpEngine(config, size, prior).loop()

@@ -14,9 +14,10 @@ with ``Q`` counting the prior's virtual wins, ``beta = an / (an + n + n * an / R
 exploration UCB1 or UCB1-Tuned, and progressive bias / PUCT ``C_PB * P * sqrt(N) / (1 + n)``.
 A leaf visited ``EXPAND_AT`` times is expanded with all legal moves that fill no own
 eye; each child starts with expert virtual wins (capture, save atari, 3x3 shape,
-self-atari penalty) plus, at the root, the external prior. With progressive
+self-atari penalty) plus the external prior: the ratings table's move strengths,
+given for the root and, with ``knowledge``, computed in the kernel for every node. With progressive
 widening only the ``K(N)`` best children by prior are searchable. The playout
-(MoGo or uniform random) scores the board by area; every node on the path gets
+(MoGo, gamma-weighted or uniform random) scores the board by area; every node on the path gets
 the result and its children get the AMAF update of the moves played later by the
 same colour. The numba RNG is seeded by ``Search``, so equal seeds give equal
 searches. With several threads each grows its own tree (root parallelism: no
@@ -36,6 +37,7 @@ from numba import njit
 from shapemill.engine import rules
 from shapemill.engine.board import Board
 from shapemill.engine.gamma import gamma_playout
+from shapemill.miner.prior import NO_KNOWLEDGE, move_strengths
 from shapemill.engine.playout import random_playout
 from shapemill.engine.policy import PATTERNS, liberties_after, mogo_playout, nbr_code
 from shapemill.engine.rules import (
@@ -61,8 +63,8 @@ VISITS, WINS, PVISITS, PWINS, AVISITS, AWINS, PROB = range(7)
 MOVE, FIRST, NCHILD = range(3)
 
 # Parameters, in the float vector ``params``.
-C_UCB, TUNED, RAVE_EQUIV, C_PB, PRIOR_N, WIDEN, EXPAND_AT, USE_RAVE, POLICY, KOMI = range(10)
-N_PARAMS = 10
+C_UCB, TUNED, RAVE_EQUIV, C_PB, PRIOR_N, WIDEN, EXPAND_AT, USE_RAVE, POLICY, KOMI, TREE_PRIOR = range(11)
+N_PARAMS = 11
 #: Playout policies, by their value at ``params[POLICY]``.
 POLICIES = ("random", "mogo", "gamma")
 
@@ -199,16 +201,19 @@ def select_child(node: int, t: np.ndarray, f: np.ndarray, params: np.ndarray) ->
 @njit(cache=True, nogil=True)
 def simulate(b0: np.ndarray, m0: np.ndarray, color: int, t: np.ndarray, f: np.ndarray, n_nodes: int,
              root: int, n_sims: int, prior: np.ndarray, allowed: np.ndarray, params: np.ndarray,
-             owner: np.ndarray, gammas: np.ndarray) -> int:
+             owner: np.ndarray, gammas: np.ndarray, knowledge) -> int:
     """Run ``n_sims`` simulations from ``root`` (position ``b0, m0``, ``color`` to move);
     adds final-board ownership (+1 Black, -1 White per point) to ``owner``; returns
-    the node count. ``gammas``: the gamma policy's table (``engine.gamma``)."""
+    the node count. ``gammas``: the gamma policy's table (``engine.gamma``);
+    ``knowledge``: the ratings table (``MovePrior.knowledge``) whose move strengths
+    are the prior of the nodes below the root when ``params[TREE_PRIOR]`` is set."""
     size = m0[SIZE]
     w = m0[STRIDE]
     seq = np.empty(4 * size * size + 8, dtype=np.int64)
     path = np.empty(size * size + 8, dtype=np.int64)
     first_at = np.empty(w * w, dtype=np.int64)
     uniform = np.ones(w * w)
+    node_prior = np.empty(w * w)
     everywhere = np.ones(w * w, dtype=np.bool_)
     for _ in range(n_sims):
         b, m = b0.copy(), m0.copy()
@@ -217,7 +222,11 @@ def simulate(b0: np.ndarray, m0: np.ndarray, color: int, t: np.ndarray, f: np.nd
         while True:  # descend, expanding a leaf once it has been visited enough
             if t[FIRST, node] < 0 and (node == root or f[VISITS, node] >= params[EXPAND_AT] - 1):
                 at_root = node == root
-                n_nodes = expand(b, m, c, node, t, f, n_nodes, prior if at_root else uniform,
+                below = uniform
+                if not at_root and params[TREE_PRIOR] > 0:
+                    move_strengths(b, m, c, knowledge, node_prior)
+                    below = node_prior
+                n_nodes = expand(b, m, c, node, t, f, n_nodes, prior if at_root else below,
                                  allowed if at_root else everywhere, params)
             if t[FIRST, node] < 0 or depth + 2 >= len(path):
                 break
@@ -287,6 +296,7 @@ class SearchConfig:
     playouts: int = 1000
     time_per_move: float | None = None
     prior_mode: str = "virtual-wins"  # virtual-wins | progressive-bias | puct | both | none
+    tree_priors: bool = True  # the ratings table's priors at every node, not only at the root
     policy: str = "mogo"  # mogo | gamma | random
     gammas: np.ndarray | None = None  # the gamma policy's table (engine.gamma.playout_gammas)
     rave: bool = True
@@ -373,7 +383,7 @@ class Tree:
         return first + int(hits[0]) if len(hits) else -1
 
     def grow(self, board: Board, color: int, config: SearchConfig, prior: np.ndarray, allowed: np.ndarray,
-             params: np.ndarray, owner: np.ndarray) -> int:
+             params: np.ndarray, owner: np.ndarray, knowledge: tuple) -> int:
         """Simulate from the root in batches until ``config``'s playouts or seconds
         are spent; returns the number of playouts. The numba kernel releases the
         GIL, so trees in other threads grow at the same time."""
@@ -384,7 +394,7 @@ class Tree:
         while done < target:
             n = min(64, target - done)
             self.n_nodes = simulate(board.b, board.m, color, self.t, self.f, self.n_nodes, self.root, n,
-                                    prior, allowed, params, owner, gammas)
+                                    prior, allowed, params, owner, gammas, knowledge)
             done += n
             if config.time_per_move is not None and time.perf_counter() - start > config.time_per_move:
                 break
@@ -425,8 +435,11 @@ class Search:
         p[POLICY], p[KOMI] = POLICIES.index(c.policy), c.komi
         return p
 
-    def run(self, board: Board, color: int, prior: np.ndarray | None = None) -> SearchResult:
-        """Search the position (``color`` to move) and return the most visited move."""
+    def run(self, board: Board, color: int, prior: np.ndarray | None = None,
+            knowledge: tuple | None = None) -> SearchResult:
+        """Search the position (``color`` to move) and return the most visited move.
+        ``prior``: the root's move strengths; ``knowledge`` (``MovePrior.knowledge``):
+        the ratings table that gives the nodes below the root theirs."""
         cfg = self.config
         threads = max(1, cfg.threads)
         if not self._trees:
@@ -437,19 +450,21 @@ class Search:
             prior = np.zeros(w * w)  # no external prior: uniform, and no virtual wins from it
         allowed = self._superko_mask(board, color)
         params = self._params()
+        params[TREE_PRIOR] = knowledge is not None
+        knowledge = NO_KNOWLEDGE if knowledge is None else knowledge
         owners = [np.zeros(w * w) for _ in self._trees]
         for tree in self._trees:
             tree.find_root(board, color)
         if threads == 1:
             if self._runs == 0:
                 seed_rng(cfg.seed)  # once: later moves go on with the same stream
-            done = [self._trees[0].grow(board, color, cfg, prior, allowed, params, owners[0])]
+            done = [self._trees[0].grow(board, color, cfg, prior, allowed, params, owners[0], knowledge)]
         else:
             share = replace(cfg, playouts=-(-cfg.playouts // threads))
 
             def work(k: int) -> int:
                 seed_rng(cfg.seed + 7919 * self._runs + k)  # numba's RNG is per thread
-                return self._trees[k].grow(board, color, share, prior, allowed, params, owners[k])
+                return self._trees[k].grow(board, color, share, prior, allowed, params, owners[k], knowledge)
 
             with ThreadPoolExecutor(threads) as pool:
                 done = list(pool.map(work, range(threads)))
@@ -501,14 +516,16 @@ def score_without_dead(board: Board, owner: np.ndarray, komi: float) -> float:
 
 
 def choose_move(
-    search: Search, board: Board, color: int, opponent_passed: bool, prior: np.ndarray | None = None
+    search: Search, board: Board, color: int, opponent_passed: bool, prior: np.ndarray | None = None,
+    knowledge: tuple | None = None,
 ) -> SearchResult:
     """The engine's move: pass once the opponent has passed and the game is won as
     the board stands both counting every stone (Tromp-Taylor) and with the
     playouts' dead stones removed, so a referee's dead-stone removal cannot turn
     the result; else the search's most visited move, or resign below the threshold.
-    ``prior`` is the per-point prior of the root's moves (e.g. ``MovePrior``)."""
-    result = search.run(board, color, prior)
+    ``prior`` is the per-point prior of the root's moves (e.g. ``MovePrior``),
+    ``knowledge`` that of the nodes below (``MovePrior.knowledge``)."""
+    result = search.run(board, color, prior, knowledge)
     sign = 1 if color == BLACK else -1
     komi = search.config.komi
     if opponent_passed and min(board.score(komi) * sign, score_without_dead(board, result.owner, komi) * sign) > 0:

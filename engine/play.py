@@ -7,6 +7,7 @@ from typing import TextIO
 
 from shapemill.engine.gtp import GtpEngine
 from shapemill.engine.mcts import SearchConfig
+from shapemill.miner.prior import MovePrior
 
 HELP = "moves like D4, 'pass', 'undo' (takes back your last move and the engine's), 'quit'"
 
@@ -18,7 +19,7 @@ def _answer(engine: GtpEngine, command: str) -> tuple[bool, str]:
 
 
 def play_terminal(
-    config: SearchConfig, size: int, human: str, prior: Callable | None,
+    config: SearchConfig, size: int, human: str, prior: MovePrior | None,
     read: Callable[[], str] | None = None, out: TextIO | None = None,
 ) -> None:
     """Alternate the person's moves (read with ``read``) and the engine's, redrawing

@@ -12,21 +12,43 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from shapemill.engine.rules import SIZE
+from shapemill.engine.rules import SIZE, STRIDE
 from shapemill.miner.features import N_FEATURES, feature_scratch, legal_moves
-from shapemill.miner.spatial import far_rings, geometry
+from shapemill.miner.spatial import FarRings, far_rings, geometry
 from shapemill.miner.teams import candidate_teams, ratings_model
 from shapemill.patterns.tables import TableError, read_metadata, read_table
 
 
 @njit(cache=True)
-def _strengths(team, n, gamma, out, points) -> None:
+def move_strengths(b: np.ndarray, m: np.ndarray, color: int, knowledge, out: np.ndarray) -> None:
+    """``out[p]``: the strength of the move ``color`` at ``p`` (0 where illegal), the
+    product of its team's gammas; ``knowledge`` is ``MovePrior.knowledge``'s tuple.
+    Runs inside the search, so all of it is numba."""
+    pad, delta, max_ring, lookup, far, level_index, gamma = knowledge
+    points = legal_moves(b, m, color)
+    n = len(points)
+    levels = np.zeros((n, N_FEATURES), dtype=np.int32)
+    team = np.zeros((n, N_FEATURES + 1), dtype=np.int32)
+    w = m[STRIDE]
+    stride = w - 2 + 2 * pad
+    state = np.empty(stride * stride, dtype=np.int8)
+    candidate_teams(b, m, color, points, pad, delta, max_ring, lookup, far, level_index, feature_scratch(b, m),
+                    state, levels, team)
+    out[:] = 0.0
     for i in range(n):
         s = 1.0
         for k in range(team.shape[1]):
             if team[i, k] >= 0:
                 s *= gamma[team[i, k]]
         out[points[i]] = s
+
+
+#: ``move_strengths``'s knowledge when there is none: the same types, never read.
+NO_KNOWLEDGE = (
+    0, np.zeros((8, 1), dtype=np.int32), 0, np.zeros((2, 2), dtype=np.int64),
+    FarRings(0, np.zeros((8, 1, 1), dtype=np.int32), np.zeros((1, 1, 8), dtype=np.int64), np.zeros(1, dtype=np.int64)),
+    np.full((N_FEATURES + 2, 1), -1, dtype=np.int32), np.ones(1),
+)
 
 
 class MovePrior:
@@ -43,21 +65,17 @@ class MovePrior:
         self.path = path
         self.model = None
 
-    def __call__(self, b: np.ndarray, m: np.ndarray, color: int) -> np.ndarray:
-        """``out[p]``: the strength of point ``p`` for ``color`` (0 where illegal)."""
+    def knowledge(self, size: int) -> tuple:
+        """The table as ``move_strengths`` takes it on a ``size`` x ``size`` board:
+        pattern geometry, pattern look-up, level numbering and gammas."""
         if self.model is None:
             self.model = ratings_model(read_table(self.path, "ratings")[0])
         vocab, gamma = self.model
-        size = int(m[SIZE])
         geo = geometry(size)
-        points = legal_moves(b, m, color)
-        levels = np.zeros((len(points), N_FEATURES), dtype=np.int32)
-        team = np.zeros((len(points), N_FEATURES + 1), dtype=np.int32)
-        state = np.empty(geo.stride * geo.stride, dtype=np.int8)
-        candidate_teams(
-            b, m, color, points, geo.pad, geo.delta, geo.max_ring, vocab.lookup, far_rings(size),
-            vocab.level_index, feature_scratch(b, m), state, levels, team,
-        )
+        return geo.pad, geo.delta, geo.max_ring, vocab.lookup, far_rings(size), vocab.level_index, gamma
+
+    def __call__(self, b: np.ndarray, m: np.ndarray, color: int) -> np.ndarray:
+        """``out[p]``: the strength of point ``p`` for ``color`` (0 where illegal)."""
         out = np.zeros(b.shape[1])
-        _strengths(team, len(points), gamma, out, points)
+        move_strengths(b, m, color, self.knowledge(int(m[SIZE])), out)
         return out

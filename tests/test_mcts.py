@@ -125,3 +125,29 @@ def test_passes_when_opponent_passed_and_game_is_won():
     board.play("w", None)
     result = choose_move(Search(SearchConfig(playouts=300, seed=1)), board, rules.BLACK, opponent_passed=True)
     assert board.score(7.5) > 0 and result.move == rules.PASS
+
+
+def test_ratings_priors_reach_the_nodes_below_the_root():
+    """With the table's knowledge, a grandchild's prior is the table's strength of its
+    move in its own position, normalised over its siblings; without, uniform."""
+    from shapemill.engine.mcts import FIRST, MOVE, NCHILD, PROB
+    from shapemill.miner.prior import MovePrior
+    from shapemill.patterns.defaults import RATINGS, default_table
+
+    prior = MovePrior(default_table(RATINGS))
+    board = Board(9)
+    board.play("b", (4, 4))
+    w = board.size + 2
+    for knowledge in (prior.knowledge(9), None):
+        search = Search(SearchConfig(playouts=300, seed=1))
+        search.run(board, rules.WHITE, prior(board.b, board.m, rules.WHITE), knowledge)
+        tree = search._trees[0]
+        first, k = tree.t[FIRST, tree.root], tree.t[NCHILD, tree.root]
+        child = next(c for c in range(first, first + k) if tree.t[FIRST, c] >= 0)
+        after = board.copy()
+        after.play("w", (tree.t[MOVE, child] // w - 1, tree.t[MOVE, child] % w - 1))
+        kids = np.arange(tree.t[FIRST, child], tree.t[FIRST, child] + tree.t[NCHILD, child])
+        strength = prior(after.b, after.m, rules.BLACK)[tree.t[MOVE, kids]]
+        expected = strength / strength.sum() if knowledge is not None else np.full(len(kids), 1 / len(kids))
+        assert np.allclose(tree.f[PROB, kids], expected)
+        assert (knowledge is None) == np.allclose(expected, expected[0])
