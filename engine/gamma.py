@@ -25,11 +25,11 @@ A colour to move recomputes the points marked by the last two moves (its
 opponent's and its own). Some capture and extension levels also depend on the
 previous move (the points next to it, the last liberties of the strings in
 atari next to it): those points of the opponent's move before that are
-recomputed too, as their last-move levels expire. Two things are left stale on purpose: ladder readings (a far stone can
-break a ladder) and the ko flag of the atari levels. The two distances, which
-change with every move, are multiplied in when the move is drawn. Own eyes and
-illegal points weigh nothing; a point drawn that turns out illegal (a ko) is
-struck out and the draw repeated.
+recomputed too, as their last-move levels expire. Two things are left stale on
+purpose: ladder readings (a far stone can break a ladder) and the ko flag of the
+atari levels. The two distances, which change with every move, are multiplied
+in when the move is drawn. Own eyes and illegal points weigh nothing; a point
+drawn that turns out illegal (a ko) is struck out and the draw repeated.
 """
 
 from __future__ import annotations
