@@ -71,12 +71,12 @@ if TYPE_CHECKING:
     from distributed import Client
 
 INSTALL_HINT = "--scheduler needs Dask: pip install 'shapemill[dask]'"
-#: Most games a shard holds, and about how many shards each worker gets: no
-#: more, since a shard's patterns cost a fixed setup (the dictionary's table,
-#: the empty board's chains: about a second for a dictionary of 600,000
-#: patterns, the time of some 30 games).
+#: Most games a shard holds, and about how many shards each worker gets: enough
+#: that the last ones, counted after discovery, end close together; no more,
+#: since each shard's counts are sent, sorted and summed (its copy of the
+#: dictionary's table and the empty board's chains are built once a worker).
 SHARD_GAMES = 1000
-SHARDS_PER_WORKER = 2
+SHARDS_PER_WORKER = 4
 
 
 class ClusterError(Exception):
@@ -298,7 +298,9 @@ def mine_on_cluster(
     if on_plan:
         on_plan(2 * len(shards))
     found = _discover(client, tuple(paths), split, limit, params, sum(s.stop - s.start for s in shards))
-    features = [client.submit(_features_shard, s, retries=1) for s in shards]
+    # Features wait whenever discovery's chain or a count task is ready: left to
+    # the end, they overlap the serial tail (the counts' last merges, the keys).
+    features = [client.submit(_features_shard, s, retries=1, priority=-1) for s in shards]
     tables = [client.submit(_count_shard, s, found, params, retries=1) for s in shards]
     pruned = client.submit(kept_patterns, _tree(client, tables, counts.summed), params, retries=1)
     summed = _tree(client, features, add_feature_counts)
