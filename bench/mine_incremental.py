@@ -76,7 +76,10 @@ def main() -> int:
     sample = load_corpus([CORPUS], split="train", limit=args.dictionary_games) if args.dictionary_games else corpus
     params = mine.MineParams(min_count=args.min_count, discovery_games=len(sample))
     dictionary, _ = mine.discover(sample, params)
-    kernels = {"straightforward": Straightforward, "incremental": mine._CountPatterns}
+    kernels = {
+        "straightforward": Straightforward,
+        "incremental": lambda corpus, dictionary, params: mine._CountPatterns(corpus, mine._gate(dictionary), params),
+    }
     setup, seconds, tables = {}, {}, {}
     for name, job in kernels.items():
         timed_pass(job(corpus, dictionary, params), 1)  # compile outside the timing
@@ -95,7 +98,7 @@ def main() -> int:
         "dictionary_games": len(sample),
         "dictionary": counts.used(dictionary),
         "same_table": same,
-        "setup_s": round(min(setup.values()), 2),
+        "setup_s": round(setup["straightforward"], 2),  # the incremental job's start copies a ready gate
         **{f"{name}_positions_per_s": round(positions / s) for name, s in seconds.items()},
         **{f"{name}_us_per_position": round(s / positions * 1e6, 1) for name, s in seconds.items()},
         "speedup": round(seconds["straightforward"] / seconds["incremental"], 1),

@@ -36,6 +36,8 @@ import functools
 import logging
 import math
 import os
+import threading
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -49,9 +51,10 @@ from shapemill.datasets.corpus import Corpus, count_games, load_corpus, load_par
 from shapemill.miner import counts
 from shapemill.miner.mine import (
     MineParams,
+    _CountPatterns,
     _Discover,
     add_feature_counts,
-    count,
+    counting_gate,
     dictionary_table,
     discovery_shards,
     discovery_threshold,
@@ -62,18 +65,18 @@ from shapemill.miner.mine import (
     witness_keys,
 )
 from shapemill.miner.run import Mined
-from shapemill.miner.shards import map_shards
+from shapemill.miner.shards import map_games, map_shards
 
 if TYPE_CHECKING:
     from distributed import Client
 
 INSTALL_HINT = "--scheduler needs Dask: pip install 'shapemill[dask]'"
-#: Most games a shard holds, and about how many shards each worker gets: no
-#: more, since a shard's patterns cost a fixed setup (the dictionary's table,
-#: the empty board's chains: about a second for a dictionary of 600,000
-#: patterns, the time of some 30 games).
+#: Most games a shard holds, and about how many shards each worker gets: enough
+#: that the last ones, counted after discovery, end close together; no more,
+#: since each shard's counts are sent, sorted and summed (its copy of the
+#: dictionary's table and the empty board's chains are built once a worker).
 SHARD_GAMES = 1000
-SHARDS_PER_WORKER = 2
+SHARDS_PER_WORKER = 4
 
 
 class ClusterError(Exception):
@@ -197,11 +200,29 @@ def _discover(client: Client, paths: tuple[str, ...], split: str, limit: int | N
     return client.submit(_discovered, paths, split, limit, threshold, dictionary, retries=1)
 
 
+#: What the count shards of one dictionary start from, built once per worker thread
+#: (a second or more for a big dictionary, the time of many games): the zeroed
+#: dictionary table a shard copies to count into, and count_game's empty-board
+#: templates, whose scratch chains a thread must not share. By the id of the
+#: :class:`Discovered` (the same object in every task of a worker while it holds
+#: it) and the thread; an entry goes when its dictionary is freed.
+_COUNTING: dict[tuple[int, int], tuple[counts.Table, dict]] = {}
+
+
+def _counting(found: Discovered) -> tuple[counts.Table, dict]:
+    """The gate and template cache of the count shards of ``found`` in this thread."""
+    key = (id(found), threading.get_ident())
+    if key not in _COUNTING:
+        _COUNTING[key] = counting_gate(found.pattern_ids, found.rings), {}
+        weakref.finalize(found, _COUNTING.pop, key, None)
+    return _COUNTING[key]
+
+
 def _count_shard(shard: Shard, found: Discovered, params: MineParams) -> dict[str, np.ndarray]:
     """The shard's pattern counts as columns, first occurrences at the corpus's ordinals."""
     corpus = load_part(shard.path, shard.split, shard.start, shard.stop)
-    dictionary = counts.of_keys(found.pattern_ids, found.rings, 2 * len(found.rings))
-    rows = count(corpus, dictionary, params)
+    gate, cache = _counting(found)
+    rows = map_games(_CountPatterns(corpus, gate, params, cache), corpus, 1)
     rows["witness"] = counts.shift_witnesses(rows["witness"], shard.first)
     return rows
 
@@ -277,7 +298,9 @@ def mine_on_cluster(
     if on_plan:
         on_plan(2 * len(shards))
     found = _discover(client, tuple(paths), split, limit, params, sum(s.stop - s.start for s in shards))
-    features = [client.submit(_features_shard, s, retries=1) for s in shards]
+    # Features wait whenever discovery's chain or a count task is ready: left to
+    # the end, they overlap the serial tail (the counts' last merges, the keys).
+    features = [client.submit(_features_shard, s, retries=1, priority=-1) for s in shards]
     tables = [client.submit(_count_shard, s, found, params, retries=1) for s in shards]
     pruned = client.submit(kept_patterns, _tree(client, tables, counts.summed), params, retries=1)
     summed = _tree(client, features, add_feature_counts)

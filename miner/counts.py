@@ -110,6 +110,12 @@ def rebuilt(table: Table, keep_min: int = 0, room: int | None = None) -> Table:
     return fresh
 
 
+def copied(table: Table) -> Table:
+    """A copy of the table, to count into while the original stays as it is."""
+    rows, ring, n = table
+    return rows.copy(), ring.copy(), n.copy()
+
+
 def of_keys(pattern_ids: np.ndarray, rings: np.ndarray, capacity: int, seen: np.ndarray | None = None) -> Table:
     """A table of ``capacity`` slots holding these patterns, seen ``seen`` times
     (by default never), played never."""

@@ -203,10 +203,16 @@ def dictionary_table(columns: dict[str, np.ndarray]) -> counts.Table:
     return counts.of_keys(columns["pattern_id"], columns["ring"], 2 * len(columns["ring"]), columns["seen"])
 
 
+def counting_gate(pattern_ids: np.ndarray, rings: np.ndarray) -> counts.Table:
+    """The dictionary's patterns (``pattern_ids``, ``rings``), never seen: what
+    pass 2 counts into a copy of, one a shard, in a table at most half full."""
+    return counts.of_keys(pattern_ids, rings, 2 * max(1024, len(rings)))
+
+
 def _gate(dictionary: counts.Table) -> counts.Table:
-    """A zeroed copy of the dictionary: the table pass 2 counts into."""
+    """A zeroed copy of the dictionary table: :func:`counting_gate`."""
     rows = counts.entries(dictionary)
-    return counts.of_keys(rows["pattern_id"], rows["ring"], 2 * max(1024, counts.used(dictionary)))
+    return counting_gate(rows["pattern_id"], rows["ring"])
 
 
 @dataclass
@@ -236,15 +242,17 @@ class _Discover(Job):
 
 @dataclass
 class _CountPatterns(Job):
-    """Pass 2 as a ``map_games`` job: exact counts of the dictionary's patterns."""
+    """Pass 2 as a ``map_games`` job: exact counts of the dictionary's patterns.
+    ``gate`` and ``cache`` depend on the dictionary only: built once, they serve
+    every shard counted with it."""
 
     corpus: Corpus
-    dictionary: counts.Table
+    gate: counts.Table  # the zeroed dictionary (counting_gate): a shard counts into a copy
     params: MineParams
     cache: dict = field(default_factory=dict)  # count_game's per-size templates
 
     def start(self) -> counts.Table:
-        return _gate(self.dictionary)
+        return counts.copied(self.gate)
 
     def game(self, table: counts.Table, i: int) -> counts.Table:
         return count_game(self.corpus, i, self.params, table, self.cache)
@@ -263,7 +271,7 @@ def count(
 ) -> dict[str, np.ndarray]:
     """Pass 2: exact counts of the dictionary's patterns over all games, as the
     columns of :func:`counts.entries` (patterns seen at least once)."""
-    return map_games(_CountPatterns(corpus, dictionary, params), corpus, workers, progress)
+    return map_games(_CountPatterns(corpus, _gate(dictionary), params), corpus, workers, progress)
 
 
 @njit(cache=True)

@@ -106,7 +106,7 @@ def test_shards_cover_the_games_in_corpus_order():
     assert shards_of(files, "all", 6, workers=1)[-1] == Shard("c", "all", 0, 1, 5)
     big = shards_of([("a", 100_000)], "train", None, workers=2)
     assert len(big) == 100 and big[-1] == Shard("a", "train", 99_000, 100_000, 99_000)
-    assert [s.stop - s.start for s in shards_of([("a", 1000)], "train", None, workers=2)] == [250] * 4
+    assert [s.stop - s.start for s in shards_of([("a", 1000)], "train", None, workers=2)] == [125] * 8
 
 
 def test_scheduler_errors_are_one_line(dataset, tmp_path, monkeypatch):
