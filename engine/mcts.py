@@ -15,11 +15,11 @@ exploration UCB1 or UCB1-Tuned, and progressive bias / PUCT ``C_PB * P * sqrt(N)
 A leaf visited ``EXPAND_AT`` times is expanded with all legal moves that fill no own
 eye; each child starts with expert virtual wins (capture, save atari, 3x3 shape,
 self-atari penalty) plus the external prior: the ratings table's move strengths,
-given for the root and, with ``knowledge``, computed in the kernel for every node. With progressive
-widening only the ``K(N)`` best children by prior are searchable. The playout
-(MoGo, gamma-weighted or uniform random) scores the board by area; every node on the path gets
-the result and its children get the AMAF update of the moves played later by the
-same colour. The numba RNG is seeded by ``Search``, so equal seeds give equal
+given for the root and, with ``knowledge``, computed in the kernel for every node.
+With progressive widening only the ``K(N)`` best children by prior are searchable.
+The playout (MoGo, gamma-weighted or uniform random) scores the board by area;
+every node on the path gets the result and its children get the AMAF update of
+the moves played later by the same colour. The numba RNG is seeded by ``Search``, so equal seeds give equal
 searches. With several threads each grows its own tree (root parallelism: no
 locks, since the kernel shares nothing) and the roots' statistics are summed.
 """
@@ -37,7 +37,6 @@ from numba import njit
 from shapemill.engine import rules
 from shapemill.engine.board import Board
 from shapemill.engine.gamma import gamma_playout
-from shapemill.miner.prior import NO_KNOWLEDGE, move_strengths
 from shapemill.engine.playout import random_playout
 from shapemill.engine.policy import PATTERNS, liberties_after, mogo_playout, nbr_code
 from shapemill.engine.rules import (
@@ -56,6 +55,7 @@ from shapemill.engine.rules import (
     is_eye,
     play,
 )
+from shapemill.miner.prior import NO_KNOWLEDGE, move_strengths
 
 # Node fields of the float table ``f``.
 VISITS, WINS, PVISITS, PWINS, AVISITS, AWINS, PROB = range(7)
@@ -67,6 +67,7 @@ C_UCB, TUNED, RAVE_EQUIV, C_PB, PRIOR_N, WIDEN, EXPAND_AT, USE_RAVE, POLICY, KOM
 N_PARAMS = 11
 #: Playout policies, by their value at ``params[POLICY]``.
 POLICIES = ("random", "mogo", "gamma")
+RANDOM_PLAYOUTS, MOGO_PLAYOUTS, GAMMA_PLAYOUTS = range(3)
 
 NO_GAMMAS = np.ones((1, 1))  # the gamma table passed when the policy is not gamma
 
@@ -238,9 +239,9 @@ def simulate(b0: np.ndarray, m0: np.ndarray, color: int, t: np.ndarray, f: np.nd
             c = 3 - c
             if f[VISITS, node] == 0:
                 break
-        if params[POLICY] == 1:
+        if params[POLICY] == MOGO_PLAYOUTS:
             score, n = mogo_playout(b, m, c, params[KOMI], seq[depth:])
-        elif params[POLICY] == 2:
+        elif params[POLICY] == GAMMA_PLAYOUTS:
             score, n = gamma_playout(b, m, c, params[KOMI], seq[depth:], gammas)
         else:
             score, n = random_playout(b, m, c, params[KOMI]), 0
