@@ -12,8 +12,8 @@ from shapemill.engine.mcts import Search, SearchConfig
 from shapemill.engine.gamma import _base_gamma, _draw, _play_drawn, _refresh, gamma_playout, gamma_state, playout_gammas
 from shapemill.miner.features import FEATURE_LEVELS, FEATURES, N_FEATURES, string_libs3
 from shapemill.patterns.defaults import RATINGS, default_table
-from tests.test_mcts import best_move, capturing_race
-from tests.test_playout import seed
+from test_mcts import best_move, capturing_race
+from test_playout import seed
 
 # Levels that read ladders or the ko flag, which the policy leaves stale on
 # purpose: within each group they get one gamma, so staleness cannot show (the
