@@ -8,7 +8,9 @@ no input makes the loop crash. Vertices are GTP's (``A1`` bottom left, no I).
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TextIO
 
 import numpy as np
@@ -349,6 +351,23 @@ class GtpEngine:
         return self._heat(self.last.prior) if self.last is not None else ""
 
 
+def warm_up(config: SearchConfig, size: int, prior: MovePrior | None = None) -> None:
+    """Load (or, from a cold cache, compile: about a minute) the search kernel and
+    the priors' kernel with one playout on an empty board, and read the ratings table.
+
+    Run in a background thread while a GUI sends its first commands, so that the
+    first ``genmove`` need not wait for it; numba's RNG is per thread, so the
+    engine's own seeded stream is untouched."""
+    board = Board(size)
+    knowledge = None
+    if prior is not None:
+        prior(board.b, board.m, rules.BLACK)
+        knowledge = prior.knowledge(size) if config.tree_priors else None
+    Search(replace(config, playouts=1, time_per_move=None, threads=1)).run(board, rules.BLACK, None, knowledge)
+
+
 def run_gtp(config: SearchConfig, size: int, prior: MovePrior | None = None) -> None:
-    """The GTP loop on stdin / stdout; ``prior`` gives the root's move priors."""
+    """The GTP loop on stdin / stdout; ``prior`` gives the root's move priors. The
+    kernels warm up in the background meanwhile (``warm_up``)."""
+    threading.Thread(target=warm_up, args=(config, size, prior), daemon=True).start()
     GtpEngine(config, size, prior).loop()

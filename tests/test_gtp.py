@@ -108,3 +108,15 @@ def test_full_legal_game_against_gnugo():
         gnugo.close()
     assert not record.result.endswith("+F")  # no illegal move by either side
     assert record.result.endswith("+R") or record.scores[0][:1] == record.scores[1][:1]
+
+
+def test_warm_up_reads_the_table_and_leaves_the_config_alone():
+    from shapemill.engine.gtp import warm_up
+    from shapemill.miner.prior import MovePrior
+    from shapemill.patterns.defaults import RATINGS, default_table
+
+    config = SearchConfig(playouts=200, seed=1)
+    prior = MovePrior(default_table(RATINGS))
+    warm_up(config, 9, prior)
+    assert prior.model is not None
+    assert config.playouts == 200 and config.time_per_move is None
