@@ -61,10 +61,9 @@ from shapemill.miner.features import (
     F_LAST_DIST,
     FEATURE_LEVELS,
     FEATURES,
-    MAX_DIST,
     N_FEATURES,
     feature_scratch,
-    gridcular_distance,
+    distance_level,
     libs_up_to_3,
     point_features,
     string_libs3,
@@ -84,12 +83,11 @@ def playout_gammas(path: str) -> np.ndarray:
     from shapemill.patterns.tables import read_table
 
     table, _ = read_table(path, "ratings", columns=["feature", "value", "gamma"])
-    feature = table["feature"].cast(pa.string())
-    table = table.filter(pc.not_equal(feature, "pattern"))
+    table = table.set_column(0, "feature", table["feature"].cast(pa.string()))
+    table = table.filter(pc.not_equal(table["feature"], "pattern"))
     gammas = np.ones((N_FEATURES, max(FEATURE_LEVELS)))
     index = {name: f for f, name in enumerate(FEATURES)}
-    rows = zip(table["feature"].cast(pa.string()).to_pylist(), table["value"].to_pylist(),
-               table["gamma"].to_pylist())
+    rows = zip(table["feature"].to_pylist(), table["value"].to_pylist(), table["gamma"].to_pylist())
     for name, level, g in rows:
         f = index.get(name)
         if f is not None and 0 < level < FEATURE_LEVELS[f]:
@@ -111,11 +109,6 @@ def _base_gamma(b: np.ndarray, m: np.ndarray, color: int, p: int, gammas: np.nda
         if f != F_LAST_DIST and f != F_LAST2_DIST:
             g *= gammas[f, levels[f]]
     return g
-
-
-@njit(cache=True)
-def _distance_level(p: int, q: int, w: int, floor: int) -> int:
-    return max(min(gridcular_distance(p, q, w), MAX_DIST), floor)
 
 
 @njit(cache=True)
@@ -239,9 +232,9 @@ def _draw(b: np.ndarray, m: np.ndarray, color: int, base: np.ndarray, gammas: np
         p = b[EMPTIES, i]
         g = base[p]
         if g > 0.0 and last != PASS:
-            g *= gammas[F_LAST_DIST, _distance_level(p, last, w, 0)]
+            g *= gammas[F_LAST_DIST, distance_level(p, last, w, 0)]
         if g > 0.0 and last2 != PASS:
-            g *= gammas[F_LAST2_DIST, _distance_level(p, last2, w, 1)]
+            g *= gammas[F_LAST2_DIST, distance_level(p, last2, w, 1)]
         weight[i] = g
         total += g
     while total > 0.0:

@@ -193,10 +193,7 @@ class GtpEngine:
         self.config.time_per_move = self._time_budget(color)
         c = rules.BLACK if color == "b" else rules.WHITE
         opponent_passed = len(self.board._undo) > 0 and int(self.board.m[rules.LAST]) == rules.PASS
-        prior = knowledge = None
-        if self.prior:
-            prior = self.prior(self.board.b, self.board.m, c)
-            knowledge = self.prior.knowledge(self.size) if self.config.tree_priors else None
+        prior, knowledge = search_priors(self.config, self.prior, self.board, c)
         self.last = choose_move(self.search, self.board, c, opponent_passed, prior, knowledge)
         move = self.last.move
         if move == RESIGN:
@@ -351,6 +348,17 @@ class GtpEngine:
         return self._heat(self.last.prior) if self.last is not None else ""
 
 
+def search_priors(config: SearchConfig, prior: MovePrior | None, board: Board,
+                  color: int) -> tuple[np.ndarray | None, tuple | None]:
+    """What a search of ``board`` (``color`` to move) takes from the ratings table:
+    the root's move strengths and, with ``config.tree_priors``, the table for the
+    nodes below (``MovePrior.knowledge``); both None without a table."""
+    if prior is None:
+        return None, None
+    knowledge = prior.knowledge(board.size) if config.tree_priors else None
+    return prior(board.b, board.m, color), knowledge
+
+
 def warm_up(config: SearchConfig, size: int, prior: MovePrior | None = None) -> None:
     """Load (or, from a cold cache, compile: about a minute) the search kernel and
     the priors' kernel with one playout on an empty board, and read the ratings table.
@@ -359,10 +367,7 @@ def warm_up(config: SearchConfig, size: int, prior: MovePrior | None = None) -> 
     first ``genmove`` need not wait for it; numba's RNG is per thread, so the
     engine's own seeded stream is untouched."""
     board = Board(size)
-    knowledge = None
-    if prior is not None:
-        prior(board.b, board.m, rules.BLACK)
-        knowledge = prior.knowledge(size) if config.tree_priors else None
+    _, knowledge = search_priors(config, prior, board, rules.BLACK)
     Search(replace(config, playouts=1, time_per_move=None, threads=1)).run(board, rules.BLACK, None, knowledge)
 
 

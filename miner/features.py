@@ -801,6 +801,14 @@ def gridcular_distance(p: int, q: int, w: int) -> int:
 
 
 @njit(cache=True)
+def distance_level(p: int, q: int, w: int, floor: int) -> int:
+    """The level of the last_dist (``floor`` 0) or last2_dist (``floor`` 1) feature
+    of ``p`` for the earlier move ``q``: the gridcular distance, clipped to
+    ``[floor, MAX_DIST]``."""
+    return max(min(gridcular_distance(p, q, w), MAX_DIST), floor)
+
+
+@njit(cache=True)
 def _outer_ring_empty(b: np.ndarray, w: int, n: int, r: int, c: int) -> bool:
     """No stone on the on-board points at distance 2 (Chebyshev) of (r, c)."""
     for rr in range(max(r - 2, 0), min(r + 2, n - 1) + 1):
@@ -905,10 +913,10 @@ def point_features(b: np.ndarray, m: np.ndarray, color: int, p: int, libs3: np.n
         out[F_BORDER] = line
     last = m[LAST]
     if last != PASS:
-        out[F_LAST_DIST] = min(gridcular_distance(p, last, w), MAX_DIST)
+        out[F_LAST_DIST] = distance_level(p, last, w, 0)
     last2 = m[LAST2]
     if last2 != PASS:
-        out[F_LAST2_DIST] = max(min(gridcular_distance(p, last2, w), MAX_DIST), 1)
+        out[F_LAST2_DIST] = distance_level(p, last2, w, 1)
 
     # neighbouring strings
     own0 = -1
