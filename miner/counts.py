@@ -171,13 +171,26 @@ def summed(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> dict[str, np.n
 def entries(table: Table) -> dict[str, np.ndarray]:
     """The occupied entries as columns, sorted by pattern id for a stable output."""
     rows, ring, _ = table
-    full = rows[rows[:, KEY] != 0]
-    order = np.argsort(full[:, KEY].view(np.uint64), kind="stable")
-    full = full[order]
+    slots = np.flatnonzero(rows[:, KEY])
+    slots = slots[np.argsort(rows[slots, KEY].view(np.uint64))]  # ids are unique: any sort will do
+    columns = np.empty((4, len(slots)), dtype=np.int64)
+    rings = np.empty(len(slots), dtype=ring.dtype)
+    _gather(rows, ring, slots, columns, rings)
     return {
-        "pattern_id": full[:, KEY].view(np.uint64),
-        "ring": ring[rows[:, KEY] != 0][order],
-        "seen": full[:, SEEN],
-        "played": full[:, PLAYED],
-        "witness": full[:, WITNESS],
+        "pattern_id": columns[KEY].view(np.uint64),
+        "ring": rings,
+        "seen": columns[SEEN],
+        "played": columns[PLAYED],
+        "witness": columns[WITNESS],
     }
+
+
+@njit(cache=True)
+def _gather(rows: np.ndarray, ring: np.ndarray, slots: np.ndarray, columns: np.ndarray, rings: np.ndarray) -> None:
+    """The rows and rings of ``slots``, in their order, as columns (one loop, rather
+    than a random read of the table per column)."""
+    for j in range(len(slots)):
+        i = slots[j]
+        for c in range(4):
+            columns[c, j] = rows[i, c]
+        rings[j] = ring[i]

@@ -72,6 +72,10 @@ from shapemill.miner.spatial import (
 #: Most new entries one position can add: one frontier pattern per candidate.
 POSITION_INSERTS = 400
 
+#: Slots a discovery shard's table grows to per game of the shard (measured on the
+#: Tygem games: a 1,000-game shard fills 16M slots and is pruned).
+SHARD_SLOTS_PER_GAME = 1 << 14
+
 
 @dataclass(frozen=True)
 class MineParams:
@@ -226,7 +230,11 @@ class _Discover(Job):
     dictionary: counts.Table
 
     def start(self) -> tuple[counts.Table, dict]:
-        return counts.new_table(1 << 20), {}  # count_game's templates, fresh per shard
+        # A shard's table would grow to about SHARD_SLOTS_PER_GAME slots a game before
+        # pruning caps it: start it there rather than double it, a rehash each time.
+        shard_games = len(discovery_sample(len(self.corpus), self.params)) // self.params.discovery_shards + 1
+        capacity = min(self.params.table_capacity, SHARD_SLOTS_PER_GAME * shard_games)
+        return counts.new_table(capacity), {}  # count_game's templates, fresh per shard
 
     def game(self, state: tuple[counts.Table, dict], i: int) -> tuple[counts.Table, dict]:
         table, cache = state
