@@ -78,9 +78,12 @@ published by name only; the definitions above are ours.
 Ladders are read on a stack of board copies (``ladder_captured``): the attacker
 ataris, the defender extends or captures an attacking string in atari; an atari
 the defender escapes at once (three liberties after extending) is ruled out
-without playing it. A reading stops after ``LADDER_BUDGET`` positions or
-``LADDER_DEPTH`` moves, and an unfinished reading counts as an escape. Superko
-is ignored while reading. Ladders are read only for ataris, extensions to two
+without playing it. A reading visits at most ``LADDER_BUDGET`` positions,
+shared evenly among the moves tried at each node, and ``LADDER_DEPTH`` moves; a
+line it cannot finish counts as an escape. Each move's share does not depend on
+the order the moves are tried in, so neither does the outcome: a ladder reads
+the same on a rotated, mirrored or colour-swapped board. Superko is ignored
+while reading. Ladders are read only for ataris, extensions to two
 liberties and captures whose string could extend to two liberties.
 
 The 3x3 code: the 8 neighbours in ring order NW N NE E SE S SW W (row + 1 is
@@ -716,18 +719,23 @@ def _ladder(work: np.ndarray, mwork: np.ndarray, moves: np.ndarray, mark: np.nda
     adjacent attacking string in atari, and is captured if every such move
     fails. Attacker to move: one liberty, it captures; two, it tries an atari on
     each; three or more, the string escapes. An and-or search, depth first, on
-    the board stack ``work``/``mwork`` (``LADDER_DEPTH`` levels); running out of
-    ``budget`` positions or of depth counts as an escape.
+    the board stack ``work``/``mwork`` (``LADDER_DEPTH`` levels). A node may visit
+    ``budget`` positions below it, split evenly among its moves (each move's
+    position costs one); a move it has no share for, or past the stack's depth,
+    counts as an escape. A move's outcome depends on its position and share
+    only, so the reading's does not depend on the order of the moves.
     """
     depth = work.shape[0]
     nmv = np.empty(depth, dtype=np.int64)
     nxt = np.empty(depth, dtype=np.int64)
+    share = np.empty(depth, dtype=np.int64)
     # node k: attacker to move when (k odd) == defender_to_move
     r = _ladder_expand(work[0], mwork[0], np.int64(s), not defender_to_move, moves[0], mark)
     if r < 0:
         return r == -2
     nmv[0] = r
     nxt[0] = 0
+    share[0] = budget // r
     k = 0
     d = np.int64(work[0, COLOR, s])
     while True:
@@ -735,21 +743,22 @@ def _ladder(work: np.ndarray, mwork: np.ndarray, moves: np.ndarray, mark: np.nda
         if nxt[k] < nmv[k]:
             mv = moves[k, nxt[k]]
             nxt[k] += 1
-            budget -= 1
-            if budget < 0 or k + 1 >= depth:
-                return False
-            work[k + 1] = work[k]
-            mwork[k + 1] = mwork[k]
-            play(work[k + 1], mwork[k + 1], 3 - d if attacker else d, mv)
-            r = _ladder_expand(
-                work[k + 1], mwork[k + 1], np.int64(s), not attacker, moves[k + 1], mark
-            )
-            if r >= 0:
-                k += 1
-                nmv[k] = r
-                nxt[k] = 0
-                continue
-            captured = r == -2
+            if share[k] < 1 or k + 1 >= depth:
+                captured = False  # not read: an escape
+            else:
+                work[k + 1] = work[k]
+                mwork[k + 1] = mwork[k]
+                play(work[k + 1], mwork[k + 1], 3 - d if attacker else d, mv)
+                r = _ladder_expand(
+                    work[k + 1], mwork[k + 1], np.int64(s), not attacker, moves[k + 1], mark
+                )
+                if r >= 0:
+                    share[k + 1] = (share[k] - 1) // r
+                    k += 1
+                    nmv[k] = r
+                    nxt[k] = 0
+                    continue
+                captured = r == -2
         else:
             captured = not attacker
             if k == 0:
