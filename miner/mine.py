@@ -38,10 +38,13 @@ from numba import njit
 from shapemill.datasets.corpus import Corpus
 from shapemill.engine.rules import (
     EMPTIES,
+    LAST,
+    LAST2,
     N_EMPTY,
     OK,
     PASS,
     SIZE,
+    STRIDE,
     illegal_reason,
     play,
     to_point,
@@ -50,13 +53,16 @@ from shapemill.miner import counts
 from shapemill.miner.shards import Job, map_games, map_shards
 from shapemill.miner.incremental import count_game
 from shapemill.miner.features import (
+    F_LAST2_DIST,
+    F_LAST_DIST,
     FEATURE_LEVELS,
     FEATURES,
     N_FEATURES,
-    feature_scratch,
+    distance_level,
     legal_moves,
-    tactical_features_with,
+    point_features,
 )
+from shapemill.miner.tracking import add_short_liberties, new_tracker, play_tracked, stale_points
 from shapemill.miner.spatial import (
     MIN_RING,
     RELATIVE,
@@ -283,31 +289,48 @@ def count(
 
 
 @njit(cache=True)
-def count_feature_levels(b, m, moves, first_color, scratch, seen, played) -> None:
+def count_feature_levels(b, m, moves, first_color, tracker, levels, seen, played) -> None:
     """Add the tactical-feature levels of every legal move of every position of a
     game to ``seen`` (and of the move chosen to ``played``), both ``[feature, level]``;
-    the pass, a candidate of every position, is the last row."""
+    the pass, a candidate of every position, is the last row.
+
+    The same counts as reading every candidate's features at every position
+    (``tactical_features``), reading only the points ``tracker`` names as stale and
+    those next to strings of at most two liberties; ``levels[color, point]`` keeps
+    each colour's levels in between. ``tracker`` is ``new_tracker(b, m)``."""
     size = m[SIZE]
+    w = m[STRIDE]
     n_features = seen.shape[0] - 1
-    out = np.zeros((size * size, n_features), dtype=np.int32)
+    libs3, mark, work, mwork, ladder = tracker.scratch
+    for color in (1, 2):
+        for i in range(m[N_EMPTY]):
+            p = b[EMPTIES, i]
+            point_features(b, m, color, p, libs3, mark, work, mwork, ladder, levels[color, p])
     for n in range(len(moves)):
         color = first_color if n % 2 == 0 else 3 - first_color
         chosen = to_point(moves[n], size)
         if illegal_reason(b, m, color, chosen) != OK:
             return
         points = legal_moves(b, m, color)
-        tactical_features_with(b, m, color, points, out, scratch)
-        for i in range(len(points)):
+        stale = add_short_liberties(b, m, tracker, n, points, stale_points(tracker, n))
+        for j in range(stale):
+            p = tracker.stale[j]
+            point_features(b, m, color, p, libs3, mark, work, mwork, ladder, levels[color, p])
+        last, last2 = m[LAST], m[LAST2]
+        for p in points:
+            out = levels[color, p]
+            out[F_LAST_DIST] = 0 if last == PASS else distance_level(p, last, w, 0)
+            out[F_LAST2_DIST] = 0 if last2 == PASS else distance_level(p, last2, w, 1)
             for f in range(n_features):
-                level = out[i, f]
+                level = out[f]
                 if level:
                     seen[f, level] += 1
-                    if points[i] == chosen:
+                    if p == chosen:
                         played[f, level] += 1
         seen[n_features, 1] += 1
         if chosen == PASS:
             played[n_features, 1] += 1
-        play(b, m, color, chosen)
+        play_tracked(b, m, color, chosen, tracker, n)
 
 
 def add_feature_counts(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]):
@@ -327,8 +350,9 @@ class _CountFeatures(Job):
 
     def game(self, state, i: int):
         b, m = self.corpus.start_position(i)
-        scratch = feature_scratch(b, m)
-        count_feature_levels(b, m, self.corpus.game_moves(i), int(self.corpus.first_color[i]), scratch, *state)
+        levels = np.zeros((3, b.shape[1], N_FEATURES), dtype=np.int32)
+        moves, first_color = self.corpus.game_moves(i), int(self.corpus.first_color[i])
+        count_feature_levels(b, m, moves, first_color, new_tracker(b, m), levels, *state)
         return state
 
     merge = staticmethod(add_feature_counts)

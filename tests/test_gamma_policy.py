@@ -44,7 +44,7 @@ def test_incremental_gammas_equal_fresh_ones_all_playout_long(size, game):
     levels, base = state[1], state[2]
     seed(game)
     color, passes, n = rules.BLACK, 0, 0
-    fresh_scratch = gamma_state(b, m, gammas)[0]
+    fresh_scratch = gamma_state(b, m, gammas)[0].scratch
     while passes < 2 and n < 3 * size * size:
         _refresh(b, m, color, gammas, state, n)
         string_libs3(b, m, fresh_scratch[0])

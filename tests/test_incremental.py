@@ -1,4 +1,5 @@
-"""The incremental counting pass (``mine.count``) gives exactly the straightforward one's table."""
+"""The incremental counting passes give exactly the straightforward ones' counts: the
+patterns table (``mine.count``) and the tactical-feature levels (``mine.feature_counts``)."""
 
 from pathlib import Path
 
@@ -8,8 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from shapemill.datasets.corpus import Corpus, load_corpus
-from shapemill.engine.rules import BLACK, KO_BAN, OCCUPIED, OK, SUICIDE, WHITE, illegal_reason, play, to_point
+from shapemill.engine.rules import BLACK, KO_BAN, OCCUPIED, OK, PASS, SUICIDE, WHITE, illegal_reason, play, to_point
 from shapemill.miner import counts, mine
+from shapemill.miner.features import FEATURE_LEVELS, N_FEATURES, legal_moves, tactical_features
 from shapemill.miner.incremental import INSERTS, count_game
 
 TYGEM = Path(__file__).resolve().parents[2] / "shared" / "data" / "tygem9d"
@@ -158,3 +160,47 @@ def test_workers_share_the_games_with_the_same_result():
 def test_real_games_give_the_same_table():
     corpus = load_corpus([TYGEM], split="all", limit=20)
     check(corpus, mine.MineParams(min_count=10, discovery_games=20))
+
+
+def features_read_afresh(corpus: Corpus) -> tuple[np.ndarray, np.ndarray]:
+    """The reference for ``mine.feature_counts``: every legal move's features read
+    at every position (``tactical_features``), up to a game's first illegal move."""
+    seen = np.zeros((N_FEATURES + 1, max(FEATURE_LEVELS)), dtype=np.int64)
+    played = np.zeros_like(seen)
+    for i in range(len(corpus)):
+        b, m = corpus.start_position(i)
+        size, first = int(corpus.board_size[i]), int(corpus.first_color[i])
+        for n, index in enumerate(corpus.game_moves(i).tolist()):
+            color, chosen = first if n % 2 == 0 else 3 - first, to_point(index, size)
+            if illegal_reason(b, m, color, chosen) != OK:
+                break
+            points = legal_moves(b, m, color)
+            levels = np.zeros((len(points), N_FEATURES), dtype=np.int32)
+            tactical_features(b, m, color, points, levels)
+            for f in range(N_FEATURES):
+                np.add.at(seen[f], levels[:, f], 1)
+                np.add.at(played[f], levels[points == chosen, f], 1)
+            seen[N_FEATURES, 1] += 1
+            played[N_FEATURES, 1] += chosen == PASS
+            play(b, m, color, chosen)
+    seen[:, 0] = played[:, 0] = 0  # level 0 is "absent", not counted
+    return seen, played
+
+
+def check_features(corpus: Corpus) -> None:
+    seen, played = mine.feature_counts(corpus)
+    seen[:, 0] = played[:, 0] = 0
+    expected_seen, expected_played = features_read_afresh(corpus)
+    assert np.array_equal(seen, expected_seen) and np.array_equal(played, expected_played)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(games=st.lists(games(st.integers(5, 13)), min_size=1, max_size=2))
+def test_random_games_give_the_feature_counts_of_a_fresh_read(games):
+    check_features(make_corpus(games))
+
+
+@pytest.mark.skipif(not TYGEM.is_dir(), reason="tygem9d corpus not available")
+def test_real_games_give_the_feature_counts_of_a_fresh_read():
+    # strong players' games: ladders read and broken, ko fights, big captures
+    check_features(load_corpus([TYGEM], split="all", limit=30))
