@@ -28,6 +28,7 @@ first occurrence (the *witness*).
 
 from __future__ import annotations
 
+import operator
 import time
 from dataclasses import dataclass, field
 
@@ -451,6 +452,36 @@ def witness_keys(corpus: Corpus, rows: dict[str, np.ndarray]) -> pa.BinaryArray:
     return pa.BinaryArray.from_buffers(pa.binary(), len(first), buffers)
 
 
+@dataclass
+class _Keys(Job):
+    """Rebuilding keys as a ``map_shards`` job: a shard is the index of one part of
+    the rows (``parts``, index arrays) and its result a list holding their keys."""
+
+    corpus: Corpus
+    rows: dict[str, np.ndarray]
+    parts: list[np.ndarray]
+
+    def start(self) -> list:
+        return []
+
+    def game(self, keys: list, k: int) -> list:
+        part = self.parts[k]
+        return keys + [witness_keys(self.corpus, {"witness": self.rows["witness"][part], "ring": self.rows["ring"][part]})]
+
+    merge = staticmethod(operator.add)
+
+
+def keys_of(corpus: Corpus, rows: dict[str, np.ndarray], workers: int = 1) -> pa.BinaryArray:
+    """:func:`witness_keys` in ``workers`` processes, each replaying the games of
+    its share of the first occurrences (the same keys whatever ``workers``)."""
+    if workers <= 1 or len(rows["witness"]) < 2:
+        return witness_keys(corpus, rows)
+    order = np.argsort(rows["witness"], kind="stable")  # a part's games stay together
+    parts = np.array_split(order, workers)
+    keys = map_shards(_Keys(corpus, rows, parts), [np.array([k]) for k in range(len(parts))], workers)
+    return pa.chunked_array(keys, pa.binary()).combine_chunks().take(np.argsort(order))
+
+
 def _runs(values: np.ndarray) -> zip:
     """(start, stop) of each run of equal ``values``."""
     starts = np.flatnonzero(np.diff(values, prepend=-1))
@@ -473,7 +504,7 @@ def mine_patterns(
     counted = count(corpus, dictionary, params, workers, progress)
     clock.lap("counting")
     rows = kept_patterns(counted, params)
-    rows["key"] = witness_keys(corpus, rows)
+    rows["key"] = keys_of(corpus, rows, workers)
     clock.lap("keys")
     rows["discovery_threshold"] = threshold
     rows["dictionary"] = counts.used(dictionary)
