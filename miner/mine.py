@@ -28,7 +28,7 @@ first occurrence (the *witness*).
 
 from __future__ import annotations
 
-import operator
+import mmap
 import time
 from dataclasses import dataclass, field
 
@@ -425,61 +425,64 @@ def write_witness_keys(b, m, moves, first_color, move, point, ring, at, pad, del
         pack_key(state, q, rel, delta, canonical_symmetry(h), ring[j], data[at[j] :])
 
 
-def witness_keys(corpus: Corpus, rows: dict[str, np.ndarray]) -> pa.BinaryArray:
+def witness_keys(corpus: Corpus, rows: dict[str, np.ndarray], workers: int = 1) -> pa.BinaryArray:
     """The canonical key of each pattern of ``rows`` (columns ``witness`` and
     ``ring``), in their order, rebuilt by replaying the game of its first occurrence
-    up to the move where it was first seen."""
+    up to the move where it was first seen; by ``workers`` processes, which write
+    their games' keys into one shared buffer."""
     first, rings = rows["witness"], rows["ring"].astype(np.int64)
     offsets = np.zeros(len(first) + 1, dtype=np.int64)
     np.cumsum(key_bytes(rings), out=offsets[1:])
     if offsets[-1] >= 1 << 31:
         raise OverflowError(f"{offsets[-1]:,} bytes of keys: more than an Arrow binary array holds")
-    data = np.zeros(offsets[-1], dtype=np.uint8)
     # sorted witnesses come grouped by game, then by move and point; rings ascending
     order = np.lexsort((rings, first))
-    games = counts.witness_games(first[order])
-    move, point = (first[order] >> 12) & 0xFFF, first[order] & 0xFFF
-    for a, z in _runs(games):
-        g = int(games[a])
-        geo = geometry(int(corpus.board_size[g]))
-        b, m = corpus.start_position(g)
-        write_witness_keys(
-            b, m, corpus.game_moves(g), int(corpus.first_color[g]), move[a:z], point[a:z],
-            rings[order[a:z]], offsets[order[a:z]], geo.pad, geo.delta,
-            np.empty(geo.stride * geo.stride, dtype=np.int8), data,
-        )
-    buffers = [None, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(data)]
+    job = _WriteKeys(corpus, first[order], rings[order], offsets[order], _shared_bytes(int(offsets[-1])), list(_runs(counts.witness_games(first[order]))))
+    # Parts of about as many keys each, four a worker, so that those who finish
+    # early take the next (the first games hold most of the big opening shapes).
+    runs = np.arange(len(job.runs))
+    starts = np.array([a for a, _ in job.runs], dtype=np.int64)
+    cuts = np.searchsorted(starts, len(first) * np.arange(1, 4 * workers) / (4 * workers))
+    map_shards(job, [part for part in np.split(runs, cuts) if len(part)], workers)
+    buffers = [None, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(job.data)]
     return pa.BinaryArray.from_buffers(pa.binary(), len(first), buffers)
 
 
+def _shared_bytes(n: int) -> np.ndarray:
+    """``n`` zero bytes that forked workers write into and this process sees."""
+    return np.frombuffer(mmap.mmap(-1, max(1, n)), dtype=np.uint8)[:n]
+
+
 @dataclass
-class _Keys(Job):
-    """Rebuilding keys as a ``map_shards`` job: a shard is the index of one part of
-    the rows (``parts``, index arrays) and its result a list holding their keys."""
+class _WriteKeys(Job):
+    """Rebuilding keys as a ``map_shards`` job whose "games" are runs of the sorted
+    first occurrences (``witness``, ``ring``, ``offset``) in one game, each written
+    into ``data`` at its offset."""
 
     corpus: Corpus
-    rows: dict[str, np.ndarray]
-    parts: list[np.ndarray]
+    witness: np.ndarray
+    ring: np.ndarray
+    offset: np.ndarray
+    data: np.ndarray
+    runs: list[tuple[int, int]]
 
-    def start(self) -> list:
-        return []
+    def start(self) -> None:
+        return None
 
-    def game(self, keys: list, k: int) -> list:
-        part = self.parts[k]
-        return keys + [witness_keys(self.corpus, {"witness": self.rows["witness"][part], "ring": self.rows["ring"][part]})]
+    def game(self, state: None, r: int) -> None:
+        a, z = self.runs[r]
+        g = int(counts.witness_games(self.witness[a]))
+        geo = geometry(int(self.corpus.board_size[g]))
+        b, m = self.corpus.start_position(g)
+        write_witness_keys(
+            b, m, self.corpus.game_moves(g), int(self.corpus.first_color[g]), (self.witness[a:z] >> 12) & 0xFFF,
+            self.witness[a:z] & 0xFFF, self.ring[a:z], self.offset[a:z], geo.pad, geo.delta,
+            np.empty(geo.stride * geo.stride, dtype=np.int8), self.data,
+        )
 
-    merge = staticmethod(operator.add)
-
-
-def keys_of(corpus: Corpus, rows: dict[str, np.ndarray], workers: int = 1) -> pa.BinaryArray:
-    """:func:`witness_keys` in ``workers`` processes, each replaying the games of
-    its share of the first occurrences (the same keys whatever ``workers``)."""
-    if workers <= 1 or len(rows["witness"]) < 2:
-        return witness_keys(corpus, rows)
-    order = np.argsort(rows["witness"], kind="stable")  # a part's games stay together
-    parts = np.array_split(order, workers)
-    keys = map_shards(_Keys(corpus, rows, parts), [np.array([k]) for k in range(len(parts))], workers)
-    return pa.chunked_array(keys, pa.binary()).combine_chunks().take(np.argsort(order))
+    @staticmethod
+    def merge(a: None, b: None) -> None:
+        return None
 
 
 def _runs(values: np.ndarray) -> zip:
@@ -504,7 +507,7 @@ def mine_patterns(
     counted = count(corpus, dictionary, params, workers, progress)
     clock.lap("counting")
     rows = kept_patterns(counted, params)
-    rows["key"] = keys_of(corpus, rows, workers)
+    rows["key"] = witness_keys(corpus, rows, workers)
     clock.lap("keys")
     rows["discovery_threshold"] = threshold
     rows["dictionary"] = counts.used(dictionary)

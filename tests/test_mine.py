@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from shapemill.cli import main
 from shapemill.datasets.corpus import Corpus, load_corpus
 from shapemill.engine.rules import play, to_point
-from shapemill.miner.mine import MineParams, count_features, keys_of, mine_patterns, witness_keys
+from shapemill.miner.mine import MineParams, count_features, mine_patterns, witness_keys
 from shapemill.miner.shards import Job, map_games, map_shards
 from shapemill.miner.spatial import PATTERN_ZOBRIST, RELATIVE, RING_END, fill_padded, geometry, padded_point
 from shapemill.patterns.tables import read_table
@@ -152,7 +152,7 @@ def test_witness_keys_are_those_of_a_plain_replay_of_real_games():
     keys = witness_keys(games, {"witness": rows["witness"][shuffled], "ring": rows["ring"][shuffled]})
     assert keys.equals(rows["key"].take(shuffled))
     # and in worker processes, each replaying its share of the games
-    assert keys_of(games, {"witness": rows["witness"][shuffled], "ring": rows["ring"][shuffled]}, 3).equals(keys)
+    assert witness_keys(games, {"witness": rows["witness"][shuffled], "ring": rows["ring"][shuffled]}, 3).equals(keys)
 
 
 SGF = b"(;GM[1]FF[4]SZ[9]KM[7.5];B[cc];W[gg];B[cg];W[gc];B[ee];W[dd];B[de];W[ed])"
