@@ -9,9 +9,12 @@
 Times each step of the command on the slice -- discovery (on its sample of at
 most 2,000 games, whatever the corpus, in shards shared by the ``-j`` workers),
 the pattern counting pass and the tactical-feature pass (on every game), and the
-rebuilding of the kept patterns' keys -- next to the reference measured in the same run:
+rebuilding of the kept patterns' keys -- next to two references measured in the same run:
 replaying the same games with the rules alone (``replay_check``), the floor no
-miner can go under. Peak memory is that of the process plus its largest worker.
+miner can go under, and random updates of a table as big as the counting pass's
+(``table_updates``), the memory's pace: discovery and counting wait on it, and a
+shared machine's memory speed drifts more than its cores' (a 1.5x swing within
+a day has been seen). Peak memory is that of the process plus its largest worker.
 
 Extrapolation to 10,000 games and to the whole train split: discovery costs
 per sample game times the sample size of the bigger corpus (at most
@@ -67,6 +70,7 @@ def main() -> int:
     for i in range(len(corpus)):
         replay_check(19, corpus.setup_black[i], corpus.setup_white[i], corpus.game_moves(i), int(corpus.first_color[i]))
     replay_s = time.perf_counter() - t
+    updates_per_s = table_updates()
 
     params = MineParams(min_count=args.min_count, **_discovery(args))
     warm = load_corpus([CORPUS], split="train", limit=2)
@@ -100,6 +104,7 @@ def main() -> int:
         "dictionary": int(rows["dictionary"]),
         "patterns_kept": int(len(rows["seen"])),
         "replay_positions_per_s": round(positions / replay_s),
+        "table_updates_per_s": round(updates_per_s),
         "extrapolated_10k_games_min": round(extrapolated(10_000), 1),
         "extrapolated_train_split_min": round(extrapolated(TRAIN_GAMES), 1),
     }
@@ -110,6 +115,7 @@ def main() -> int:
           f"{args.workers} worker(s), min_count {args.min_count}, discovery on {sample:,} games")
     print(f"{'':36}{'positions/s':>14}{'seconds':>10}")
     print(f"{'reference: replay with the rules':36}{result['replay_positions_per_s']:>14,}{replay_s:>10.1f}")
+    print(f"{'reference: random table updates':36}{result['table_updates_per_s']:>14,}{'(per s)':>10}")
     rates = {"discovery": sample * positions / len(corpus) * (1 + params.discovery_rounds)}
     for step, s in seconds.items():
         rate = "" if step == "keys" else f"{rates.get(step, positions) / s:,.0f}"
@@ -120,6 +126,33 @@ def main() -> int:
     print(f"extrapolated (lower bound): 10,000 games {result['extrapolated_10k_games_min']} min "
           f"(target 5), train split {result['extrapolated_train_split_min']} min (target 30)")
     return 0
+
+
+def table_updates(slots: int = 1 << 23, updates: int = 1 << 24) -> float:
+    """Random read-modify-writes a second into a table of ``slots`` 32-byte rows (the
+    counting pass's table on 10,000 games), each waiting for the one before: the
+    memory's latency, which the hash-table passes pay at every probe they cannot
+    overlap."""
+    import numpy as np
+    from numba import njit
+
+    @njit
+    def update(rows, n, shift):
+        x = np.uint64(1)
+        i = 0
+        for _ in range(n):
+            x = x * np.uint64(6364136223846793005) + np.uint64(1442695040888963407)
+            i = int(x >> np.uint64(shift)) ^ (i & 1)
+            rows[i, 1] += 1
+            i = int(rows[i, 1] > rows[i, 3])  # the next row waits for this one
+        return i
+
+    rows = np.zeros((slots, 4), dtype=np.int64)
+    shift = 64 - (slots.bit_length() - 1)
+    update(rows, 10, shift)
+    t = time.perf_counter()
+    update(rows, updates, shift)
+    return updates / (time.perf_counter() - t)
 
 
 def _discovery(args) -> dict:
