@@ -437,13 +437,13 @@ def witness_keys(corpus: Corpus, rows: dict[str, np.ndarray], workers: int = 1) 
         raise OverflowError(f"{offsets[-1]:,} bytes of keys: more than an Arrow binary array holds")
     # sorted witnesses come grouped by game, then by move and point; rings ascending
     order = np.lexsort((rings, first))
-    job = _WriteKeys(corpus, first[order], rings[order], offsets[order], _shared_bytes(int(offsets[-1])), list(_runs(counts.witness_games(first[order]))))
+    games = counts.witness_games(first[order])
+    bounds = np.append(np.flatnonzero(np.diff(games, prepend=-1)), len(games))  # a run of keys a game
+    job = _WriteKeys(corpus, first[order], rings[order], offsets[order], _shared_bytes(int(offsets[-1])), bounds)
     # Parts of about as many keys each, four a worker, so that those who finish
     # early take the next (the first games hold most of the big opening shapes).
-    runs = np.arange(len(job.runs))
-    starts = np.array([a for a, _ in job.runs], dtype=np.int64)
-    cuts = np.searchsorted(starts, len(first) * np.arange(1, 4 * workers) / (4 * workers))
-    map_shards(job, [part for part in np.split(runs, cuts) if len(part)], workers)
+    cuts = np.searchsorted(bounds[:-1], len(first) * np.arange(1, 4 * workers) / (4 * workers))
+    map_shards(job, [part for part in np.split(np.arange(len(bounds) - 1), cuts) if len(part)], workers)
     buffers = [None, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(job.data)]
     return pa.BinaryArray.from_buffers(pa.binary(), len(first), buffers)
 
@@ -455,22 +455,23 @@ def _shared_bytes(n: int) -> np.ndarray:
 
 @dataclass
 class _WriteKeys(Job):
-    """Rebuilding keys as a ``map_shards`` job whose "games" are runs of the sorted
-    first occurrences (``witness``, ``ring``, ``offset``) in one game, each written
-    into ``data`` at its offset."""
+    """Rebuilding keys as a ``map_shards`` job whose "games" are the runs of the
+    sorted first occurrences (``witness``, ``ring``, ``offset``) in one game, run
+    ``r`` from ``bounds[r]`` to ``bounds[r + 1]``, each key written into ``data``
+    at its offset."""
 
     corpus: Corpus
     witness: np.ndarray
     ring: np.ndarray
     offset: np.ndarray
     data: np.ndarray
-    runs: list[tuple[int, int]]
+    bounds: np.ndarray
 
     def start(self) -> None:
         return None
 
     def game(self, state: None, r: int) -> None:
-        a, z = self.runs[r]
+        a, z = self.bounds[r], self.bounds[r + 1]
         g = int(counts.witness_games(self.witness[a]))
         geo = geometry(int(self.corpus.board_size[g]))
         b, m = self.corpus.start_position(g)
@@ -483,12 +484,6 @@ class _WriteKeys(Job):
     @staticmethod
     def merge(a: None, b: None) -> None:
         return None
-
-
-def _runs(values: np.ndarray) -> zip:
-    """(start, stop) of each run of equal ``values``."""
-    starts = np.flatnonzero(np.diff(values, prepend=-1))
-    return zip(starts.tolist(), np.append(starts[1:], len(values)).tolist())
 
 
 def mine_patterns(
