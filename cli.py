@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from shapemill import __version__
+from . import __version__
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -47,7 +47,7 @@ def scan(ctx: click.Context, paths, output, partition_size, errors_path, size, n
     read. Unreadable files, illegal moves and the like are reported (summary and
     --errors table) and never stop the scan.
     """
-    from shapemill.datasets.scanner import run_scan_command
+    from .datasets.scanner import run_scan_command
 
     code = run_scan_command(
         paths, output, errors_path, size=size, no_handicap=no_handicap, min_moves=min_moves,
@@ -93,10 +93,10 @@ def mine(games, output, min_count, max_size, split, workers, limit_games, discov
     player to move; the smallest ring is always kept, larger rings when seen at
     least --min-count times.
     """
-    from shapemill.datasets.scanner import default_workers
-    from shapemill.miner.mine import MineParams
-    from shapemill.miner.run import WHOLE_BOARD, run_mine_command
-    from shapemill.miner.spatial import MAX_RING
+    from .datasets.scanner import default_workers
+    from .go.rings import MAX_RING
+    from .miner.mine import MineParams
+    from .miner.run import WHOLE_BOARD, run_mine_command
 
     max_ring = MAX_RING if max_size == WHOLE_BOARD else min(max_size, MAX_RING)
     params = MineParams(
@@ -121,9 +121,9 @@ def show(table, top, size, sort, svg_dir) -> None:
     TABLE defaults to the bundled patterns table. X is a stone of the player to
     move, O an opponent stone, # off the board, * the candidate move.
     """
-    from shapemill.patterns.defaults import PATTERNS
-    from shapemill.patterns.show import show_patterns, show_ratings
-    from shapemill.patterns.tables import TableError, read_metadata, read_table
+    from .patterns.defaults import PATTERNS
+    from .patterns.show import show_patterns, show_ratings
+    from .patterns.tables import TableError, read_metadata, read_table
 
     table = _table_or_bundled(table, PATTERNS)
     try:
@@ -156,8 +156,8 @@ def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limi
     Each sampled position is a competition among its legal moves and the pass;
     a move's team is its largest known pattern plus its tactical feature levels.
     """
-    from shapemill.datasets.scanner import default_workers
-    from shapemill.miner.rate_command import run_rate_command
+    from .datasets.scanner import default_workers
+    from .miner.rate_command import run_rate_command
 
     run_rate_command(
         list(games), patterns_path, output, max_iter, tol, split, max_positions, limit_games, seed,
@@ -184,9 +184,9 @@ def evaluate(games, ratings, split, as_json, plot, max_positions, limit_games, s
     Prints top-1, top-5, top-10 accuracy and the mean log-likelihood of the
     move played, overall and by move-number band.
     """
-    from shapemill.datasets.scanner import default_workers
-    from shapemill.miner.rate_command import run_evaluate_command
-    from shapemill.patterns.defaults import RATINGS
+    from .datasets.scanner import default_workers
+    from .miner.rate_command import run_evaluate_command
+    from .patterns.defaults import RATINGS
 
     run_evaluate_command(
         list(games), _table_or_bundled(ratings, RATINGS), split, as_json, plot, max_positions, limit_games, seed,
@@ -196,8 +196,8 @@ def evaluate(games, ratings, split, as_json, plot, max_positions, limit_games, s
 
 def _table_or_bundled(path: str | None, name: str) -> str:
     """``path``, or the bundled table ``name`` when none was given."""
-    from shapemill.patterns.defaults import default_table
-    from shapemill.patterns.tables import TableError
+    from .patterns.defaults import default_table
+    from .patterns.tables import TableError
 
     try:
         return path or default_table(name)
@@ -210,9 +210,9 @@ def _move_prior(ratings: str | None, no_priors: bool):
     with ``--no-priors``."""
     if no_priors:
         return None
-    from shapemill.miner.prior import MovePrior
-    from shapemill.patterns.defaults import RATINGS
-    from shapemill.patterns.tables import TableError
+    from .miner.prior import MovePrior
+    from .patterns.defaults import RATINGS
+    from .patterns.tables import TableError
 
     try:
         return MovePrior(_table_or_bundled(ratings, RATINGS))
@@ -223,9 +223,9 @@ def _move_prior(ratings: str | None, no_priors: bool):
 def _playout_gammas(ratings: str | None):
     """The gamma playout policy's table, from ``ratings`` or the bundled table
     (also with ``--no-priors``, which concerns the tree only)."""
-    from shapemill.engine.gamma import playout_gammas
-    from shapemill.patterns.defaults import RATINGS
-    from shapemill.patterns.tables import TableError
+    from .engine.playout_gamma import playout_gammas
+    from .patterns.defaults import RATINGS
+    from .patterns.tables import TableError
 
     try:
         return playout_gammas(_table_or_bundled(ratings, RATINGS))
@@ -256,8 +256,8 @@ def _playout_gammas(ratings: str | None):
 def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, playout_policy, tree_priors, rave, threads,
         seed) -> None:
     """A GTP 2 engine on stdin / stdout (MCTS with RAVE and MoGo playouts)."""
-    from shapemill.engine.gtp import run_gtp
-    from shapemill.engine.mcts import SearchConfig
+    from .engine.gtp import run_gtp
+    from .engine.mcts import SearchConfig
 
     prior = _move_prior(ratings, no_priors)
     gammas = _playout_gammas(ratings) if playout_policy == "gamma" else None
@@ -278,8 +278,8 @@ def export(ratings, fmt, output) -> None:
     The mm input is rebuilt from the games, split, sample and seed recorded in
     the table, so the same fit can be run with the reference tool and compared.
     """
-    from shapemill.miner.export import export_mm, write_rows
-    from shapemill.patterns.tables import TableError, read_table
+    from .miner.export import export_mm, write_rows
+    from .patterns.tables import TableError, read_table
 
     try:
         table, meta = read_table(ratings, "ratings")
@@ -312,7 +312,7 @@ def match(first, second, size, komi, games, sgf_dir, alternate) -> None:
     Prints each result, then each program's wins, win rate with its 95% Wilson
     interval and average time per move.
     """
-    from shapemill.engine.match import run_match, wilson
+    from .engine.match import run_match, wilson
 
     try:
         tallies = run_match(first, second, games, size, komi, sgf_dir, alternate, click.echo)
@@ -337,8 +337,8 @@ def match(first, second, size, komi, games, sgf_dir, alternate) -> None:
 @click.option("--seed", default=0, show_default=True, type=int)
 def play(size, color, komi, playouts, ratings, no_priors, seed) -> None:
     """Play the engine in the terminal (moves like D4, pass, undo, quit)."""
-    from shapemill.engine.mcts import SearchConfig
-    from shapemill.engine.play import play_terminal
+    from .engine.mcts import SearchConfig
+    from .engine.terminal import play_terminal
 
     prior = _move_prior(ratings, no_priors)
     play_terminal(SearchConfig(playouts=playouts, seed=seed, komi=komi), size, color[0], prior)
@@ -359,8 +359,8 @@ def demo(sgf_path, playouts, size, gnugo_level) -> None:
     shapes, the engine's prior over an opening, plays a 9x9 game (against GnuGo
     when installed) and writes it as SGF.
     """
-    from shapemill.engine.demo import run_demo
-    from shapemill.patterns.tables import TableError
+    from .engine.demo import run_demo
+    from .patterns.tables import TableError
 
     try:
         run_demo(sgf_path, playouts, size, gnugo_level, click.echo)

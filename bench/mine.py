@@ -58,9 +58,8 @@ def main() -> int:
         return compare_with_dask(args)
 
     import numpy as np
-
     from shapemill.datasets.corpus import load_corpus
-    from shapemill.engine.rules import replay_check
+    from shapemill.go.rules import replay_check
     from shapemill.miner.mine import MineParams, count_features, discovery_sample, mine_patterns
 
     corpus = load_corpus([CORPUS], split="train", limit=args.games or None)
@@ -196,13 +195,12 @@ def compare_with_dask(args) -> int:
     from itertools import islice
 
     import numpy as np
-
     from shapemill.datasets import read_games
     from shapemill.datasets.corpus import load_corpus
     from shapemill.datasets.scanner import write_games_dataset
+    from shapemill.go.rings import MAX_RING
     from shapemill.miner.cluster import dask_client, mine_on_cluster
     from shapemill.miner.mine import MineParams, count_features, discovery_sample, mine_patterns
-    from shapemill.miner.spatial import MAX_RING
 
     with tempfile.TemporaryDirectory() as tmp:
         dataset = f"{tmp}/games"

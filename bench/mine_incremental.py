@@ -68,7 +68,6 @@ def main() -> int:
     args = parser.parse_args()
 
     import numpy as np
-
     from shapemill.datasets.corpus import load_corpus
     from shapemill.miner import counts, mine
 

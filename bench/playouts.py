@@ -24,11 +24,10 @@ import time
 from collections.abc import Callable
 
 import numpy as np
-
-from shapemill.engine.gamma import gamma_playout, playout_gammas
-from shapemill.engine.playout import run_playouts
-from shapemill.engine.policy import run_mogo_playouts
-from shapemill.engine.rules import new_board
+from shapemill.engine.playout_gamma import gamma_playout, playout_gammas
+from shapemill.engine.playout_mogo import run_mogo_playouts
+from shapemill.engine.playout_random import run_playouts
+from shapemill.go.rules import new_board
 from shapemill.patterns.defaults import RATINGS, default_table
 
 SIZES = (9, 19)

@@ -32,10 +32,10 @@ CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "tygem
 
 def run_model(train, test, table, positions: int, max_iter: int, tol: float, workers: int) -> dict:
     """Rate on ``positions`` train positions and evaluate on ``test``: accuracy and times."""
-    from shapemill.miner.competitions import build_teams, sample_mask
-    from shapemill.miner.predict import evaluate_teams
+    from shapemill.miner.candidates import Vocabulary
+    from shapemill.miner.evaluate import evaluate_teams
+    from shapemill.miner.positions import build_teams, sample_mask
     from shapemill.miner.rate import fit
-    from shapemill.miner.teams import Vocabulary
 
     vocab = Vocabulary.from_patterns(table)
     t = time.perf_counter()
@@ -91,7 +91,6 @@ def main() -> int:
     args = parser.parse_args()
 
     import pyarrow.compute as pc
-
     from shapemill.datasets.corpus import load_corpus
     from shapemill.miner.run import peak_memory_mb
     from shapemill.patterns.tables import read_table

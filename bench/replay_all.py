@@ -28,9 +28,19 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 from sgfmill import boards, sgf
-
-from shapemill.engine import rules
-from shapemill.engine.rules import BLACK, HASH, OK, PASS, WHITE, illegal_reason, new_board, place_setup, play, to_point
+from shapemill.go import rules
+from shapemill.go.rules import (
+    BLACK,
+    HASH,
+    OK,
+    PASS,
+    WHITE,
+    illegal_reason,
+    new_board,
+    place_setup,
+    play,
+    to_point,
+)
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "tygem9d"
 SUPERKO = len(rules.REASONS)

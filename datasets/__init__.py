@@ -9,9 +9,9 @@
 ``shapemill scan`` command writes the result as the games table.
 """
 
-from shapemill.datasets.records import GameRecord, ScanError, game_id, split_of
-from shapemill.datasets.scanner import ScanOptions, ScanResult, read_games, scan, write_tables
-from shapemill.datasets.sources import DEFAULT_MAX_BYTES, InputError
+from .records import GameRecord, ScanError, game_id, split_of
+from .scanner import ScanOptions, ScanResult, read_games, scan, write_tables
+from .sources import DEFAULT_MAX_BYTES, InputError
 
 __all__ = [
     "DEFAULT_MAX_BYTES",

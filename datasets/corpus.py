@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from shapemill.engine.rules import BLACK, WHITE, new_board, place_setup, to_point
-from shapemill.patterns.tables import TableError, dataset_parts, is_dataset, read_metadata, read_table
+from ..go.rules import BLACK, WHITE, new_board, place_setup, to_point
+from ..patterns.tables import TableError, dataset_parts, is_dataset, read_metadata, read_table
 
 SPLITS = ("train", "test", "all")
 
@@ -119,7 +119,7 @@ def _from_table(path: Path, split: str) -> tuple[list, ...]:
 
 
 def _from_sgf(paths: list[str], split: str, limit: int | None) -> tuple[list, ...]:
-    from shapemill.datasets import read_games
+    from . import read_games
 
     cols: tuple[list, ...] = ([], [], [], [], [], [])
     for rec in read_games(paths):

@@ -25,16 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from shapemill.datasets.records import (
-    SKIP_REASONS,
-    TRUNCATING_REASONS,
-    GameRecord,
-    ScanError,
-    game_id,
-    split_of,
-)
-from shapemill.datasets.sgf import parse_games
-from shapemill.datasets.sources import DEFAULT_MAX_BYTES, Batch, InputError, plan, read_items
+from ..go.rules import replay_check
+from .records import SKIP_REASONS, TRUNCATING_REASONS, GameRecord, ScanError, game_id, split_of
+from .sgf import parse_games
+from .sources import DEFAULT_MAX_BYTES, Batch, InputError, plan, read_items
 
 __all__ = [
     "read_games",
@@ -87,10 +81,8 @@ def _ignore_sigint() -> None:
 
 def _warm_up() -> None:
     """Compile (or load) the numba rules check once, before workers fork."""
-    from shapemill.datasets.sgf import _replay_check
-
     e = np.zeros(0, dtype=np.int16)
-    _replay_check()(19, e, e, np.array([72], dtype=np.int16), 1)
+    replay_check(19, e, e, np.array([72], dtype=np.int16), 1)
 
 
 def iter_results(
@@ -117,7 +109,7 @@ def iter_results(
             for b in batches:
                 yield run_batch(b, max_bytes, test_fraction)
         finally:
-            from shapemill.datasets.sources import _OPEN_ZIPS
+            from .sources import _OPEN_ZIPS
 
             for zf in _OPEN_ZIPS.values():
                 zf.close()
@@ -370,7 +362,7 @@ def write_tables(
 ) -> None:
     """Write the games table (and the errors table) atomically, with metadata; with
     ``partition_size``, the games table as a partitioned dataset (the folder ``games_path``)."""
-    from shapemill.patterns.tables import table_metadata, write_table
+    from ..patterns.tables import table_metadata, write_table
 
     fp = result.fingerprint()
     if errors_path is not None:
@@ -389,7 +381,7 @@ def write_games_dataset(
     """Write ``games`` as a partitioned games dataset: part files of ``partition_size``
     consecutive games (at least one part), each a games table with its own
     fingerprint; the marker holds the fingerprint of them all."""
-    from shapemill.patterns.tables import table_metadata, write_dataset
+    from ..patterns.tables import table_metadata, write_dataset
 
     chunks = [games[i : i + partition_size] for i in range(0, len(games), partition_size)] or [[]]
     parts = (
@@ -452,7 +444,7 @@ def run_scan_command(
 
     import click
 
-    from shapemill.patterns.tables import TableError, check_dataset_output
+    from ..patterns.tables import TableError, check_dataset_output
 
     t0 = time.perf_counter()
     for out in (output, errors_path):

@@ -18,13 +18,14 @@ game's closing parenthesis, is skipped.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import numpy as np
 from sgfmill.sgf_grammar import simpletext_value
 
-from shapemill.datasets.records import GameRecord, ScanError
-from shapemill.datasets.text import decode_values, normalize_rank, parse_komi, winner_of
+from ..go.rules import REASONS, replay_check
+from .records import GameRecord, ScanError
+from .text import decode_values, normalize_rank, parse_komi, winner_of
 
 __all__ = ["parse_games", "MAX_BOARD_SIZE"]
 
@@ -192,20 +193,7 @@ def _int(values: list[bytes] | None, default: int) -> int | None:
         return None
 
 
-_REPLAY: list[Callable] = []
-
-
-def _replay_check() -> Callable:
-    if not _REPLAY:
-        from shapemill.engine.rules import replay_check
-
-        _REPLAY.append(replay_check)
-    return _REPLAY[0]
-
-
 def _reason_name(code: int) -> str:
-    from shapemill.engine.rules import REASONS
-
     return REASONS[code] if 0 <= code < len(REASONS) else f"code {code}"
 
 
@@ -370,7 +358,7 @@ def build_record(
             first = 2 if ha >= 2 and len(setup_black) else 1
     move_arr = np.array(moves, dtype=np.int16)
     if len(move_arr) or len(setup_black) or len(setup_white):
-        n_ok, code = _replay_check()(size, setup_black, setup_white, move_arr, first)
+        n_ok, code = replay_check(size, setup_black, setup_white, move_arr, first)
         if n_ok < len(move_arr):
             colour = "BW"[(first - 1 + n_ok) % 2]
             errors.append(ScanError(

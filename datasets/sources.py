@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from shapemill.datasets.records import ScanError
+from .records import ScanError
 
 __all__ = ["Batch", "plan", "read_items", "DEFAULT_MAX_BYTES", "InputError"]
 

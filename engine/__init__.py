@@ -1,5 +1,5 @@
-"""The rules of Go (numba board shared by miner and engine), playouts, and later the search."""
+"""The engine: priors from a ratings table, playout policies, MCTS, GTP, match, play, demo."""
 
-from shapemill.engine.board import Board, IllegalMove
+from ..go import Board, IllegalMove  # the old spelling shapemill.engine.Board
 
 __all__ = ["Board", "IllegalMove"]

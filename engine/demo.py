@@ -13,14 +13,14 @@ from collections.abc import Callable
 import numpy as np
 import pyarrow.compute as pc
 
-from shapemill.engine.board import Board
-from shapemill.engine.gtp import GtpEngine, format_vertex
-from shapemill.engine.match import GtpClient, LocalClient, play_game, to_sgf
-from shapemill.engine.mcts import SearchConfig
-from shapemill.miner.prior import MovePrior
-from shapemill.patterns.defaults import RATINGS, default_table
-from shapemill.patterns.show import rating_lines
-from shapemill.patterns.tables import read_metadata, read_table
+from ..go.board import Board
+from ..miner.prior import MovePrior
+from ..patterns.defaults import RATINGS, default_table
+from ..patterns.show import rating_lines
+from ..patterns.tables import read_metadata, read_table
+from .gtp import GtpEngine, format_vertex
+from .match import GtpClient, LocalClient, play_game, to_sgf
+from .mcts import SearchConfig
 
 GNUGO = "/usr/games/gnugo"
 #: A common opening: Black's two star points against White's, Black to move; strong

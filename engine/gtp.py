@@ -15,10 +15,10 @@ from typing import TextIO
 
 import numpy as np
 
-from shapemill.engine import rules
-from shapemill.engine.board import Board, IllegalMove
-from shapemill.engine.mcts import RESIGN, Search, SearchConfig, choose_move, dead_stones, score_without_dead
-from shapemill.miner.prior import MovePrior
+from ..go import rules
+from ..go.board import Board, IllegalMove
+from ..miner.prior import MovePrior
+from .mcts import RESIGN, Search, SearchConfig, choose_move, dead_stones, score_without_dead
 
 LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 NAME, VERSION = "shapemill", "0.1.0"

@@ -13,13 +13,12 @@ import math
 import shlex
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from collections.abc import Callable
-
-from shapemill.engine.board import Board
-from shapemill.engine.gtp import GtpEngine, format_vertex, parse_vertex
+from ..go.board import Board
+from .gtp import GtpEngine, format_vertex, parse_vertex
 
 
 class GtpClient:

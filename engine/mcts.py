@@ -34,12 +34,11 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from numba import njit
 
-from shapemill.engine import rules
-from shapemill.engine.board import Board
-from shapemill.engine.gamma import gamma_playout
-from shapemill.engine.playout import random_playout
-from shapemill.engine.policy import PATTERNS, liberties_after, mogo_playout, nbr_code
-from shapemill.engine.rules import (
+from ..go import rules
+from ..go.board import Board
+from ..go.nbr3x3 import colour_code
+from ..go.reading import libs_after_up_to_2
+from ..go.rules import (
     BLACK,
     COLOR,
     EMPTY,
@@ -55,7 +54,10 @@ from shapemill.engine.rules import (
     is_eye,
     play,
 )
-from shapemill.miner.prior import NO_KNOWLEDGE, move_strengths
+from ..miner.prior import NO_KNOWLEDGE, move_strengths
+from .playout_gamma import gamma_playout
+from .playout_mogo import PATTERNS, mogo_playout
+from .playout_random import random_playout
 
 # Node fields of the float table ``f``.
 VISITS, WINS, PVISITS, PWINS, AVISITS, AWINS, PROB = range(7)
@@ -88,11 +90,11 @@ def _expert_prior(b: np.ndarray, m: np.ndarray, color: int, p: int, near: np.nda
         n += 2 * EXPERT_N
         w += 2 * EXPERT_N
     stride, last = m[STRIDE], m[LAST]
-    libs = liberties_after(b, m, color, p)
+    libs = libs_after_up_to_2(b, m, color, p)
     if libs < 2:  # self-atari: a virtual loss
         n += EXPERT_N
     elif (last != PASS and abs(p // stride - last // stride) <= 1 and abs(p % stride - last % stride) <= 1
-          and PATTERNS[nbr_code(b, stride, p)]):
+          and PATTERNS[colour_code(b, stride, p)]):
         n += EXPERT_N
         w += EXPERT_N
     return n, w
@@ -113,7 +115,7 @@ def _atari_moves(b: np.ndarray, m: np.ndarray, color: int) -> np.ndarray:
             a = atari_point(b, h)
             if illegal_reason(b, m, color, a) != 0:
                 continue
-            if c != color or liberties_after(b, m, color, a) >= 2:
+            if c != color or libs_after_up_to_2(b, m, color, a) >= 2:
                 mask[a] = True
     return mask
 

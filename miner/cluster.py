@@ -47,9 +47,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
-from shapemill.datasets.corpus import Corpus, count_games, load_corpus, load_part, table_files
-from shapemill.miner import counts
-from shapemill.miner.mine import (
+from ..datasets.corpus import Corpus, count_games, load_corpus, load_part, table_files
+from . import counts
+from .mine import (
     MineParams,
     _CountPatterns,
     _Discover,
@@ -59,13 +59,13 @@ from shapemill.miner.mine import (
     discovery_shards,
     discovery_threshold,
     feature_columns,
-    frequent,
     feature_counts,
+    frequent,
     kept_patterns,
     witness_keys,
 )
-from shapemill.miner.run import Mined
-from shapemill.miner.shards import map_games, map_shards
+from .run import Mined
+from .shards import map_games, map_shards
 
 if TYPE_CHECKING:
     from distributed import Client

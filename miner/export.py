@@ -19,9 +19,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from shapemill.datasets.corpus import load_corpus
-from shapemill.miner.competitions import Teams, build_teams, sample_mask
-from shapemill.miner.teams import GROUP_NAMES, ratings_model
+from ..datasets.corpus import load_corpus
+from .candidates import GROUP_NAMES, ratings_model
+from .positions import Teams, build_teams, sample_mask
 
 FORMATS = ("csv", "json", "mm")
 

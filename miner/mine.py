@@ -8,7 +8,7 @@ largest ring) nor useful, so a candidate's rings grow only while its pattern is
 frequent, in two passes:
 
 1. *Discovery* on a spread sample of the games, with the incremental kernel of
-   :mod:`shapemill.miner.incremental`: a candidate grows from ring k to ring k+1
+   :mod:`shapemill.miner.pattern_counts`: a candidate grows from ring k to ring k+1
    when ring k's pattern had occurred ``threshold`` times (the sample's share of
    ``min_count``; an occurrence being a run of positions where the candidate
    keeps that pattern) by the time the candidate's rings last changed. The sample
@@ -36,8 +36,21 @@ import numpy as np
 import pyarrow as pa
 from numba import njit
 
-from shapemill.datasets.corpus import Corpus
-from shapemill.engine.rules import (
+from ..datasets.corpus import Corpus
+from ..go.changes import add_short_liberties, new_tracker, play_tracked, stale_points
+from ..go.reading import legal_moves
+from ..go.rings import (
+    MIN_RING,
+    RELATIVE,
+    canonical_symmetry,
+    fill_padded,
+    geometry,
+    grow_ring,
+    key_bytes,
+    pack_key,
+    padded_point,
+)
+from ..go.rules import (
     EMPTIES,
     LAST,
     LAST2,
@@ -50,31 +63,11 @@ from shapemill.engine.rules import (
     play,
     to_point,
 )
-from shapemill.miner import counts
-from shapemill.miner.shards import Job, map_games, map_shards
-from shapemill.miner.incremental import count_game
-from shapemill.miner.features import (
-    F_LAST2_DIST,
-    F_LAST_DIST,
-    FEATURE_LEVELS,
-    FEATURES,
-    N_FEATURES,
-    distance_level,
-    legal_moves,
-    point_features,
-)
-from shapemill.miner.tracking import add_short_liberties, new_tracker, play_tracked, stale_points
-from shapemill.miner.spatial import (
-    MIN_RING,
-    RELATIVE,
-    canonical_symmetry,
-    fill_padded,
-    geometry,
-    grow_ring,
-    key_bytes,
-    pack_key,
-    padded_point,
-)
+from . import counts
+from .features import FEATURE_LEVELS, FEATURES, N_FEATURES, distance_level, point_features
+from .features.table import F_LAST2_DIST, F_LAST_DIST
+from .pattern_counts import count_game
+from .shards import Job, map_games, map_shards
 
 #: Most new entries one position can add: one frontier pattern per candidate.
 POSITION_INSERTS = 400
@@ -114,7 +107,7 @@ def _count_candidate(state, q, rel, delta, max_ring, table, played, first, h) ->
 def mine_moves(b, m, moves, start, first_color, game, pad, delta, max_ring, state, table) -> int:
     """Count the patterns of the positions before ``moves[start:]`` and play them,
     hashing every ring of every candidate afresh: the reference for the incremental
-    kernel (:func:`shapemill.miner.incremental.count_moves`), which it must equal.
+    kernel (:func:`shapemill.miner.pattern_counts.count_moves`), which it must equal.
 
     Returns the index of the next move to mine: ``len(moves)`` when the game is
     done, less when the table needs room first (call again from there), or

@@ -12,11 +12,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from shapemill.engine.rules import SIZE, STRIDE
-from shapemill.miner.features import N_FEATURES, feature_scratch, legal_moves
-from shapemill.miner.spatial import FarRings, far_rings, geometry
-from shapemill.miner.teams import candidate_teams, ratings_model
-from shapemill.patterns.tables import TableError, read_metadata, read_table
+from ..go.reading import legal_moves, reading_scratch
+from ..go.rings import FarRings, far_rings, geometry
+from ..go.rules import SIZE, STRIDE
+from ..patterns.tables import TableError, read_metadata, read_table
+from .candidates import candidate_teams, ratings_model
+from .features import N_FEATURES
 
 
 @njit(cache=True)
@@ -32,7 +33,7 @@ def move_strengths(b: np.ndarray, m: np.ndarray, color: int, knowledge, out: np.
     w = m[STRIDE]
     stride = w - 2 + 2 * pad
     state = np.empty(stride * stride, dtype=np.int8)
-    candidate_teams(b, m, color, points, pad, delta, max_ring, lookup, far, level_index, feature_scratch(b, m),
+    candidate_teams(b, m, color, points, pad, delta, max_ring, lookup, far, level_index, reading_scratch(b, m),
                     state, levels, team)
     out[:] = 0.0
     for i in range(n):

@@ -20,7 +20,7 @@ group never share a team), ``gamma_i = (W_i + 1) / (sum_j C_ij / E0_j + 2 / (1 +
 gamma0_i))``, ``C_ij`` the strength of ``i``'s teammates in ``j``: Coulom's update.
 
 A candidate is a pattern and a *combination* of tactical features (see
-:mod:`shapemill.miner.competitions`), which makes a sweep two passes over the
+:mod:`shapemill.miner.positions`), which makes a sweep two passes over the
 candidates instead of one per group:
 
 1. the pattern step: a pass computes ``E0`` and, per pattern, the sum over its
@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
-from shapemill.miner.competitions import Teams, use_threads
+from .positions import Teams, use_threads
 
 
 @njit(cache=True)

@@ -10,12 +10,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from shapemill.miner.competitions import build_teams, sample_mask
-from shapemill.miner.predict import evaluate_teams
-from shapemill.miner.rate import fit
-from shapemill.miner.run import command_corpus, peak_memory_mb
-from shapemill.miner.teams import GROUP_NAMES, Vocabulary, ratings_model
-from shapemill.patterns.tables import TableError, read_table, table_metadata, write_table
+from ..patterns.tables import TableError, read_table, table_metadata, write_table
+from .candidates import GROUP_NAMES, Vocabulary, ratings_model
+from .evaluate import evaluate_teams
+from .positions import build_teams, sample_mask
+from .rate import fit
+from .run import command_corpus, peak_memory_mb
 
 ELO_PER_LOG = 400 / np.log(10)
 

@@ -12,11 +12,11 @@ import click
 import numpy as np
 import pyarrow as pa
 
-from shapemill.datasets import InputError
-from shapemill.datasets.corpus import Corpus, load_corpus
-from shapemill.miner.mine import MineParams, count_features, discovery_sample, mine_patterns
-from shapemill.miner.spatial import ring_points
-from shapemill.patterns.tables import TableError, table_metadata, write_table
+from ..datasets import InputError
+from ..datasets.corpus import Corpus, load_corpus
+from ..go.rings import ring_points
+from ..patterns.tables import TableError, table_metadata, write_table
+from .mine import MineParams, count_features, discovery_sample, mine_patterns
 
 WHOLE_BOARD = 361
 
@@ -115,7 +115,7 @@ def _mine_here(paths: list[str], params: MineParams, split: str, workers: int, l
 
 def _mine_on_dask(paths: list[str], params: MineParams, split: str, scheduler: str, limit: int | None, quiet: bool) -> Mined:
     """Mine on the Dask cluster ``scheduler``, with progress in shard tasks."""
-    from shapemill.miner.cluster import ClusterError, dask_client, mine_on_cluster
+    from .cluster import ClusterError, dask_client, mine_on_cluster
 
     bar = _progress_bar(quiet, None, "shard")
 

@@ -13,7 +13,7 @@ from queue import Empty
 
 import numpy as np
 
-from shapemill.datasets.corpus import Corpus
+from ..datasets.corpus import Corpus
 
 
 class Job:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from shapemill.miner.spatial import OFFSETS, RING_END, unpack_key
+from ..go.rings import OFFSETS, RING_END, unpack_key
 
 SYMBOLS = ".XO#"
 

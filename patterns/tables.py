@@ -26,7 +26,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from shapemill import __version__
+from .. import __version__
 
 META_KEY = b"shapemill"
 #: The file that makes a folder a partitioned dataset.

@@ -9,7 +9,7 @@ import random
 import zipfile
 from pathlib import Path
 
-from shapemill.engine import Board
+from shapemill.go import Board
 
 OUT = Path(__file__).parent / "fixtures" / "games"
 LETTERS = "abcdefghijklmnopqrs"

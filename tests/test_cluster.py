@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from shapemill.cli import main
+from shapemill.go.rings import MAX_RING
 from shapemill.miner.cluster import Shard, shards_of
 from shapemill.miner.mine import MineParams
-from shapemill.miner.spatial import MAX_RING
 
 FIXTURES = Path(__file__).parent / "fixtures" / "games"
 MINE = ["--min-count", "2", "--discovery-games", "3", "-q"]
@@ -55,15 +54,14 @@ def test_dask_writes_the_table_of_one_process_byte_for_byte(dataset, client, tmp
     assert one.read_bytes() == remote.read_bytes()
 
 
-def test_dask_on_a_slice_of_tygem(client, tmp_path):
+@pytest.mark.shared_data
+def test_dask_on_a_slice_of_tygem(client, tmp_path, shared_data):
     from itertools import islice
 
     from shapemill.datasets import read_games
     from shapemill.datasets.scanner import write_games_dataset
 
-    tygem = Path(__file__).resolve().parents[2] / "shared" / "data" / "tygem9d"
-    if not tygem.exists():
-        pytest.skip("../shared/data/tygem9d is not here")
+    tygem = shared_data / "tygem9d"
     folder, one, dask = tmp_path / "games", tmp_path / "one.parquet", tmp_path / "dask.parquet"
     write_games_dataset(list(islice(read_games([tygem]), 24)), folder, partition_size=7)
     mine(str(folder), "-o", str(one), "--split", "all", "-j", "2")

@@ -1,12 +1,12 @@
 """The bundled tables and ``shapemill demo``: knowledge that works out of the box."""
 
 import os
+
 import numpy as np
 from click.testing import CliRunner
 from sgfmill import sgf
-
 from shapemill.cli import main
-from shapemill.engine.board import Board
+from shapemill.go.board import Board
 from shapemill.patterns.defaults import PATTERNS, RATINGS, default_table
 from shapemill.patterns.tables import read_table
 

@@ -5,15 +5,38 @@ and colour swap, and agreement with a plain-Python reference on random games."""
 from __future__ import annotations
 
 import zipfile
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from shapemill.engine import Board, rules
-from shapemill.miner import features as F
+from shapemill.go import Board, rules
+from shapemill.go.nbr3x3 import (
+    NBR3X3_CODES,
+    NBR3X3_LEVELS,
+    nbr3x3_canonical,
+    nbr3x3_describe,
+    nbr3x3_id,
+    nbr3x3_level,
+    nbr3x3_raw,
+)
+from shapemill.go.reading import (
+    LADDER_BUDGET,
+    ladder_captured,
+    legal_moves,
+    liberties,
+    libs_after,
+    reading_scratch,
+)
+from shapemill.miner.features import (
+    FEATURE_LEVELS,
+    FEATURES,
+    N_FEATURES,
+    features_of,
+    tactical_features,
+    tactical_features_with,
+)
+from shapemill.miner.features.table import F_NBR3X3
 
 # ---------------------------------------------------------------------------
 # helpers: positions from diagrams
@@ -50,8 +73,8 @@ def point(bd: Board, rc: tuple[int, int]) -> int:
 
 
 def feats(bd: Board, color: str, rc: tuple[int, int]) -> dict[str, int]:
-    _, out = F.features_of(bd, color, [point(bd, rc)])
-    return dict(zip(F.FEATURES, map(int, out[0])))
+    _, out = features_of(bd, color, [point(bd, rc)])
+    return dict(zip(FEATURES, map(int, out[0])))
 
 
 def at(diagram: str, color: str = "b", moves=(), where: str = "*") -> dict[str, int]:
@@ -69,26 +92,26 @@ EMPTY9 = "\n".join(["........."] * 9)
 
 
 def test_interface():
-    assert len(F.FEATURES) == F.N_FEATURES == len(F.FEATURE_LEVELS) == len(set(F.FEATURES))
-    assert F.FEATURE_LEVELS[F.FEATURES.index("nbr3x3")] == F.NBR3X3_LEVELS + 1
-    codes = F.NBR3X3_CODES
-    assert F.NBR3X3_LEVELS == len(codes) == 47714
+    assert len(FEATURES) == N_FEATURES == len(FEATURE_LEVELS) == len(set(FEATURES))
+    assert FEATURE_LEVELS[FEATURES.index("nbr3x3")] == NBR3X3_LEVELS + 1
+    codes = NBR3X3_CODES
+    assert NBR3X3_LEVELS == len(codes) == 47714
     assert np.all(np.diff(codes) > 0)
-    assert all(F.nbr3x3_canonical(int(c)) == c for c in codes[::97])
-    assert F.nbr3x3_id(int(codes[0])) == 1 and F.nbr3x3_id(int(codes[-1])) == F.NBR3X3_LEVELS
-    assert F.nbr3x3_id(0o10) == 0  # own 1-liberty stone north, empty points beside it: impossible
-    assert "*" in F.nbr3x3_describe(1)
+    assert all(nbr3x3_canonical(int(c)) == c for c in codes[::97])
+    assert nbr3x3_id(int(codes[0])) == 1 and nbr3x3_id(int(codes[-1])) == NBR3X3_LEVELS
+    assert nbr3x3_id(0o10) == 0  # own 1-liberty stone north, empty points beside it: impossible
+    assert "*" in nbr3x3_describe(1)
     with pytest.raises(ValueError):
-        F.nbr3x3_describe(0)
+        nbr3x3_describe(0)
 
 
 def test_position_is_unchanged_and_pass_or_occupied_gives_zeros():
     bd, _ = board(EMPTY9, [("b", (4, 4)), ("w", (4, 5)), ("b", (5, 5))])
     b0, m0 = bd.b.copy(), bd.m.copy()
-    pts, out = F.features_of(bd, "w")
-    assert len(pts) == 78 and out.shape == (78, F.N_FEATURES)
+    pts, out = features_of(bd, "w")
+    assert len(pts) == 78 and out.shape == (78, N_FEATURES)
     assert np.array_equal(b0, bd.b) and np.array_equal(m0, bd.m)
-    _, z = F.features_of(bd, "w", [rules.PASS, point(bd, (4, 4))])
+    _, z = features_of(bd, "w", [rules.PASS, point(bd, (4, 4))])
     assert not z.any()
 
 
@@ -297,9 +320,9 @@ def test_ladder_atari_and_breaker():
     assert g["atari"] == 3 and g["ladder"] == 0
     # the same ataris seen through ladder_captured
     bd, names = board(LADDER, [("b", "*")])
-    assert F.ladder_captured(bd.b, bd.m, point(bd, (4, 4)), True)
+    assert ladder_captured(bd.b, bd.m, point(bd, (4, 4)), True)
     bd, names = board(BROKEN, [("b", "*")])
-    assert not F.ladder_captured(bd.b, bd.m, point(bd, (4, 4)), True)
+    assert not ladder_captured(bd.b, bd.m, point(bd, (4, 4)), True)
 
 
 def test_long_ladder_on_19x19():
@@ -484,10 +507,10 @@ def test_libs_after_and_liberties_helpers():
         XX.......
         XO.O.....""")
     mark = np.zeros(bd.b.shape[1], dtype=np.int32)
-    assert F.liberties(bd.b, bd.m, point(bd, (1, 0)), 100, mark) == 3
-    assert F.liberties(bd.b, bd.m, point(bd, (1, 0)), 2, mark) == 2
-    assert F.libs_after(bd.b, bd.m, 2, point(bd, (0, 2)), 100, mark) == (3, 3)  # O connects
-    assert F.libs_after(bd.b, bd.m, 1, point(bd, (0, 2)), 100, mark) == (2, 1)  # X captures
+    assert liberties(bd.b, bd.m, point(bd, (1, 0)), 100, mark) == 3
+    assert liberties(bd.b, bd.m, point(bd, (1, 0)), 2, mark) == 2
+    assert libs_after(bd.b, bd.m, 2, point(bd, (0, 2)), 100, mark) == (3, 3)  # O connects
+    assert libs_after(bd.b, bd.m, 1, point(bd, (0, 2)), 100, mark) == (2, 1)  # X captures
 
 
 # ---------------------------------------------------------------------------
@@ -639,7 +662,7 @@ def random_game(size: int, seed: int, n_moves: int) -> list[tuple[int, int] | No
     color = 1
     moves = []
     for _ in range(n_moves):
-        pts = F.legal_moves(b, m, color)
+        pts = legal_moves(b, m, color)
         if len(pts) == 0 or rng.random() < 0.03:
             p = rules.PASS
             moves.append(None)
@@ -668,9 +691,9 @@ def point_of(size, rc):
 
 
 def all_features(b, m, color):
-    pts = F.legal_moves(b, m, color)
-    out = np.zeros((len(pts), F.N_FEATURES), dtype=np.int32)
-    F.tactical_features(b, m, color, pts, out)
+    pts = legal_moves(b, m, color)
+    out = np.zeros((len(pts), N_FEATURES), dtype=np.int32)
+    tactical_features(b, m, color, pts, out)
     return pts, out
 
 
@@ -691,20 +714,20 @@ def test_features_invariant_under_symmetry_and_colour_swap(game, t, swap, size):
     assert len(pts) == len(pts2)
     for i, p in enumerate(pts):
         q = point_of(size, TRANSFORMS[t](p // w - 1, p % w - 1, size))
-        assert np.array_equal(out[i], out2[where[q]]), (p, F.FEATURES)
-    assert (out[:, F.F_NBR3X3] > 0).all()
+        assert np.array_equal(out[i], out2[where[q]]), (p, FEATURES)
+    assert (out[:, F_NBR3X3] > 0).all()
 
 
 def test_reused_scratch_gives_the_same_features():
-    scratch = F.feature_scratch(*rules.new_board(9))
+    scratch = reading_scratch(*rules.new_board(9))
     for seed in range(12):
         b, m, color = replay(9, random_game(9, seed, 10 * seed))
         pts, out = all_features(b, m, color)
         again = np.full_like(out, -1)
-        F.tactical_features_with(b, m, color, pts, again, scratch)
+        tactical_features_with(b, m, color, pts, again, scratch)
         assert np.array_equal(out, again)
-        levels = [F.nbr3x3_level(b, m, color, int(p)) for p in pts]
-        assert levels == list(out[:, F.F_NBR3X3])
+        levels = [nbr3x3_level(b, m, color, int(p)) for p in pts]
+        assert levels == list(out[:, F_NBR3X3])
 
 
 # ---------------------------------------------------------------------------
@@ -759,7 +782,7 @@ def test_against_python_reference(game, size):
     strings = py_strings(b, m)
     for i, p in enumerate(pts):
         p = int(p)
-        f = dict(zip(F.FEATURES, out[i]))
+        f = dict(zip(FEATURES, out[i]))
         nbrs = (p - 1, p + 1, p - w, p + w)
         opp = {strings[q][1]: strings[q][2] for q in nbrs if b[rules.COLOR, q] == 3 - color}
         own = {strings[q][1]: strings[q][2] for q in nbrs if b[rules.COLOR, q] == color}
@@ -777,13 +800,13 @@ def test_against_python_reference(game, size):
         # ladder-aware levels, against ladder_captured (itself checked below)
         last = int(m[rules.LAST])
         targets = [g for g, libs in opp.items() if libs == 2]
-        caught_targets = [g for g in targets if F.ladder_captured(b2, m2, min(g), True)]
+        caught_targets = [g for g in targets if ladder_captured(b2, m2, min(g), True)]
         if targets:
             assert (f["atari"] == 1) == bool(caught_targets)
         in_atari = [g for g, libs in own.items() if libs == 1]
         if in_atari:
             n = after[2]
-            caught = n <= 1 or (n == 2 and F.ladder_captured(b2, m2, p, False))
+            caught = n <= 1 or (n == 2 and ladder_captured(b2, m2, p, False))
             new = any(last in (t - 1, t + 1, t - w, t + w) for g in in_atari for t in g)
             new = new and b[rules.COLOR, last] == 3 - color
             assert f["extension"] == (1 if new else 3) + caught
@@ -803,13 +826,13 @@ def test_against_python_reference(game, size):
             if rules.illegal_reason(b3, m3, 3 - color, p) == 0:
                 rules.play(b3, m3, 3 - color, p)
                 n = py_strings(b3, m3)[p][2]
-                escape = n >= 3 or (n == 2 and not F.ladder_captured(b3, m3, p, False))
+                escape = n >= 3 or (n == 2 and not ladder_captured(b3, m3, p, False))
             assert f["capture"] == (5 if escape else 6)
         raw = py_raw3x3(b, m, color, p)
-        assert F.nbr3x3_raw(b, m, color, p) == raw
-        assert f["nbr3x3"] == F.nbr3x3_id(raw) > 0
+        assert nbr3x3_raw(b, m, color, p) == raw
+        assert f["nbr3x3"] == nbr3x3_id(raw) > 0
         for name, level in f.items():
-            assert 0 <= level < F.FEATURE_LEVELS[F.FEATURES.index(name)]
+            assert 0 <= level < FEATURE_LEVELS[FEATURES.index(name)]
 
 
 class TooBig(Exception):
@@ -820,7 +843,7 @@ def py_ladder(b, m, s, defender_to_move, count):
     """The ladder rules of ``features._ladder`` written out recursively, exploring
     the whole tree (so that its size bounds any search order's)."""
     count[0] += 1
-    if count[0] > F.LADDER_BUDGET // 2:
+    if count[0] > LADDER_BUDGET // 2:
         raise TooBig
     w = int(m[rules.STRIDE])
     strings = py_strings(b, m)
@@ -880,20 +903,17 @@ def test_ladder_reader_against_python_reference(game, size):
                 want = py_ladder(b, m, p, defender_to_move, [0])
             except TooBig:
                 continue
-            assert F.ladder_captured(b, m, p, defender_to_move) == want
+            assert ladder_captured(b, m, p, defender_to_move) == want
 
 
 # ---------------------------------------------------------------------------
 # real games
 # ---------------------------------------------------------------------------
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "tygem9d"
-
-
-@pytest.mark.skipif(not DATA.is_dir(), reason="shared Tygem data not present")
-def test_real_games_levels_in_range():
+@pytest.mark.shared_data
+def test_real_games_levels_in_range(tygem_archives):
     sgf = pytest.importorskip("sgfmill.sgf")
-    archive = sorted(DATA.glob("*.zip"))[0]
+    archive = tygem_archives[0]
     with zipfile.ZipFile(archive) as z:
         names = [n for n in z.namelist() if n.endswith(".sgf")][:3]
         for name in names:
@@ -909,8 +929,8 @@ def test_real_games_levels_in_range():
                 if rules.illegal_reason(b, m, color, p):
                     break
                 pts, out = all_features(b, m, color)
-                assert (out[:, F.F_NBR3X3] > 0).all()
-                assert (out >= 0).all() and (out < np.array(F.FEATURE_LEVELS)).all()
+                assert (out[:, F_NBR3X3] > 0).all()
+                assert (out >= 0).all() and (out < np.array(FEATURE_LEVELS)).all()
                 if p != rules.PASS:
                     assert p in pts
                 rules.play(b, m, color, p)

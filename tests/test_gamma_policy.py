@@ -5,12 +5,20 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from shapemill.engine import rules
-from shapemill.engine.board import Board
 from shapemill.engine.mcts import Search, SearchConfig
-from shapemill.engine.gamma import _base_gamma, _draw, _play_drawn, _refresh, gamma_playout, gamma_state, playout_gammas
-from shapemill.miner.features import FEATURE_LEVELS, FEATURES, N_FEATURES, string_libs3
+from shapemill.engine.playout_gamma import (
+    _base_gamma,
+    _draw,
+    _play_drawn,
+    _refresh,
+    gamma_playout,
+    gamma_state,
+    playout_gammas,
+)
+from shapemill.go import rules
+from shapemill.go.board import Board
+from shapemill.go.reading import string_libs3
+from shapemill.miner.features import FEATURE_LEVELS, FEATURES, N_FEATURES
 from shapemill.patterns.defaults import RATINGS, default_table
 from test_mcts import best_move, capturing_race
 from test_playout import seed

@@ -8,7 +8,6 @@ import subprocess
 import sys
 
 import pytest
-
 from shapemill.engine.gtp import GtpEngine
 from shapemill.engine.mcts import SearchConfig
 

@@ -1,20 +1,29 @@
 """The incremental counting passes give exactly the straightforward ones' counts: the
 patterns table (``mine.count``) and the tactical-feature levels (``mine.feature_counts``)."""
 
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from shapemill.datasets.corpus import Corpus, load_corpus
-from shapemill.engine.rules import BLACK, KO_BAN, OCCUPIED, OK, PASS, SUICIDE, WHITE, illegal_reason, play, to_point
+from shapemill.go.reading import legal_moves
+from shapemill.go.rules import (
+    BLACK,
+    KO_BAN,
+    OCCUPIED,
+    OK,
+    PASS,
+    SUICIDE,
+    WHITE,
+    illegal_reason,
+    play,
+    to_point,
+)
 from shapemill.miner import counts, mine
-from shapemill.miner.features import FEATURE_LEVELS, N_FEATURES, legal_moves, tactical_features
-from shapemill.miner.incremental import INSERTS, count_game
+from shapemill.miner.features import FEATURE_LEVELS, N_FEATURES, tactical_features
+from shapemill.miner.pattern_counts import INSERTS, count_game
 
-TYGEM = Path(__file__).resolve().parents[2] / "shared" / "data" / "tygem9d"
 COLUMNS = ("pattern_id", "ring", "seen", "played", "witness")
 
 
@@ -156,9 +165,9 @@ def test_workers_share_the_games_with_the_same_result():
     check(make_corpus(games), mine.MineParams(min_count=2, discovery_games=4), workers=2)
 
 
-@pytest.mark.skipif(not TYGEM.is_dir(), reason="tygem9d corpus not available")
-def test_real_games_give_the_same_table():
-    corpus = load_corpus([TYGEM], split="all", limit=20)
+@pytest.mark.shared_data
+def test_real_games_give_the_same_table(shared_data):
+    corpus = load_corpus([shared_data / "tygem9d"], split="all", limit=20)
     check(corpus, mine.MineParams(min_count=10, discovery_games=20))
 
 
@@ -200,7 +209,7 @@ def test_random_games_give_the_feature_counts_of_a_fresh_read(games):
     check_features(make_corpus(games))
 
 
-@pytest.mark.skipif(not TYGEM.is_dir(), reason="tygem9d corpus not available")
-def test_real_games_give_the_feature_counts_of_a_fresh_read():
+@pytest.mark.shared_data
+def test_real_games_give_the_feature_counts_of_a_fresh_read(shared_data):
     # strong players' games: ladders read and broken, ko fights, big captures
-    check_features(load_corpus([TYGEM], split="all", limit=30))
+    check_features(load_corpus([shared_data / "tygem9d"], split="all", limit=30))

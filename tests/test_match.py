@@ -3,7 +3,6 @@
 import sys
 
 from click.testing import CliRunner
-
 from shapemill.cli import main
 from shapemill.engine.match import wilson
 

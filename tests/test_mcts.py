@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from shapemill.engine import rules
-from shapemill.engine.board import Board
 from shapemill.engine.mcts import Search, SearchConfig, choose_move, simulate
-from shapemill.engine.policy import PATTERNS, mogo_playout, nakade_point, run_mogo_playouts
+from shapemill.engine.playout_mogo import PATTERNS, mogo_playout, nakade_point, run_mogo_playouts
+from shapemill.go import rules
+from shapemill.go.board import Board
 
 
 def board_with(size: int, black: list[tuple[int, int]], white: list[tuple[int, int]]) -> Board:

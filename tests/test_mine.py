@@ -7,13 +7,19 @@ import duckdb
 import numpy as np
 import pytest
 from click.testing import CliRunner
-
 from shapemill.cli import main
 from shapemill.datasets.corpus import Corpus, load_corpus
-from shapemill.engine.rules import play, to_point
+from shapemill.go.rings import (
+    PATTERN_ZOBRIST,
+    RELATIVE,
+    RING_END,
+    fill_padded,
+    geometry,
+    padded_point,
+)
+from shapemill.go.rules import play, to_point
 from shapemill.miner.mine import MineParams, count_features, mine_patterns, witness_keys
 from shapemill.miner.shards import Job, map_games, map_shards
-from shapemill.miner.spatial import PATTERN_ZOBRIST, RELATIVE, RING_END, fill_padded, geometry, padded_point
 from shapemill.patterns.tables import read_table
 
 FIXTURES = Path(__file__).parent / "fixtures" / "games"
@@ -191,7 +197,6 @@ def test_mine_command_errors_are_one_line(tmp_path):
 @pytest.mark.parametrize("kind", ["games"])
 def test_show_refuses_a_table_of_another_kind(tmp_path, kind):
     import pyarrow as pa
-
     from shapemill.patterns.tables import table_metadata, write_table
 
     path = tmp_path / "t.parquet"

@@ -3,7 +3,7 @@
 import io
 
 from shapemill.engine.mcts import SearchConfig
-from shapemill.engine.play import play_terminal
+from shapemill.engine.terminal import play_terminal
 
 
 def run(lines: list[str], human: str = "b") -> str:

@@ -6,10 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from numba import njit
-
-from shapemill.engine import Board
-from shapemill.engine import rules
-from shapemill.engine.playout import random_move, random_playout, run_playouts
+from shapemill.engine.playout_random import random_move, random_playout, run_playouts
+from shapemill.go import Board, rules
 
 
 @njit(cache=True)

@@ -5,10 +5,9 @@ import json
 import numpy as np
 import pytest
 from click.testing import CliRunner
-
 from shapemill.cli import main
-from shapemill.miner.competitions import Teams
-from shapemill.miner.predict import evaluate_teams
+from shapemill.miner.evaluate import evaluate_teams
+from shapemill.miner.positions import Teams
 from shapemill.miner.rate import fit
 from shapemill.patterns.tables import read_table
 
@@ -175,7 +174,7 @@ def rated(tmp_path) -> tuple[list[str], str, str]:
 
 
 def test_ratings_become_the_engines_move_priors(tmp_path):
-    from shapemill.engine import Board
+    from shapemill.go import Board
     from shapemill.miner.prior import MovePrior
 
     games, patterns, ratings = rated(tmp_path)
@@ -227,11 +226,12 @@ def test_export_and_show_a_ratings_table(tmp_path):
 
 def test_built_competitions_hold_each_candidates_team_whatever_the_threads(tmp_path):
     from shapemill.datasets.corpus import load_corpus
-    from shapemill.engine.rules import play, to_point
-    from shapemill.miner.competitions import build_teams, sample_mask
-    from shapemill.miner.features import N_FEATURES, feature_scratch, legal_moves
-    from shapemill.miner.spatial import far_rings, geometry
-    from shapemill.miner.teams import Vocabulary, candidate_teams
+    from shapemill.go.reading import legal_moves, reading_scratch
+    from shapemill.go.rings import far_rings, geometry
+    from shapemill.go.rules import play, to_point
+    from shapemill.miner.candidates import Vocabulary, candidate_teams
+    from shapemill.miner.features import N_FEATURES
+    from shapemill.miner.positions import build_teams, sample_mask
 
     games, patterns, _ = rated(tmp_path)
     corpus = load_corpus(games, split="all")
@@ -251,7 +251,7 @@ def test_built_competitions_hold_each_candidates_team_whatever_the_threads(tmp_p
             team = np.zeros((len(points), N_FEATURES + 1), dtype=np.int32)
             candidate_teams(
                 b, m, color, points, geo.pad, geo.delta, geo.max_ring, vocab.lookup, far_rings(9), vocab.level_index,
-                feature_scratch(b, m), np.empty(geo.stride**2, dtype=np.int8),
+                reading_scratch(b, m), np.empty(geo.stride**2, dtype=np.int8),
                 np.zeros((len(points), N_FEATURES), dtype=np.int32), team,
             )
             lo = teams.pos_start[j]

@@ -15,9 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sgfmill import boards
-
-from shapemill.engine import Board, IllegalMove
-from shapemill.engine import rules
+from shapemill.go import Board, IllegalMove, rules
 
 Point = tuple[int, int]
 OTHER = {"b": "w", "w": "b"}

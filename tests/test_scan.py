@@ -13,16 +13,19 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from shapemill.cli import main
-from shapemill.datasets import GameRecord, InputError, ScanError, ScanOptions, read_games, scan, split_of
+from shapemill.datasets import (
+    GameRecord,
+    InputError,
+    ScanError,
+    ScanOptions,
+    read_games,
+    scan,
+    split_of,
+)
 from shapemill.datasets.sgf import parse_games
 from shapemill.datasets.text import decode_values, normalize_rank, parse_komi
 from shapemill.patterns.tables import TableError, read_table
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-if not DATA.exists():
-    DATA = Path("/work/shared/data")
 
 
 def sgf(moves: str = ";B[pd];W[dd];B[pq];W[dp];B[fq];W[cn];B[qj];W[nc];B[pf];W[jd];B[cf];W[ch]",
@@ -493,21 +496,19 @@ def test_cli_ctrl_c_exit_130_output_untouched(tmp_path, monkeypatch):
 # ---------------------------------------------------------------- real archives
 
 
-def tygem_sample(tmp_path: Path, n: int = 200) -> Path:
-    src = DATA / "tygem9d" / "tygem9d-2015-05.zip"
-    if not src.exists():
-        pytest.skip("shared data not available")
+def tygem_sample(shared_data: Path, tmp_path: Path, n: int = 200) -> Path:
+    src = shared_data / "tygem9d" / "tygem9d-2015-05.zip"
     with zipfile.ZipFile(src) as zf:
         names = sorted(zf.namelist())[:n]
         return make_zip(tmp_path / "sample.zip", {name: zf.read(name) for name in names})
 
 
-def test_real_tygem_sample_matches_sgfmill_and_workers(tmp_path, monkeypatch):
+@pytest.mark.shared_data
+def test_real_tygem_sample_matches_sgfmill_and_workers(shared_data, tmp_path, monkeypatch):
+    import shapemill.datasets.sources as sources
     from sgfmill import sgf as sgfmill_sgf
 
-    import shapemill.datasets.sources as sources
-
-    sample = tygem_sample(tmp_path)
+    sample = tygem_sample(shared_data, tmp_path)
     monkeypatch.setattr(sources, "BATCH_FILES", 40)  # several batches for the workers
     one_proc = scan([sample], ScanOptions(workers=1))
     two_proc = scan([sample], ScanOptions(workers=2))
@@ -526,10 +527,9 @@ def test_real_tygem_sample_matches_sgfmill_and_workers(tmp_path, monkeypatch):
             assert g.black == game.get_player_name("b")
 
 
-def test_real_fox_zip_every_file_read_or_reported():
-    path = DATA / "wild" / "fox-ai-games.zip"
-    if not path.exists():
-        pytest.skip("shared data not available")
+@pytest.mark.shared_data
+def test_real_fox_zip_every_file_read_or_reported(shared_data):
+    path = shared_data / "wild" / "fox-ai-games.zip"
     with zipfile.ZipFile(path) as zf:
         members = [i.filename for i in zf.infolist() if not i.is_dir()]
     res = scan([path], ScanOptions(workers=1, min_moves=0))

@@ -3,9 +3,8 @@
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from shapemill.engine import Board
-from shapemill.miner import spatial as sp
+from shapemill.go import Board
+from shapemill.go import rings as sp
 
 SIZE = 9
 GEO = sp.geometry(SIZE)
@@ -102,7 +101,7 @@ def test_canonical_key_is_the_same_for_symmetric_positions_and_round_trips():
 
 
 def test_far_rings_hashed_from_the_stones_give_the_ids_of_the_point_by_point_hash():
-    from shapemill.miner.teams import _largest_pattern, pattern_slots
+    from shapemill.miner.candidates import _largest_pattern, pattern_slots
 
     rng = np.random.default_rng(5)
     board = Board(19)

@@ -4,7 +4,6 @@ import os
 
 import pyarrow as pa
 import pytest
-
 from shapemill.patterns.tables import TableError, read_table, table_metadata, write_table
 
 

@@ -14,18 +14,15 @@ from pathlib import Path
 
 import pytest
 from sgfmill import boards, sgf
+from shapemill.go import Board, IllegalMove
 
-from shapemill.engine import Board, IllegalMove
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "tygem9d"
 GAMES = 300
 
-pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"no game archive at {DATA}")
+pytestmark = pytest.mark.shared_data
 
 
-def sample() -> list[tuple[str, bytes]]:
+def sample(archives: list[Path]) -> list[tuple[str, bytes]]:
     """About ``GAMES`` games, evenly spread over every archive."""
-    archives = sorted(DATA.glob("*.zip"))
     games = []
     for path in archives:
         with zipfile.ZipFile(path) as archive:
@@ -35,8 +32,8 @@ def sample() -> list[tuple[str, bytes]]:
     return games
 
 
-def test_sample_replays_to_sgfmills_stones() -> None:
-    games = sample()
+def test_sample_replays_to_sgfmills_stones(tygem_archives) -> None:
+    games = sample(tygem_archives)
     assert len(games) >= GAMES
     illegal = {}
     for name, data in games:

@@ -54,8 +54,20 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from shapemill.datasets.corpus import Corpus
-from shapemill.engine.rules import (
+from ..datasets.corpus import Corpus
+from ..go.rings import (
+    MIN_RING,
+    PATTERN_ZOBRIST,
+    RELATIVE,
+    RING_END,
+    RING_KEY,
+    RING_OF,
+    fill_padded,
+    geometry,
+    grow_ring,
+    padded_point,
+)
+from ..go.rules import (
     BORDER,
     COLOR,
     EMPTIES,
@@ -69,19 +81,7 @@ from shapemill.engine.rules import (
     play,
     to_point,
 )
-from shapemill.miner import counts
-from shapemill.miner.spatial import (
-    MIN_RING,
-    PATTERN_ZOBRIST,
-    RELATIVE,
-    RING_END,
-    RING_KEY,
-    RING_OF,
-    fill_padded,
-    geometry,
-    grow_ring,
-    padded_point,
-)
+from . import counts
 
 # The helpers called per point or per ring are inlined (``inline="always"``): a call
 # passes the arrays of ``Chains`` by value, some sixty words, and costs more than it does.

@@ -24,8 +24,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from shapemill.engine.playout import random_move
-from shapemill.engine.rules import (
+from ..go.nbr3x3 import colour_code
+from ..go.reading import libs_after_up_to_2
+from ..go.rules import (
     BORDER,
     COLOR,
     EMPTIES,
@@ -46,6 +47,7 @@ from shapemill.engine.rules import (
     new_board,
     play,
 )
+from .playout_random import random_move
 
 # Michi's 3x3 shapes around the move (the centre). X and O are the two colours
 # (either may be the player), x: not X, o: not O, ?: anything, #: off board.
@@ -103,51 +105,10 @@ PATTERNS = build_pattern_table()
 
 
 @njit(cache=True)
-def nbr_code(b: np.ndarray, w: int, p: int) -> int:
-    """The 16-bit colour code of the 8 neighbours of ``p`` in ``RING`` order
-    (picture row 0 is the board row above ``p``)."""
-    code = b[COLOR, p + w - 1] | b[COLOR, p + w] << 2 | b[COLOR, p + w + 1] << 4
-    code |= b[COLOR, p + 1] << 6 | b[COLOR, p - w + 1] << 8 | b[COLOR, p - w] << 10
-    code |= b[COLOR, p - w - 1] << 12 | b[COLOR, p - 1] << 14
-    return code
-
-
-@njit(cache=True)
-def liberties_after(b: np.ndarray, m: np.ndarray, color: int, p: int) -> int:
-    """Liberties of ``color``'s string after playing at empty ``p``, counted up to 2
-    (enough to tell a self-atari); a capture counts as 2 since it opens liberties.
-
-    Two scalars hold the liberties found: no array is allocated, since the
-    playout policy asks this of up to nine points a move."""
-    w = m[STRIDE]
-    first = -1
-    for q in (p - 1, p + 1, p - w, p + w):
-        c = b[COLOR, q]
-        if c == 3 - color and in_atari(b, b[HEAD, q]):
-            return 2
-        if c == EMPTY:
-            if first >= 0 and q != first:
-                return 2
-            first = q
-        elif c == color:
-            s = q
-            while True:  # walk the string for its liberties other than p
-                for r in (s - 1, s + 1, s - w, s + w):
-                    if b[COLOR, r] == EMPTY and r != p:
-                        if first >= 0 and r != first:
-                            return 2
-                        first = r
-                s = b[NEXT, s]
-                if s == q:
-                    break
-    return 0 if first < 0 else 1
-
-
-@njit(cache=True)
 def _good(b: np.ndarray, m: np.ndarray, color: int, p: int) -> bool:
     """Legal, no own eye filled, and no self-atari: fit for a heuristic rule."""
     return (b[COLOR, p] == EMPTY and illegal_reason(b, m, color, p) == 0
-            and not is_eye(b, m, color, p) and liberties_after(b, m, color, p) >= 2)
+            and not is_eye(b, m, color, p) and libs_after_up_to_2(b, m, color, p) >= 2)
 
 
 @njit(cache=True)
@@ -186,7 +147,7 @@ def save_atari_moves(b: np.ndarray, m: np.ndarray, color: int, cands: np.ndarray
             if s == h:
                 break
         a = atari_point(b, h)
-        if illegal_reason(b, m, color, a) == 0 and liberties_after(b, m, color, a) >= 2:
+        if illegal_reason(b, m, color, a) == 0 and libs_after_up_to_2(b, m, color, a) >= 2:
             n = _push(cands, n, a)
     return n
 
@@ -216,7 +177,7 @@ def pattern_moves(b: np.ndarray, m: np.ndarray, color: int, cands: np.ndarray) -
     if last == PASS:
         return 0
     for p in (last + w - 1, last + w, last + w + 1, last + 1, last - w + 1, last - w, last - w - 1, last - 1):
-        if b[COLOR, p] == EMPTY and PATTERNS[nbr_code(b, w, p)] and _good(b, m, color, p):
+        if b[COLOR, p] == EMPTY and PATTERNS[colour_code(b, w, p)] and _good(b, m, color, p):
             n = _push(cands, n, p)
     return n
 
@@ -275,7 +236,7 @@ def fill_board_move(b: np.ndarray, m: np.ndarray, color: int) -> int:
     w = m[STRIDE]
     for _ in range(FILL_BOARD_TRIES):
         p = b[EMPTIES, np.random.randint(m[N_EMPTY])]
-        if nbr_code(b, w, p) == 0:
+        if colour_code(b, w, p) == 0:
             return p
     return PASS
 

@@ -1,7 +1,7 @@
 """The competitions of a fit: sampled positions, each a contest among its candidates.
 
 A candidate is stored as two ``int32``: its largest known pattern and its
-*combination* (tactical levels and pass flag, see :mod:`shapemill.miner.teams`),
+*combination* (tactical levels and pass flag, see :mod:`shapemill.miner.candidates`),
 8 bytes whatever the number of its features, so two million positions of some
 250 candidates hold in 4 GB:
 
@@ -27,11 +27,12 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from shapemill.datasets.corpus import Corpus
-from shapemill.engine.rules import BLACK, OK, WHITE, illegal_reason, new_board, place_setup, play, to_point
-from shapemill.miner.features import N_FEATURES, feature_scratch, legal_moves
-from shapemill.miner.spatial import far_rings, geometry
-from shapemill.miner.teams import PASS_KEY, Vocabulary, candidate_levels, combination_key, combination_rows
+from ..datasets.corpus import Corpus
+from ..go.reading import legal_moves, reading_scratch
+from ..go.rings import far_rings, geometry
+from ..go.rules import BLACK, OK, WHITE, illegal_reason, new_board, place_setup, play, to_point
+from .candidates import PASS_KEY, Vocabulary, candidate_levels, combination_key, combination_rows
+from .features import N_FEATURES
 
 #: Games whose positions are built at once (memory of a chunk: its candidates x 12 bytes).
 CHUNK_GAMES = 2048
@@ -91,7 +92,7 @@ def _game_candidates(
     for color, row in ((BLACK, 2 * g), (WHITE, 2 * g + 1)):
         for i in range(setup_start[row], setup_start[row + 1]):
             place_setup(b, m, color, to_point(setup[i], size))
-    scratch = feature_scratch(b, m)
+    scratch = reading_scratch(b, m)
     state = np.empty((size + 2 * pad) ** 2, dtype=np.int8)
     levels = np.zeros((size * size, N_FEATURES), dtype=np.int32)
     pattern = np.zeros(size * size, dtype=np.int32)

@@ -12,7 +12,7 @@ cost more than the playout itself.
 Recomputing every feature of every point each move would cost a whole board of
 feature reads per move, so each colour keeps ``base[c, p]``, the product of the
 gammas of ``p``'s features other than the two distances, and reads again only
-the points a :class:`~shapemill.miner.tracking.Tracker` names after each move.
+the points a :class:`~shapemill.go.changes.Tracker` names after each move.
 Ladder readings and the ko flag of the atari levels are left stale on purpose
 (a far stone can break a ladder; reading every point next to a short string
 again at every move would cost more than it gives a playout). The two
@@ -26,7 +26,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from shapemill.engine.rules import (
+from ..go.changes import new_tracker, play_tracked, stale_points
+from ..go.rules import (
     COLOR,
     EMPTIES,
     EMPTY,
@@ -40,16 +41,8 @@ from shapemill.engine.rules import (
     illegal_reason,
     is_eye,
 )
-from shapemill.miner.features import (
-    F_LAST2_DIST,
-    F_LAST_DIST,
-    FEATURE_LEVELS,
-    FEATURES,
-    N_FEATURES,
-    distance_level,
-    point_features,
-)
-from shapemill.miner.tracking import new_tracker, play_tracked, stale_points
+from ..miner.features import FEATURE_LEVELS, FEATURES, N_FEATURES, distance_level, point_features
+from ..miner.features.table import F_LAST2_DIST, F_LAST_DIST
 
 
 def playout_gammas(path: str) -> np.ndarray:
@@ -59,7 +52,7 @@ def playout_gammas(path: str) -> np.ndarray:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from shapemill.patterns.tables import read_table
+    from ..patterns.tables import read_table
 
     table, _ = read_table(path, "ratings", columns=["feature", "value", "gamma"])
     table = table.set_column(0, "feature", table["feature"].cast(pa.string()))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from shapemill.engine import rules
+from . import rules
 
 Point = tuple[int, int] | None
 

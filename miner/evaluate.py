@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from shapemill.miner.competitions import Teams
-from shapemill.miner.rate import combination_strengths
+from .positions import Teams
+from .rate import combination_strengths
 
 #: Move-number bands of the report: moves 1-30, 31-80, 81-150, 151 and later.
 BANDS = ((1, 30), (31, 80), (81, 150), (151, 10**6))

@@ -26,7 +26,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from shapemill.engine.rules import BORDER, COLOR, MAX_SIZE, STRIDE
+from .rules import BORDER, COLOR, MAX_SIZE, STRIDE
 
 MIN_RING = 2
 MAX_RING = 3 * (MAX_SIZE - 1)
@@ -41,6 +41,14 @@ SYMMETRIES = (
 def gridcular(dx: int, dy: int) -> int:
     """Gridcular distance of the offset (dx, dy)."""
     return abs(dx) + abs(dy) + max(abs(dx), abs(dy))
+
+
+@njit(cache=True)
+def gridcular_distance(p: int, q: int, w: int) -> int:
+    """The gridcular distance between points ``p`` and ``q`` of a board of stride ``w``."""
+    dx = abs(p % w - q % w)
+    dy = abs(p // w - q // w)
+    return dx + dy + max(dx, dy)
 
 
 def _offsets() -> np.ndarray:

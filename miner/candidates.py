@@ -6,7 +6,7 @@ feature present. Features are numbered densely by a :class:`Vocabulary` built
 from the patterns table. A candidate's tactical levels (and pass flag) together
 form its *combination*, one integer key: far fewer distinct combinations occur
 than candidates, so the fit stores a candidate as two numbers, its pattern and
-its combination (see :mod:`shapemill.miner.competitions`).
+its combination (see :mod:`shapemill.miner.positions`).
 """
 
 from __future__ import annotations
@@ -18,14 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numba import njit
 
-from shapemill.miner.features import (
-    FEATURE_LEVELS,
-    FEATURES,
-    N_FEATURES,
-    tactical_features_with,
-)
-from shapemill.engine.rules import STRIDE
-from shapemill.miner.spatial import (
+from ..go.rings import (
     MIN_RING,
     RELATIVE,
     board_stones,
@@ -35,6 +28,8 @@ from shapemill.miner.spatial import (
     padded_point,
     ring_id,
 )
+from ..go.rules import STRIDE
+from .features import FEATURE_LEVELS, FEATURES, N_FEATURES, tactical_features_with
 
 #: Feature groups: 0 spatial patterns, 1..N_FEATURES the tactical features, then the pass.
 PATTERN_GROUP = 0

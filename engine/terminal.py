@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TextIO
 
-from shapemill.engine.gtp import GtpEngine
-from shapemill.engine.mcts import SearchConfig
-from shapemill.miner.prior import MovePrior
+from ..miner.prior import MovePrior
+from .gtp import GtpEngine
+from .mcts import SearchConfig
 
 HELP = "moves like D4, 'pass', 'undo' (takes back your last move and the engine's), 'quit'"
 

@@ -33,8 +33,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from shapemill.engine.rules import COLOR, EMPTY, HEAD, LAST, NEXT, PASS, STRIDE, atari_point, in_atari, play
-from shapemill.miner.features import feature_scratch, libs_up_to_3, string_libs3
+from .reading import libs_up_to_3, reading_scratch, string_libs3
+from .rules import COLOR, EMPTY, HEAD, LAST, NEXT, PASS, STRIDE, atari_point, in_atari, play
 
 #: Room for the points whose levels depend on one move as the previous move.
 LAST_MOVE_POINTS = 16
@@ -43,7 +43,7 @@ LAST_MOVE_POINTS = 16
 class Tracker(NamedTuple):
     """What a game's moves marked, for the colour to move to read again."""
 
-    scratch: tuple  # feature_scratch; its libs3 is kept current at every string's head
+    scratch: tuple  # reading_scratch; its libs3 is kept current at every string's head
     marks: np.ndarray  # int64[2, L]: the points move n marked, in slot n % 2
     n_marks: np.ndarray  # int64[2]
     last: np.ndarray  # int64[3, LAST_MOVE_POINTS]: move n's last-move points, in slot n % 3
@@ -57,7 +57,7 @@ class Tracker(NamedTuple):
 def new_tracker(b: np.ndarray, m: np.ndarray) -> Tracker:
     """A tracker for the position ``b, m``, whose every point is read fresh (nothing marked)."""
     points = b.shape[1]
-    scratch = feature_scratch(b, m)
+    scratch = reading_scratch(b, m)
     string_libs3(b, m, scratch[0])
     return Tracker(
         scratch, np.empty((2, points), dtype=np.int64), np.zeros(2, dtype=np.int64),

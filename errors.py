@@ -1,0 +1,6 @@
+"""The project's error: raised by every stage with a one-line message for the user."""
+
+
+class ShapemillError(Exception):
+    """Bad input, a bad table or an output that cannot be written: the message names
+    the file and the reason in one line; ``shapemill`` prints it and exits 1."""

@@ -1,0 +1,43 @@
+"""The distance family: the move's line (border) and its distance to the last two moves."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ...go.rings import gridcular_distance
+from ...go.rules import LAST, LAST2, PASS, SIZE, STRIDE
+from .table import F_BORDER, F_LAST2_DIST, F_LAST_DIST, MAX_DIST
+
+
+@njit(cache=True)
+def distance_level(p: int, q: int, w: int, floor: int) -> int:
+    """The level of the last_dist (``floor`` 0) or last2_dist (``floor`` 1) feature
+    of ``p`` for the earlier move ``q``: the gridcular distance, clipped to
+    ``[floor, MAX_DIST]``."""
+    return max(min(gridcular_distance(p, q, w), MAX_DIST), floor)
+
+
+@njit(cache=True)
+def line_of(m: np.ndarray, p: int) -> int:
+    """The line of point ``p``: 1 on the edge, 2 next to it, ..."""
+    w = m[STRIDE]
+    n = m[SIZE]
+    r = p // w - 1
+    c = p % w - 1
+    return min(min(r, c), min(n - 1 - r, n - 1 - c)) + 1
+
+
+@njit(cache=True)
+def distance_features(m: np.ndarray, p: int, out: np.ndarray) -> None:
+    """border, last_dist and last2_dist of the move at ``p`` into ``out``."""
+    w = m[STRIDE]
+    line = line_of(m, p)
+    if line <= 4:
+        out[F_BORDER] = line
+    last = m[LAST]
+    if last != PASS:
+        out[F_LAST_DIST] = distance_level(p, last, w, 0)
+    last2 = m[LAST2]
+    if last2 != PASS:
+        out[F_LAST2_DIST] = distance_level(p, last2, w, 1)

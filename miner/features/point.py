@@ -1,0 +1,75 @@
+"""All tactical features of candidate moves: one numba function for miner, rater and engine.
+
+``tactical_features(b, m, color, points, out)`` writes, for every candidate point
+``points[i]`` (a legal move of ``color``; never PASS, the caller handles the pass
+candidate), the level of each feature of ``FEATURE_TABLE`` into ``out[i, f]``.
+The position is read, never changed. Hot loops call ``tactical_features_with(...,
+reading_scratch(b, m))`` to reuse the scratch arrays across positions of one board
+size; ``features_of`` (plain Python) takes a ``shapemill.go.Board``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ...go.reading import legal_moves, reading_scratch, string_libs3
+from ...go.rules import COLOR, EMPTY
+from .distance import distance_features
+from .shapes import shape_features
+from .strings import string_features
+from .table import N_FEATURES
+
+
+@njit(cache=True)
+def point_features(b: np.ndarray, m: np.ndarray, color: int, p: int, libs3: np.ndarray,
+                  mark: np.ndarray, work: np.ndarray, mwork: np.ndarray,
+                  moves: np.ndarray, out: np.ndarray) -> None:
+    """The level of every feature of the move ``color`` at ``p`` into ``out``.
+
+    ``libs3`` must hold min(liberties, 3) at the head of every string that
+    touches ``p`` or its 3x3 block (``string_libs3`` fills it for the whole
+    board); the rest is scratch from ``reading_scratch``."""
+    for f in range(N_FEATURES):
+        out[f] = 0
+    if b[COLOR, p] != EMPTY:
+        return
+    distance_features(m, p, out)
+    n_own = string_features(b, m, color, p, libs3, mark, work, mwork, moves, out)
+    shape_features(b, m, color, p, libs3, n_own, out)
+
+
+@njit(cache=True)
+def tactical_features_with(b: np.ndarray, m: np.ndarray, color: int, points: np.ndarray,
+                           out: np.ndarray, scratch) -> None:
+    """``tactical_features`` with caller-owned scratch from ``reading_scratch``
+    (for hot loops; the results are the same)."""
+    libs3, mark, work, mwork, moves = scratch
+    string_libs3(b, m, libs3)
+    for i in range(len(points)):
+        point_features(b, m, np.int64(color), np.int64(points[i]), libs3, mark, work, mwork, moves,
+                      out[i])
+
+
+@njit(cache=True)
+def tactical_features(b: np.ndarray, m: np.ndarray, color: int, points: np.ndarray,
+                      out: np.ndarray) -> None:
+    """Write the level of every feature of ``FEATURES`` for each candidate.
+
+    ``points``: board points of legal moves of ``color`` (no PASS; a point that
+    is not empty gets all zeros); ``out``: int32 array of shape
+    ``(len(points), N_FEATURES)``. The position is unchanged.
+    """
+    tactical_features_with(b, m, color, points, out, reading_scratch(b, m))
+
+
+def features_of(board, color: str, points=None) -> tuple[np.ndarray, np.ndarray]:
+    """(points, levels) for a ``shapemill.go.Board``: convenience for tests and
+    tools. ``points`` are board points (default: every legal move but pass)."""
+    c = {"b": 1, "w": 2}[color]
+    if points is None:
+        points = legal_moves(board.b, board.m, c)
+    points = np.asarray(points, dtype=np.int32)
+    out = np.zeros((len(points), N_FEATURES), dtype=np.int32)
+    tactical_features(board.b, board.m, c, points, out)
+    return points, out

@@ -1,0 +1,39 @@
+"""Shared test set-up: where the real game records are, and a marker for tests that need them.
+
+Tests marked ``shared_data`` read ``../shared/data`` (beside the checkout) and are
+skipped, with the reason, where it is absent.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+TYGEM = SHARED_DATA / "tygem9d"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "shared_data: needs ../shared/data beside the checkout")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    if TYGEM.is_dir():
+        return
+    skip = pytest.mark.skip(reason=f"no game records at {SHARED_DATA}")
+    for item in items:
+        if "shared_data" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The folder of the real game records (``tygem9d/``, ``wild/``)."""
+    return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def tygem_archives(shared_data: Path) -> list[Path]:
+    """The Tygem 9-dan archives, one zip a month, in name order."""
+    return sorted((shared_data / "tygem9d").glob("*.zip"))
