@@ -9,9 +9,20 @@ from __future__ import annotations
 import click
 
 from . import __version__
+from .errors import ShapemillError
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Stages(click.Group):
+    """The command group: a stage's ``ShapemillError`` becomes click's one-line error (exit 1)."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except ShapemillError as exc:
+            raise click.ClickException(str(exc)) from None
+
+
+@click.group(cls=_Stages, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="shapemill")
 def main() -> None:
     """Mine rated shape patterns from Go game archives, and play with them."""
@@ -47,9 +58,9 @@ def scan(ctx: click.Context, paths, output, partition_size, errors_path, size, n
     read. Unreadable files, illegal moves and the like are reported (summary and
     --errors table) and never stop the scan.
     """
-    from .datasets.scanner import run_scan_command
+    from .datasets.scan_command import run_scan
 
-    code = run_scan_command(
+    code = run_scan(
         paths, output, errors_path, size=size, no_handicap=no_handicap, min_moves=min_moves,
         test_fraction=test_fraction, max_bytes=int(max_member_mb * 1024 * 1024),
         workers=workers, quiet=quiet, partition_size=partition_size,
@@ -96,14 +107,14 @@ def mine(games, output, min_count, max_size, split, workers, limit_games, discov
     from .datasets.scanner import default_workers
     from .go.rings import MAX_RING
     from .miner.mine import MineParams
-    from .miner.run import WHOLE_BOARD, run_mine_command
+    from .miner.mine_command import WHOLE_BOARD, run_mine
 
     max_ring = MAX_RING if max_size == WHOLE_BOARD else min(max_size, MAX_RING)
     params = MineParams(
         min_count=min_count, max_ring=max_ring, discovery_games=discovery_games, discovery_rounds=discovery_rounds,
         discovery_shards=discovery_shards,
     )
-    run_mine_command(list(games), output, params, split, workers or default_workers(), limit_games, quiet, scheduler)
+    run_mine(list(games), output, params, split, workers or default_workers(), limit_games, quiet, scheduler)
 
 
 @main.command()
@@ -157,9 +168,9 @@ def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limi
     a move's team is its largest known pattern plus its tactical feature levels.
     """
     from .datasets.scanner import default_workers
-    from .miner.rate_command import run_rate_command
+    from .miner.rate_command import run_rate
 
-    run_rate_command(
+    run_rate(
         list(games), patterns_path, output, max_iter, tol, split, max_positions, limit_games, seed,
         workers or default_workers(),
     )
@@ -185,10 +196,10 @@ def evaluate(games, ratings, split, as_json, plot, max_positions, limit_games, s
     move played, overall and by move-number band.
     """
     from .datasets.scanner import default_workers
-    from .miner.rate_command import run_evaluate_command
+    from .miner.rate_command import run_evaluate
     from .patterns.defaults import RATINGS
 
-    run_evaluate_command(
+    run_evaluate(
         list(games), _table_or_bundled(ratings, RATINGS), split, as_json, plot, max_positions, limit_games, seed,
         workers or default_workers(),
     )
@@ -338,10 +349,10 @@ def match(first, second, size, komi, games, sgf_dir, alternate) -> None:
 def play(size, color, komi, playouts, ratings, no_priors, seed) -> None:
     """Play the engine in the terminal (moves like D4, pass, undo, quit)."""
     from .engine.mcts import SearchConfig
-    from .engine.terminal import play_terminal
+    from .engine.terminal import run_play
 
     prior = _move_prior(ratings, no_priors)
-    play_terminal(SearchConfig(playouts=playouts, seed=seed, komi=komi), size, color[0], prior)
+    run_play(SearchConfig(playouts=playouts, seed=seed, komi=komi), size, color[0], prior)
 
 
 @main.command()

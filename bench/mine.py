@@ -60,7 +60,8 @@ def main() -> int:
     import numpy as np
     from shapemill.datasets.corpus import load_corpus
     from shapemill.go.rules import replay_check
-    from shapemill.miner.mine import MineParams, count_features, discovery_sample, mine_patterns
+    from shapemill.miner.feature_counts import count_features
+    from shapemill.miner.mine import MineParams, discovery_sample, mine_patterns
 
     corpus = load_corpus([CORPUS], split="train", limit=args.games or None)
     empty = np.zeros(0, dtype=np.int16)
@@ -162,7 +163,8 @@ def _discovery(args) -> dict:
 def _warm_up(dataset: str) -> None:
     """Load or compile every mining kernel in this process, on two games."""
     from shapemill.datasets.corpus import load_corpus
-    from shapemill.miner.mine import MineParams, count_features, mine_patterns
+    from shapemill.miner.feature_counts import count_features
+    from shapemill.miner.mine import MineParams, mine_patterns
 
     warm = load_corpus([dataset], split="train", limit=2)
     mine_patterns(warm, MineParams(min_count=2, discovery_games=2))
@@ -200,7 +202,8 @@ def compare_with_dask(args) -> int:
     from shapemill.datasets.scanner import write_games_dataset
     from shapemill.go.rings import MAX_RING
     from shapemill.miner.cluster import dask_client, mine_on_cluster
-    from shapemill.miner.mine import MineParams, count_features, discovery_sample, mine_patterns
+    from shapemill.miner.feature_counts import count_features
+    from shapemill.miner.mine import MineParams, discovery_sample, mine_patterns
 
     with tempfile.TemporaryDirectory() as tmp:
         dataset = f"{tmp}/games"

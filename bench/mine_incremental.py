@@ -11,7 +11,7 @@ and must give the same table. Times are CPU seconds (``time.process_time``),
 the best of ``--reps``: the machine may be shared. A pass's setup, the zeroed
 copy of the dictionary it counts into (``mine._gate``), is timed apart: it is
 paid once per worker, whatever the number of games. The straightforward
-kernel, ``mine.mine_moves`` walking every ring of every candidate, is the
+kernel, ``tests/oracles.py`` walking every ring of every candidate, is the
 reference measured in the same run. The extrapolation to the train split
 assumes the slice's positions are typical; a bigger corpus makes a bigger
 dictionary, deeper chains and a table that no cache holds, for both kernels.
@@ -25,13 +25,15 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the oracle
+
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "data" / "tygem9d"
 TRAIN_POSITIONS = 17_000_000  # train split of tygem9d, about 78,200 games
 
 
 class Straightforward:
-    """The reference pass as a job: ``mine_moves`` in COUNT mode for every game."""
+    """The reference pass as a job: the oracle in COUNT mode for every game."""
 
     def __init__(self, corpus, dictionary, params):
         self.corpus, self.dictionary, self.params = corpus, dictionary, params
@@ -42,9 +44,9 @@ class Straightforward:
         return mine._gate(self.dictionary)
 
     def game(self, table, i: int):
-        from shapemill.miner import mine
+        from oracles import mine_game
 
-        return mine._mine_game(self.corpus, i, self.params, table)
+        return mine_game(self.corpus, i, self.params, table)
 
 
 def timed_pass(job, n_games: int) -> tuple[float, float, object]:

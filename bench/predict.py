@@ -92,7 +92,7 @@ def main() -> int:
 
     import pyarrow.compute as pc
     from shapemill.datasets.corpus import load_corpus
-    from shapemill.miner.run import peak_memory_mb
+    from shapemill.miner.mine_command import peak_memory_mb
     from shapemill.patterns.tables import read_table
 
     train = load_corpus([args.games], split="train")
@@ -101,8 +101,9 @@ def main() -> int:
         table, _ = read_table(args.patterns, "patterns")
         source = args.patterns
     else:
-        from shapemill.miner.mine import MineParams, count_features, mine_patterns
-        from shapemill.miner.run import patterns_table
+        from shapemill.miner.feature_counts import count_features
+        from shapemill.miner.mine import MineParams, mine_patterns
+        from shapemill.miner.mine_command import patterns_table
 
         sliced = load_corpus([args.games], split="train", limit=args.mine_games)
         params = MineParams(min_count=args.min_count, discovery_games=len(sliced))

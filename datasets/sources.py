@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import ShapemillError
 from .records import ScanError
 
 __all__ = ["Batch", "plan", "read_items", "DEFAULT_MAX_BYTES", "InputError"]
@@ -37,7 +38,7 @@ BATCH_FILES = 400
 _ARCHIVE_SUFFIXES = (".zip", ".tar", ".tgz", ".tar.gz", ".tbz2", ".tar.bz2", ".txz", ".tar.xz")
 
 
-class InputError(Exception):
+class InputError(ShapemillError):
     """A PATH that cannot be scanned at all (missing, not readable)."""
 
 

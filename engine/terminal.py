@@ -18,7 +18,7 @@ def _answer(engine: GtpEngine, command: str) -> tuple[bool, str]:
     return response.startswith("="), response[1:].strip()
 
 
-def play_terminal(
+def run_play(
     config: SearchConfig, size: int, human: str, prior: MovePrior | None,
     read: Callable[[], str] | None = None, out: TextIO | None = None,
 ) -> None:

@@ -48,23 +48,22 @@ import numpy as np
 import pyarrow as pa
 
 from ..datasets.corpus import Corpus, count_games, load_corpus, load_part, table_files
+from ..errors import ShapemillError
 from . import counts
+from .feature_counts import add_feature_counts, feature_columns, feature_counts
+from .keys import witness_keys
 from .mine import (
+    Mined,
     MineParams,
     _CountPatterns,
     _Discover,
-    add_feature_counts,
     counting_gate,
     dictionary_table,
     discovery_shards,
     discovery_threshold,
-    feature_columns,
-    feature_counts,
     frequent,
     kept_patterns,
-    witness_keys,
 )
-from .run import Mined
 from .shards import map_games, map_shards
 
 if TYPE_CHECKING:
@@ -79,7 +78,7 @@ SHARD_GAMES = 1000
 SHARDS_PER_WORKER = 4
 
 
-class ClusterError(Exception):
+class ClusterError(ShapemillError):
     """The cluster cannot be reached, or a task failed: the message says which."""
 
 

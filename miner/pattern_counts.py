@@ -1,5 +1,5 @@
 """Incremental counting: the counting pass (the same table as the straightforward
-walk of ``mine.mine_moves``, some 15 times faster) and discovery.
+walk of ``tests/oracles.py``, some 15 times faster) and discovery.
 
 The counting pass of :mod:`shapemill.miner.mine` walks every ring of every legal
 candidate of every position. Between two positions only the points near the
@@ -413,7 +413,7 @@ def count_moves(
     """Count the patterns of the positions before ``moves[start:]`` into ``table``
     and play them.
 
-    With ``threshold`` 0, the incremental twin of ``mine.mine_moves``: the
+    With ``threshold`` 0, the incremental twin of the tests' oracle: the
     dictionary's patterns and every smallest ring, ``gate`` and ``table`` being the
     dictionary. With a ``threshold``, discovery: a candidate's rings grow past
     ring k while ring k's pattern has been seen ``threshold`` times, in ``gate``
@@ -454,7 +454,7 @@ def count_game(
 ) -> counts.Table:
     """Count game ``i`` into ``table`` (growing it when needed); returns the table.
 
-    With ``threshold`` 0, the same counts as ``mine._mine_game(corpus, i, params,
+    With ``threshold`` 0, the same counts as the tests' oracle ``mine_game(corpus, i, params,
     table)``; ``cache`` keeps, per board size, the template and the chains reused
     by every game of the pass (``params`` and the dictionary must not change).
     With a ``threshold``, discovery (see :func:`count_moves`) gated by ``gate`` and

@@ -5,17 +5,17 @@ from __future__ import annotations
 import json
 import time
 
-import click
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..errors import ShapemillError
 from ..patterns.tables import TableError, read_table, table_metadata, write_table
 from .candidates import GROUP_NAMES, Vocabulary, ratings_model
 from .evaluate import evaluate_teams
+from .mine_command import command_corpus, peak_memory_mb
 from .positions import build_teams, sample_mask
 from .rate import fit
-from .run import command_corpus, peak_memory_mb
 
 ELO_PER_LOG = 400 / np.log(10)
 
@@ -24,7 +24,7 @@ def _table(path: str, kind: str) -> tuple[pa.Table, dict]:
     try:
         return read_table(path, kind)
     except (TableError, OSError) as exc:
-        raise click.ClickException(str(exc)) from None
+        raise ShapemillError(str(exc)) from None
 
 
 def ratings_table(vocab: Vocabulary, result, keys: dict[int, bytes]) -> pa.Table:
@@ -50,7 +50,7 @@ def ratings_table(vocab: Vocabulary, result, keys: dict[int, bytes]) -> pa.Table
     )
 
 
-def run_rate_command(
+def run_rate(
     games: list[str], patterns: str, output: str, max_iter: int, tol: float, split: str,
     max_positions: int | None, limit: int | None, seed: int, workers: int,
 ) -> None:
@@ -61,14 +61,14 @@ def run_rate_command(
     vocab = Vocabulary.from_patterns(table)
     built = time.perf_counter()
     teams = build_teams(corpus, vocab, sample_mask(corpus, max_positions, seed), workers=workers)
-    click.echo(
+    print(
         f"{teams.n_positions:,} positions of {len(corpus):,} games, {teams.n_candidates:,} candidates "
         f"({teams.nbytes / 2**20:,.0f} MB), {len(teams.combos):,} combinations of tactical features, "
         f"{vocab.size:,} features ({len(vocab.pattern_ids):,} patterns); built in {time.perf_counter() - built:.1f} s"
     )
 
     def report(it: int, objective: float, ll: float, seconds: float) -> None:
-        click.echo(f"iteration {it:3d}  log-likelihood/position {ll:.5f}  with prior {objective:.5f}  {seconds:.2f} s/iteration")
+        print(f"iteration {it:3d}  log-likelihood/position {ll:.5f}  with prior {objective:.5f}  {seconds:.2f} s/iteration")
 
     result = fit(teams, max_iter=max_iter, tol=tol, report=report, workers=workers)
     patterns_only = table.filter(pc.equal(table["feature"], "pattern"))
@@ -92,13 +92,13 @@ def run_rate_command(
         },
     )
     write_table(ratings_table(vocab, result, keys), output, meta)
-    click.echo(
+    print(
         f"wrote {vocab.size:,} ratings to {output} in {time.perf_counter() - start:.0f} s, "
         f"peak memory {peak_memory_mb():,.0f} MB"
     )
 
 
-def run_evaluate_command(
+def run_evaluate(
     games: list[str], ratings: str, split: str, as_json: bool, plot: str | None,
     max_positions: int | None, limit: int | None, seed: int, workers: int,
 ) -> None:
@@ -111,11 +111,11 @@ def run_evaluate_command(
     if plot:
         _plot(report["cumulative"], plot)
     if as_json:
-        click.echo(json.dumps(report))
+        print(json.dumps(report))
         return
-    click.echo(f"{'moves':>10} {'positions':>10} {'top-1':>7} {'top-5':>7} {'top-10':>7} {'log-lik':>8}")
+    print(f"{'moves':>10} {'positions':>10} {'top-1':>7} {'top-5':>7} {'top-10':>7} {'log-lik':>8}")
     for name, row in [("all", report), *report["bands"].items()]:
-        click.echo(
+        print(
             f"{name:>10} {row['positions']:>10,} {row['top1']:>7.1%} {row['top5']:>7.1%} "
             f"{row['top10']:>7.1%} {row['mean_log_likelihood']:>8.3f}"
         )
@@ -128,7 +128,7 @@ def _plot(cumulative: list[float], path: str) -> None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise click.ClickException("--plot needs matplotlib: pip install 'shapemill[plot]'") from None
+        raise ShapemillError("--plot needs matplotlib: pip install 'shapemill[plot]'") from None
     k = np.arange(1, len(cumulative) + 1)
     fig, ax = plt.subplots(figsize=(6, 4))
     ax.plot(k, np.array(cumulative) * 100, marker="o", markersize=3)

@@ -27,6 +27,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .. import __version__
+from ..errors import ShapemillError
 
 META_KEY = b"shapemill"
 #: The file that makes a folder a partitioned dataset.
@@ -41,7 +42,7 @@ SCHEMA_VERSIONS: dict[str, int] = {
 }
 
 
-class TableError(Exception):
+class TableError(ShapemillError):
     """A table that cannot be used: missing, not Parquet, wrong kind or version."""
 
 

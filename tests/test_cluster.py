@@ -71,7 +71,7 @@ def test_dask_on_a_slice_of_tygem(client, tmp_path, shared_data):
 
 def test_a_worker_killed_mid_job_does_not_change_the_table(dataset, client, tmp_path):
     from shapemill.miner.cluster import mine_on_cluster
-    from shapemill.miner.run import write_mined
+    from shapemill.miner.mine_command import write_mined
 
     params = MineParams(min_count=2, max_ring=MAX_RING, discovery_games=3)  # the command's defaults
     one, dask = tmp_path / "one.parquet", tmp_path / "dask.parquet"

@@ -1,11 +1,12 @@
 """The incremental counting passes give exactly the straightforward ones' counts: the
-patterns table (``mine.count``) and the tactical-feature levels (``mine.feature_counts``)."""
+patterns table (``mine.count``) and the tactical-feature levels (``feature_counts``)."""
 
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from oracles import mine_game
 from shapemill.datasets.corpus import Corpus, load_corpus
 from shapemill.go.reading import legal_moves
 from shapemill.go.rules import (
@@ -21,6 +22,7 @@ from shapemill.go.rules import (
     to_point,
 )
 from shapemill.miner import counts, mine
+from shapemill.miner.feature_counts import feature_counts
 from shapemill.miner.features import FEATURE_LEVELS, N_FEATURES, tactical_features
 from shapemill.miner.pattern_counts import INSERTS, count_game
 
@@ -28,10 +30,10 @@ COLUMNS = ("pattern_id", "ring", "seen", "played", "witness")
 
 
 def straightforward(corpus: Corpus, dictionary: counts.Table, params: mine.MineParams) -> counts.Table:
-    """The reference: pass 2 with ``mine.mine_moves``, every ring of every candidate."""
+    """The reference: pass 2 with ``oracles.mine_game``, every ring of every candidate."""
     table = mine._gate(dictionary)
     for i in range(len(corpus)):
-        table = mine._mine_game(corpus, i, params, table)
+        table = mine_game(corpus, i, params, table)
     return table
 
 
@@ -172,7 +174,7 @@ def test_real_games_give_the_same_table(shared_data):
 
 
 def features_read_afresh(corpus: Corpus) -> tuple[np.ndarray, np.ndarray]:
-    """The reference for ``mine.feature_counts``: every legal move's features read
+    """The reference for ``feature_counts``: every legal move's features read
     at every position (``tactical_features``), up to a game's first illegal move."""
     seen = np.zeros((N_FEATURES + 1, max(FEATURE_LEVELS)), dtype=np.int64)
     played = np.zeros_like(seen)
@@ -197,7 +199,7 @@ def features_read_afresh(corpus: Corpus) -> tuple[np.ndarray, np.ndarray]:
 
 
 def check_features(corpus: Corpus) -> None:
-    seen, played = mine.feature_counts(corpus)
+    seen, played = feature_counts(corpus)
     seen[:, 0] = played[:, 0] = 0
     expected_seen, expected_played = features_read_afresh(corpus)
     assert np.array_equal(seen, expected_seen) and np.array_equal(played, expected_played)

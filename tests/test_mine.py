@@ -18,7 +18,9 @@ from shapemill.go.rings import (
     padded_point,
 )
 from shapemill.go.rules import play, to_point
-from shapemill.miner.mine import MineParams, count_features, mine_patterns, witness_keys
+from shapemill.miner.feature_counts import count_features
+from shapemill.miner.keys import witness_keys
+from shapemill.miner.mine import MineParams, mine_patterns
 from shapemill.miner.shards import Job, map_games, map_shards
 from shapemill.patterns.tables import read_table
 

@@ -3,13 +3,13 @@
 import io
 
 from shapemill.engine.mcts import SearchConfig
-from shapemill.engine.terminal import play_terminal
+from shapemill.engine.terminal import run_play
 
 
 def run(lines: list[str], human: str = "b") -> str:
     moves = iter(lines)
     out = io.StringIO()
-    play_terminal(SearchConfig(playouts=50, seed=3), 5, human, None, read=lambda: next(moves), out=out)
+    run_play(SearchConfig(playouts=50, seed=3), 5, human, None, read=lambda: next(moves), out=out)
     return out.getvalue()
 
 

@@ -476,7 +476,7 @@ def test_cli_top_level_errors_are_one_line(tmp_path):
 
 
 def test_cli_ctrl_c_exit_130_output_untouched(tmp_path, monkeypatch):
-    import shapemill.datasets.scanner as scan_mod
+    import shapemill.datasets.scan_command as scan_mod
 
     (tmp_path / "a.sgf").write_text(distinct_game(60))
     out = tmp_path / "g.parquet"

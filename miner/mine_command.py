@@ -6,17 +6,18 @@ import os
 import resource
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 
-import click
 import numpy as np
 import pyarrow as pa
 
 from ..datasets import InputError
 from ..datasets.corpus import Corpus, load_corpus
+from ..errors import ShapemillError
 from ..go.rings import ring_points
 from ..patterns.tables import TableError, table_metadata, write_table
-from .mine import MineParams, count_features, discovery_sample, mine_patterns
+from .feature_counts import count_features
+from .mine import Mined, MineParams, discovery_sample, mine_patterns
 
 WHOLE_BOARD = 361
 
@@ -49,9 +50,9 @@ def command_corpus(games: list[str], split: str, limit: int | None) -> Corpus:
     try:
         corpus = load_corpus(games, split=split, limit=limit)
     except (InputError, OSError, ValueError, TableError) as exc:
-        raise click.ClickException(str(exc)) from None
+        raise ShapemillError(str(exc)) from None
     if len(corpus) == 0:
-        raise click.ClickException(f"no {split} games in {', '.join(map(str, games))}")
+        raise ShapemillError(f"no {split} games in {', '.join(map(str, games))}")
     return corpus
 
 
@@ -66,24 +67,6 @@ def peak_memory_parts_mb() -> tuple[float, float]:
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     return own / 1024, children / 1024
-
-
-@dataclass
-class Mined:
-    """What a mining run found: the kept patterns (with keys), the feature
-    columns, the discovery threshold and dictionary size, the corpus's
-    fingerprint, games and positions, the workers that mined it, and the wall
-    time of each step where it was measured."""
-
-    rows: dict
-    features: dict
-    threshold: int
-    dictionary: int
-    fingerprint: str
-    games: int
-    positions: int
-    workers: int
-    seconds: dict[str, float] = field(default_factory=dict)
 
 
 def _progress_bar(quiet: bool, total: int | None, unit: str):
@@ -129,7 +112,7 @@ def _mine_on_dask(paths: list[str], params: MineParams, split: str, scheduler: s
                 client, paths, params, split, limit, *((bar.update, planned) if bar is not None else (None, None))
             )
     except ClusterError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise ShapemillError(str(exc)) from None
     finally:
         if bar is not None:
             bar.close()
@@ -153,7 +136,7 @@ def write_mined(mined: Mined, output: str | os.PathLike, params: MineParams, spl
     write_table(patterns_table(mined.rows, mined.features), output, meta)
 
 
-def run_mine_command(
+def run_mine(
     paths: list[str], output: str, params: MineParams, split: str, workers: int,
     limit: int | None, quiet: bool, scheduler: str | None = None,
 ) -> None:
@@ -171,10 +154,10 @@ def run_mine_command(
         sizes = np.bincount(rows["ring"])
         where = f"{mined.workers} Dask worker(s)" if scheduler else f"{mined.workers} worker(s)"
         steps = ", ".join(f"{step} {s:.1f} s" for step, s in mined.seconds.items())
-        click.echo(
+        print(
             f"mined {mined.games:,} games, {mined.positions:,} positions in {total:.1f} s "
             f"({mined.positions / total:,.0f} positions/s, {where})" + (f": {steps}" if steps else "")
         )
-        click.echo(f"kept {len(rows['seen']):,} patterns and {len(features['seen']):,} feature levels; rings {', '.join(f'{k}: {n:,}' for k, n in enumerate(sizes) if n)}")
+        print(f"kept {len(rows['seen']):,} patterns and {len(features['seen']):,} feature levels; rings {', '.join(f'{k}: {n:,}' for k, n in enumerate(sizes) if n)}")
         own, worker = peak_memory_parts_mb()
-        click.echo(f"peak memory {own:,.0f} MB in this process, {worker:,.0f} MB in the largest worker; wrote {output}")
+        print(f"peak memory {own:,.0f} MB in this process, {worker:,.0f} MB in the largest worker; wrote {output}")

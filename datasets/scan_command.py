@@ -1,0 +1,110 @@
+"""``shapemill scan``: SGF archives in, the games (and errors) table out, with a summary."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from ..errors import ShapemillError
+from ..patterns.tables import TableError, check_dataset_output
+from .scanner import ScanOptions, check_writable, default_workers, scan, write_tables
+from .sources import InputError
+
+
+def _stderr_is_tty() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def run_scan(
+    paths: tuple[str, ...],
+    output: str,
+    errors_path: str | None,
+    *,
+    size: int,
+    no_handicap: bool,
+    min_moves: int,
+    test_fraction: float,
+    max_bytes: int,
+    workers: int | None,
+    quiet: bool,
+    partition_size: int | None = None,
+) -> int:
+    """The body of ``shapemill scan``; returns the exit code (130 on Ctrl-C).
+
+    Problems with the command itself (a PATH that does not exist, an output that
+    cannot be written) raise a one-line :class:`ShapemillError`.
+    """
+    t0 = time.perf_counter()
+    for out in (output, errors_path):
+        if out is None:
+            continue
+        try:
+            check_writable(out, folder=out is output and partition_size is not None)
+        except OSError as exc:
+            raise ShapemillError(f"cannot write {out}: {exc.strerror or exc}") from None
+    if partition_size is not None:
+        try:
+            check_dataset_output(output)
+        except TableError as exc:
+            raise ShapemillError(f"cannot write {exc}") from None
+    opt = ScanOptions(
+        size=size, no_handicap=no_handicap, min_moves=min_moves, test_fraction=test_fraction,
+        max_bytes=max_bytes, workers=workers or default_workers(),
+    )
+    params = {
+        "paths": [str(p) for p in paths],
+        "size": size,
+        "no_handicap": no_handicap,
+        "min_moves": min_moves,
+        "test_fraction": test_fraction,
+        "max_member_bytes": max_bytes,
+        **({"partition_size": partition_size} if partition_size is not None else {}),
+    }
+    bar = None
+    if not quiet and _stderr_is_tty():
+        from tqdm import tqdm
+
+        bar = tqdm(unit=" files", desc="scan", file=sys.stderr, mininterval=0.5)
+
+    def progress(files: int, kept: int) -> None:
+        if bar is not None:
+            bar.update(files - bar.n)
+            bar.set_postfix(kept=kept, refresh=False)
+
+    try:
+        try:
+            result = scan(paths, opt, progress)
+        finally:
+            if bar is not None:
+                bar.close()
+        try:
+            write_tables(result, output, errors_path, params, partition_size)
+        except OSError as exc:
+            raise ShapemillError(
+                f"cannot write {exc.filename or output}: {exc.strerror or exc}"
+            ) from None
+        except TableError as exc:
+            raise ShapemillError(f"cannot write {exc}") from None
+    except InputError as exc:
+        raise ShapemillError(str(exc)) from None
+    except KeyboardInterrupt:
+        print("shapemill scan: interrupted; no table written (existing files untouched)", file=sys.stderr)
+        return 130
+    except ShapemillError:
+        raise
+    except Exception as exc:  # a bug: still one line, never a traceback
+        msg = " ".join(str(exc).split())
+        raise ShapemillError(f"unexpected error ({type(exc).__name__}: {msg}); please report it") from None
+    if not quiet:
+        for line in result.summary_lines():
+            print(line, file=sys.stderr)
+        print(
+            f"wrote {result.kept:,} games to {output}"
+            + (f" and {len(result.errors):,} error rows to {errors_path}" if errors_path else "")
+            + f" in {time.perf_counter() - t0:.1f} s",
+            file=sys.stderr,
+        )
+    return 0

@@ -1,0 +1,142 @@
+"""The import contract of the house: layers import one way, no cycles, click in cli.py only.
+
+go <- patterns <- datasets <- miner <- engine <- cli.py; the root modules
+``__init__`` and ``errors`` sit below them all. Imports inside functions count.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LAYERS = ("", "go", "patterns", "datasets", "miner", "engine", "cli")
+OUTSIDE = ("tests", "bench", "tools", "build", "docs")
+
+
+def package_files() -> list[Path]:
+    return sorted(
+        p for p in ROOT.rglob("*.py")
+        if p.relative_to(ROOT).parts[0] not in OUTSIDE and not any(part.startswith(".") for part in p.parts)
+    )
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(["shapemill", *parts])
+
+
+def imports_of(path: Path) -> list[tuple[int, str]]:
+    """(line, module) of every import of ``path``, relative ones resolved; ``from P
+    import m`` of a submodule ``m`` counts as importing ``P.m`` only."""
+    modules = {module_name(p) for p in package_files()}
+    package = module_name(path).split(".")
+    if path.name != "__init__.py":
+        package.pop()
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join(base + ([node.module] if node.module else []))
+            subs = [f"{module}.{alias.name}" for alias in node.names if f"{module}.{alias.name}" in modules]
+            found += [(node.lineno, m) for m in subs or [module]]
+    return found
+
+
+def layer_of(module: str) -> int:
+    parts = module.split(".")
+    top = parts[1] if len(parts) > 1 else ""
+    return LAYERS.index(top) if top in LAYERS else 0
+
+
+def internal_graph() -> dict[str, set[str]]:
+    modules = {module_name(p): p for p in package_files()}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        graph[name] = {m for _, m in imports_of(path) if m in modules and m != name}
+    return graph
+
+
+def upward_imports() -> list[str]:
+    upward = []
+    for path in package_files():
+        here = module_name(path)
+        for line, target in imports_of(path):
+            if target.startswith("shapemill") and layer_of(target) > layer_of(here):
+                upward.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
+    return upward
+
+
+def test_every_layer_imports_only_the_layers_below() -> None:
+    assert upward_imports() == []
+
+
+def test_go_imports_nothing_of_ours() -> None:
+    reached = [
+        f"{path.relative_to(ROOT)}:{line} imports {target}"
+        for path in package_files() if path.relative_to(ROOT).parts[0] == "go"
+        for line, target in imports_of(path)
+        if target.startswith("shapemill") and not target.startswith("shapemill.go")
+    ]
+    assert reached == []
+
+
+def test_no_import_cycle_between_files() -> None:
+    graph = internal_graph()
+    state: dict[str, int] = {}
+    cycles = []
+
+    def visit(node: str, stack: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                cycles.append(" -> ".join(stack[stack.index(nxt):] + [node, nxt]) if nxt in stack else f"{node} -> {nxt}")
+            elif nxt not in state:
+                visit(nxt, stack + [node])
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [])
+    assert cycles == []
+
+
+def test_click_only_in_cli() -> None:
+    users = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for path in package_files() if path.name != "cli.py" or path.parent != ROOT
+        for line, target in imports_of(path) if target.split(".")[0] == "click"
+    ]
+    assert users == []
+
+
+def test_imports_inside_the_package_are_relative() -> None:
+    absolute = []
+    for path in package_files():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("shapemill"):
+                absolute.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+            if isinstance(node, ast.Import) and any(a.name.startswith("shapemill") for a in node.names):
+                absolute.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert absolute == []
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ("from ..engine import mcts\n", "miner/x.py:1 imports shapemill.engine"),
+        ("def f():\n    from ..miner.prior import MovePrior\n", "patterns/x.py:2 imports shapemill.miner.prior"),
+    ],
+)
+def test_the_contract_catches_an_upward_import(tmp_path, monkeypatch, source, found) -> None:
+    layer = found.split("/")[0]
+    (tmp_path / layer).mkdir()
+    (tmp_path / layer / "x.py").write_text(source)
+    monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
+    assert upward_imports() == [found]
