@@ -372,9 +372,11 @@ class Tree:
     def find_root(self, board: Board, color: int) -> None:
         """Reuse the subtree of the current position if the tree holds it, else start over."""
         key = (board.zobrist, color)
+        if key == self.root_key:  # the same position again (analysis): search on
+            return
         half_full = np.any(self.pool[:, 0] - self.bounds[:, 0] >= (self.bounds[:, 1] - self.bounds[:, 0]) // 2)
         if self.root_key is not None and not half_full:
-            node = self.root if key == self.root_key else self._descend(board)
+            node = self._descend(board)
             if node >= 0:
                 self.root, self.root_key = node, key
                 return
