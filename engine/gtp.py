@@ -3,10 +3,18 @@
 Every response is ``=[id] text`` or ``?[id] message`` followed by a blank line;
 malformed or unknown commands and illegal moves get ``?`` with the reason, and
 no input makes the loop crash. Vertices are GTP's (``A1`` bottom left, no I).
+
+The analysis commands of Leela Zero and KataGo stream: ``lz-analyze`` /
+``kata-analyze`` answer ``=`` and then print one line of ``info move ...``
+entries every interval while the search goes on, until the next command
+arrives, which ends the response with its blank line; ``lz-genmove_analyze`` /
+``kata-genmove_analyze`` print them while choosing a move and end with
+``play MOVE``. Leela Zero gives win rates and priors in 0..10000, KataGo in 0..1.
 """
 
 from __future__ import annotations
 
+import io
 import sys
 import threading
 from collections.abc import Callable
@@ -18,7 +26,7 @@ import numpy as np
 from ..go import rules
 from ..go.board import Board, IllegalMove
 from ..miner.prior import MovePrior
-from .mcts import RESIGN, Search, SearchConfig, choose_move, dead_stones, score_without_dead
+from .mcts import RESIGN, MoveInfo, Search, SearchConfig, choose_move, dead_stones, score_without_dead
 
 LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 NAME, VERSION = "shapemill", "0.1.0"
@@ -84,8 +92,12 @@ class GtpEngine:
         self.board = Board(size)
         self.search = Search(config)
         self.last = None
-        self.time_settings: tuple[float, float, int] | None = None
+        self.last_key: tuple[int, str] | None = None  # the position (hash, to move) of self.last
+        self.movers: list[str] = []  # colours of the moves played, for undo and the side to move
+        self.time_settings: tuple[str, float, float, int] | None = None  # kind, main, byo-yomi, stones
         self.time_left: dict[str, tuple[float, int]] = {}
+        self._analysis: tuple[threading.Event, list[threading.Thread]] | None = None
+        self._out_lock = threading.Lock()
         self.commands: dict[str, Callable[[list[str]], str]] = {
             "protocol_version": lambda a: "2",
             "name": lambda a: NAME,
@@ -105,6 +117,7 @@ class GtpEngine:
             "set_free_handicap": self.cmd_set_free_handicap,
             "time_settings": self.cmd_time_settings,
             "time_left": self.cmd_time_left,
+            "kgs-time_settings": self.cmd_kgs_time_settings,
             "final_score": self.cmd_final_score,
             "final_status_list": self.cmd_final_status_list,
             "loadsgf": self.cmd_loadsgf,
@@ -113,12 +126,23 @@ class GtpEngine:
             "gogui-analyze_commands": lambda a: "gfx/Visits/shapemill-visits\ngfx/Prior/shapemill-prior",
             "shapemill-visits": self.cmd_visits,
             "shapemill-prior": self.cmd_prior,
+            "lz-analyze": lambda a: "",
+            "kata-analyze": lambda a: "",
+            "lz-genmove_analyze": lambda a: "",
+            "kata-genmove_analyze": lambda a: "",
+        }
+        self.streams: dict[str, Callable[[list[str], str, TextIO], None]] = {
+            "lz-analyze": lambda a, cid, out: self.analyze("lz", a, cid, out),
+            "kata-analyze": lambda a, cid, out: self.analyze("kata", a, cid, out),
+            "lz-genmove_analyze": lambda a, cid, out: self.genmove_analyze("lz", a, cid, out),
+            "kata-genmove_analyze": lambda a, cid, out: self.genmove_analyze("kata", a, cid, out),
         }
 
     # --- the loop -------------------------------------------------------
 
-    def handle(self, line: str) -> tuple[str, bool]:
-        """The full response to one command line, and whether to quit."""
+    def handle(self, line: str, stdout: TextIO | None = None) -> tuple[str, bool]:
+        """The full response to one command line, and whether to quit. A streaming
+        command (analysis) writes its response to ``stdout`` itself and returns ""."""
         line = "".join(ch for ch in line.split("#", 1)[0] if ch == "\t" or ch >= " ").replace("\t", " ")
         words = line.split()
         if not words:
@@ -133,6 +157,9 @@ class GtpEngine:
         if handler is None:
             return f"?{cid} unknown command\n\n", False
         try:
+            if name in self.streams:
+                self.streams[name](args, cid, stdout if stdout is not None else io.StringIO())
+                return "", False
             text = handler(args)
         except (GtpError, IllegalMove, ValueError, IndexError, OSError) as e:
             return f"?{cid} {e}\n\n", False
@@ -144,12 +171,126 @@ class GtpEngine:
         stdin = stdin or sys.stdin
         stdout = stdout or sys.stdout
         for line in stdin:
-            response, done = self.handle(line)
+            self.stop_analysis(stdout)
+            response, done = self.handle(line, stdout)
             if response:
                 stdout.write(response)
                 stdout.flush()
             if done:
                 return
+        self.stop_analysis(stdout)
+
+    # --- analysis for GUIs -------------------------------------------------
+
+    def _analysis_args(self, a: list[str], need_color: bool) -> tuple[str, float]:
+        """The colour and the interval (seconds) of an analysis command:
+        ``[color] [interval]`` or ``interval N``; other key-value pairs are ignored."""
+        color, interval, rest = self.to_move(), 1.0, list(a)
+        if rest and rest[0].lower() in ("b", "w", "black", "white"):
+            color = parse_color(rest.pop(0))
+        elif need_color:
+            raise GtpError("syntax error")
+        while rest:
+            word = rest.pop(0)
+            if word == "interval" and rest:
+                word = rest.pop(0)
+            elif not word.isdigit():
+                rest = rest[1:]  # a key we do not use, and its value
+                continue
+            if not word.isdigit():
+                raise GtpError("syntax error")
+            interval = int(word) / 100
+        return color, max(interval, 0.01)
+
+    def _info_line(self, kind: str) -> str:
+        """One line of ``info`` entries for the root moves of the last search."""
+        w = self.size + 2
+        entries = []
+        for order, info in enumerate(self.search.analysis(self.board)):
+            pv = " ".join(self._vertex(p, w) for p in info.pv)
+            entries.append(f"info move {self._vertex(info.move, w)} visits {info.visits} "
+                           f"{self._rates(kind, info)} order {order} pv {pv}")
+        return " ".join(entries)
+
+    @staticmethod
+    def _rates(kind: str, info: MoveInfo) -> str:
+        if kind == "lz":
+            return (f"winrate {round(info.winrate * 10000)} prior {round(info.prior * 10000)} "
+                    f"lcb {round(info.lcb * 10000)}")
+        return f"winrate {info.winrate:.6f} prior {info.prior:.6f} lcb {info.lcb:.6f}"
+
+    @staticmethod
+    def _vertex(p: int, w: int) -> str:
+        return "pass" if p == rules.PASS else format_vertex((p // w - 1, p % w - 1))
+
+    def _report(self, kind: str, interval: float, stop: threading.Event, out: TextIO) -> None:
+        """Print an ``info`` line every ``interval`` seconds until ``stop`` is set."""
+        while not stop.wait(interval):
+            line = self._info_line(kind)
+            if line:
+                with self._out_lock:
+                    out.write(line + "\n")
+                    out.flush()
+
+    def analyze(self, kind: str, a: list[str], cid: str, out: TextIO) -> None:
+        """``lz-analyze`` / ``kata-analyze``: search the current position until the
+        next command, reporting every interval."""
+        color, interval = self._analysis_args(a, need_color=False)
+        c = rules.BLACK if color == "b" else rules.WHITE
+        prior, knowledge = search_priors(self.config, self.prior, self.board, c)
+        stop = threading.Event()
+        board = self.board.copy()
+        self.search.config = replace(self.config, time_per_move=None, playouts=1 << 40)
+
+        def search() -> None:
+            self.last = self.search.run(board, c, prior, knowledge, stop=stop)
+            self.last_key = (board.zobrist, color)
+
+        out.write(f"={cid}\n")
+        out.flush()
+        threads = [threading.Thread(target=search, daemon=True),
+                   threading.Thread(target=self._report, args=(kind, interval, stop, out), daemon=True)]
+        for t in threads:
+            t.start()
+        self._analysis = (stop, threads)
+
+    def stop_analysis(self, out: TextIO) -> None:
+        """End a running ``*-analyze`` response: stop the search, then the blank line."""
+        if self._analysis is None:
+            return
+        stop, threads = self._analysis
+        stop.set()
+        for t in threads:
+            t.join()
+        self._analysis = None
+        self.search.config = self.config
+        out.write("\n")
+        out.flush()
+
+    def genmove_analyze(self, kind: str, a: list[str], cid: str, out: TextIO) -> None:
+        """``lz-genmove_analyze`` / ``kata-genmove_analyze``: ``genmove`` that reports
+        its search every interval and ends with ``play MOVE``."""
+        color, interval = self._analysis_args(a, need_color=True)
+        out.write(f"={cid}\n")
+        out.flush()
+        stop = threading.Event()
+        reporter = threading.Thread(target=self._report, args=(kind, interval, stop, out), daemon=True)
+        reporter.start()
+        try:
+            text = self.cmd_genmove([color])
+        finally:
+            stop.set()
+            reporter.join()
+        line = self._info_line(kind)
+        out.write((line + "\n" if line else "") + f"play {text}\n\n")
+        out.flush()
+
+    def to_move(self) -> str:
+        """The colour to play next: the other of the last move's, Black on an empty
+        board, White after handicap stones."""
+        if self.movers:
+            return "w" if self.movers[-1] == "b" else "b"
+        return "w" if self.board.stones("b") and not self.board.stones("w") else "b"
 
     # --- commands -------------------------------------------------------
 
@@ -157,6 +298,7 @@ class GtpEngine:
         self.size = size
         self.board = Board(size)
         self.last = None
+        self.movers = []
         self.search = Search(self.config)
 
     def cmd_boardsize(self, a: list[str]) -> str:
@@ -185,6 +327,7 @@ class GtpEngine:
         if reason:
             raise GtpError(f"illegal move: {reason}")
         self.board.play(color, point)
+        self.movers.append(color)
         return ""
 
     def _think(self, color: str) -> tuple[int, str]:
@@ -195,6 +338,7 @@ class GtpEngine:
         opponent_passed = len(self.board._undo) > 0 and int(self.board.m[rules.LAST]) == rules.PASS
         prior, knowledge = search_priors(self.config, self.prior, self.board, c)
         self.last = choose_move(self.search, self.board, c, opponent_passed, prior, knowledge)
+        self.last_key = (self.board.zobrist, color)
         move = self.last.move
         if move == RESIGN:
             return move, "resign"
@@ -209,6 +353,7 @@ class GtpEngine:
         move, text = self._think(color)
         if move != RESIGN:
             self.board.play(color, parse_vertex(text, self.size))
+            self.movers.append(color)
         return text
 
     def cmd_reg_genmove(self, a: list[str]) -> str:
@@ -220,6 +365,8 @@ class GtpEngine:
         if not self.board._undo:
             raise GtpError("cannot undo")
         self.board.undo()
+        if self.movers:
+            self.movers.pop()
         return ""
 
     def _setup_handicap(self, points: list[tuple[int, int]]) -> None:
@@ -257,11 +404,35 @@ class GtpEngine:
         return ""
 
     def cmd_time_settings(self, a: list[str]) -> str:
+        """GTP's: byo-yomi time with 0 stones is no limit, 0 byo-yomi time absolute
+        time, else Canadian byo-yomi (``stones`` moves in each period)."""
         try:
             main, byo, stones = float(a[0]), float(a[1]), int(a[2])
         except (IndexError, ValueError):
             raise GtpError("syntax error") from None
-        self.time_settings = (main, byo, stones)
+        if byo > 0 and stones == 0 or main == 0 and byo == 0:
+            self.time_settings = None
+        else:
+            self.time_settings = ("absolute" if byo == 0 else "canadian", main, byo, stones)
+        self.time_left = {}
+        return ""
+
+    def cmd_kgs_time_settings(self, a: list[str]) -> str:
+        """KGS's: ``none``, ``absolute MAIN``, ``byoyomi MAIN PERIOD PERIODS`` (Japanese:
+        each move within a period of PERIOD seconds), ``canadian MAIN TIME STONES``."""
+        kinds = {"none": 0, "absolute": 1, "byoyomi": 3, "canadian": 3}
+        if not a or a[0] not in kinds or len(a) != 1 + kinds[a[0]]:
+            raise GtpError("syntax error")
+        try:
+            values = [float(x) for x in a[1:]]
+        except ValueError:
+            raise GtpError("syntax error") from None
+        if a[0] == "none":
+            self.time_settings = None
+        elif a[0] == "absolute":
+            self.time_settings = ("absolute", values[0], 0.0, 0)
+        else:
+            self.time_settings = (a[0], values[0], values[1], int(values[2]))
         self.time_left = {}
         return ""
 
@@ -275,22 +446,24 @@ class GtpEngine:
 
     def _time_budget(self, color: str) -> float | None:
         """Seconds for this move: the remaining main time spread over the moves a
-        game still needs, or the byo-yomi period shared by its stones, with a margin."""
-        if self.time_settings is None or (self.time_settings[0] == 0 and self.time_settings[1] == 0):
+        game still needs, or in byo-yomi the period shared by its stones (Canadian)
+        or the whole period (Japanese), with a margin; without limit, the engine's own."""
+        if self.time_settings is None:
             return self.base_time
-        main, byo, stones = self.time_settings
+        kind, main, byo, stones = self.time_settings
         left, left_stones = self.time_left.get(color, (main, 0))
-        if left_stones > 0:
+        if left_stones > 0 and kind == "canadian":
             budget = left / left_stones
+        elif left_stones > 0 and kind == "byoyomi":
+            budget = byo
         else:
             moves_left = max(10, (self.size * self.size - len(self.board._undo)) // 3)
-            budget = left / moves_left + (byo / max(stones, 1) if byo else 0)
+            budget = left / moves_left + (byo / max(stones, 1) if kind == "canadian" else byo)
         budget *= 0.8
         return max(0.05, budget if self.base_time is None else min(budget, self.base_time))
 
     def _ownership(self) -> np.ndarray:
-        last = int(self.board.m[rules.LAST])
-        c = 3 - int(self.board.b[rules.COLOR, last]) if last != rules.PASS else rules.BLACK
+        c = rules.BLACK if self.to_move() == "b" else rules.WHITE
         return Search(SearchConfig(**{**self.config.__dict__, "time_per_move": None})).run(self.board, c).owner
 
     def cmd_final_score(self, a: list[str]) -> str:
@@ -326,6 +499,7 @@ class GtpEngine:
             self.board.setup(color, [pt for c, pt in setup.list_occupied_points() if c == color])
         for color, point in moves[:limit]:
             self.board.play(color, point)
+            self.movers.append(color)
         self.config.komi = float(game.get_komi())
         return "black" if not moves[:limit] or moves[:limit][-1][0] == "w" else "white"
 
@@ -341,11 +515,20 @@ class GtpEngine:
                  for p in np.flatnonzero(values > 0)]
         return "INFLUENCE " + " ".join(cells) if cells else ""
 
+    def _searched_here(self) -> bool:
+        """Whether the last search was of the current position and side to move."""
+        return self.last is not None and self.last_key == (self.board.zobrist, self.to_move())
+
     def cmd_visits(self, a: list[str]) -> str:
-        return self._heat(self.last.visits) if self.last is not None else ""
+        return self._heat(self.last.visits) if self._searched_here() else ""
 
     def cmd_prior(self, a: list[str]) -> str:
-        return self._heat(self.last.prior) if self.last is not None else ""
+        """The priors of the current position's moves for the side to move: the
+        table's move strengths, or without a table the last search's if of this position."""
+        if self.prior is not None:
+            c = rules.BLACK if self.to_move() == "b" else rules.WHITE
+            return self._heat(np.asarray(self.prior(self.board.b, self.board.m, c), dtype=float))
+        return self._heat(self.last.prior) if self._searched_here() else ""
 
 
 def search_priors(config: SearchConfig, prior: MovePrior | None, board: Board,

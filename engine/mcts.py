@@ -1,32 +1,25 @@
 """Monte-Carlo tree search with RAVE and prior knowledge (MoGo 2008, Gelly & Silver 2007).
 
-The tree lives in flat arrays (``Tree``): node ``i`` has a move, the index of its
-first child and its number of children (children are contiguous), real visits
-and wins, virtual (prior) visits and wins, AMAF visits and wins, and a prior
-probability. Wins of a node are counted for the player who made its move.
-
-A simulation descends from the root by the score
-
-    (1 - beta) * Q + beta * Q_amaf + exploration + progressive bias,
-
-with ``Q`` counting the prior's virtual wins, ``beta = an / (an + n + n * an / RAVE_EQUIV)``
-(Silver's minimum-error schedule, going from 1 to 0 as visits grow),
-exploration UCB1 or UCB1-Tuned, and progressive bias / PUCT ``C_PB * P * sqrt(N) / (1 + n)``.
-A leaf visited ``EXPAND_AT`` times is expanded with all legal moves that fill no own
-eye; each child starts with expert virtual wins (capture, save atari, 3x3 shape,
-self-atari penalty) plus the external prior: the ratings table's move strengths,
-given for the root and, with ``knowledge``, computed in the kernel for every node.
-With progressive widening only the ``K(N)`` best children by prior are searchable.
-The playout (MoGo, gamma-weighted or uniform random) scores the board by area;
-every node on the path gets the result and its children get the AMAF update of
-the moves played later by the same colour. The numba RNG is seeded by ``Search``, so equal seeds give equal
-searches. With several threads each grows its own tree (root parallelism: no
-locks, since the kernel shares nothing) and the roots' statistics are summed.
+The tree lives in flat arrays (``Tree``; fields and the selection formulas in
+``selection``, docs/search.md). A simulation descends from the root by the
+chosen bandit and prior formula. A leaf visited ``EXPAND_AT`` times is expanded
+with all legal moves that fill no own eye; each child starts with expert virtual
+wins (capture, save atari, 3x3 shape, self-atari penalty) plus the external
+prior: the ratings table's move strengths, given for the root and, with
+``knowledge``, computed in the kernel for every node. With progressive widening
+only the ``K(N)`` best children by prior are searchable. The playout (MoGo,
+gamma-weighted or uniform random) scores the board by area; every node on the
+path gets the result and its children get the AMAF update of the moves played
+later by the same colour. The numba RNG is seeded by ``Search``, so with one
+thread equal seeds give equal searches. With several threads, root parallelism
+grows one tree per thread (each seeded, so a seed and a thread count give one
+result) and sums the roots' statistics; tree parallelism grows one tree from all
+threads, each writing its own statistics slice and node share (no locks, no lost
+updates), with virtual loss; its result depends on the threads' timing.
 """
 
 from __future__ import annotations
 
-import math
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -58,15 +51,39 @@ from ..miner.prior import NO_KNOWLEDGE, move_strengths
 from .playout_gamma import gamma_playout
 from .playout_mogo import PATTERNS, mogo_playout
 from .playout_random import random_playout
+from .selection import (
+    AVISITS,
+    AWINS,
+    BANDIT,
+    BANDITS,
+    C_PB,
+    C_UCB,
+    EXPAND_AT,
+    FIRST,
+    FPU,
+    KOMI,
+    MOVE,
+    N_FIELDS,
+    N_PARAMS,
+    NCHILD,
+    POLICY,
+    PRIOR_MODE,
+    PRIOR_MODES,
+    PRIOR_N,
+    PROB,
+    PVISITS,
+    PWINS,
+    RAVE_EQUIV,
+    TREE_PRIOR,
+    USE_RAVE,
+    VISITS,
+    VLOSS,
+    WIDEN,
+    WINS,
+    select_child,
+    stat,
+)
 
-# Node fields of the float table ``f``.
-VISITS, WINS, PVISITS, PWINS, AVISITS, AWINS, PROB = range(7)
-# Node fields of the int table ``t``.
-MOVE, FIRST, NCHILD = range(3)
-
-# Parameters, in the float vector ``params``.
-C_UCB, TUNED, RAVE_EQUIV, C_PB, PRIOR_N, WIDEN, EXPAND_AT, USE_RAVE, POLICY, KOMI, TREE_PRIOR = range(11)
-N_PARAMS = 11
 #: Playout policies, by their value at ``params[POLICY]``.
 POLICIES = ("random", "mogo", "gamma")
 RANDOM_PLAYOUTS, MOGO_PLAYOUTS, GAMMA_PLAYOUTS = range(3)
@@ -122,12 +139,15 @@ def _atari_moves(b: np.ndarray, m: np.ndarray, color: int) -> np.ndarray:
 
 @njit(cache=True)
 def expand(b: np.ndarray, m: np.ndarray, color: int, node: int, t: np.ndarray, f: np.ndarray,
-           n_nodes: int, prior: np.ndarray, allowed: np.ndarray, params: np.ndarray) -> int:
+           n_nodes: int, limit: int, prior: np.ndarray, allowed: np.ndarray, params: np.ndarray) -> int:
     """Give ``node`` its children (legal moves of ``color`` filling no own eye), sorted by
-    prior value; returns the new node count (unchanged when the tree is full)."""
+    prior value, at nodes ``n_nodes`` on; returns the next free node (unchanged when
+    the children would pass ``limit``, the end of this thread's share of the arrays).
+    The children are written before ``node`` points to them, so that another thread
+    reading the tree meanwhile sees ``node`` either as a leaf or with all its children."""
     size = m[SIZE]
     w = m[STRIDE]
-    if n_nodes + size * size > t.shape[1]:
+    if n_nodes + size * size > limit:
         return n_nodes
     near = _atari_moves(b, m, color)
     moves = np.empty(size * size, dtype=np.int64)
@@ -157,59 +177,34 @@ def expand(b: np.ndarray, m: np.ndarray, color: int, node: int, t: np.ndarray, f
             pw[j] += params[PRIOR_N] * rel / (rel + 1)
         value[j] = prob if params[WIDEN] > 0 else pw[j] / pn[j]
     order = np.argsort(-value[:k], kind="mergesort")
-    t[FIRST, node] = n_nodes
-    t[NCHILD, node] = k
     for j in range(k):
         c = n_nodes + j
         o = order[j]
         t[MOVE, c] = moves[o]
         t[FIRST, c] = -1
         t[NCHILD, c] = 0
-        f[:, c] = 0.0
-        f[PVISITS, c] = pn[o]
-        f[PWINS, c] = pw[o]
-        f[PROB, c] = prior[moves[o]] / total if total > 0 else 1.0 / k
+        f[:, :, c] = 0.0
+        f[0, PVISITS, c] = pn[o]
+        f[0, PWINS, c] = pw[o]
+        f[0, PROB, c] = prior[moves[o]] / total if total > 0 else 1.0 / k
+    t[NCHILD, node] = k
+    t[FIRST, node] = n_nodes
     return n_nodes + k
 
 
-@njit(cache=True)
-def select_child(node: int, t: np.ndarray, f: np.ndarray, params: np.ndarray) -> int:
-    """The child of ``node`` with the best RAVE + UCB + progressive-bias score."""
-    parent_n = f[VISITS, node] + 1.0
-    log_n = math.log(parent_n)
-    first, k = t[FIRST, node], t[NCHILD, node]
-    if params[WIDEN] > 0:  # progressive widening: K(N) grows with log N
-        k = min(k, 2 + int(math.log(parent_n) / math.log(params[WIDEN])))
-    best, best_score = first, -1e300
-    for c in range(first, first + k):
-        n = f[VISITS, c] + f[PVISITS, c]
-        q = (f[WINS, c] + f[PWINS, c]) / n
-        an = f[AVISITS, c]
-        if params[USE_RAVE] > 0 and an > 0:
-            beta = an / (an + n + n * an / params[RAVE_EQUIV])
-            q = (1 - beta) * q + beta * f[AWINS, c] / an
-        if params[C_UCB] > 0:
-            if params[TUNED] > 0:
-                var = q - q * q + math.sqrt(2 * log_n / n)
-                q += params[C_UCB] * math.sqrt(log_n / n * min(0.25, var))
-            else:
-                q += params[C_UCB] * math.sqrt(log_n / n)
-        if params[C_PB] > 0:
-            q += params[C_PB] * f[PROB, c] * math.sqrt(parent_n) / (1 + f[VISITS, c])
-        if q > best_score:
-            best, best_score = c, q
-    return best
-
-
 @njit(cache=True, nogil=True)
-def simulate(b0: np.ndarray, m0: np.ndarray, color: int, t: np.ndarray, f: np.ndarray, n_nodes: int,
-             root: int, n_sims: int, prior: np.ndarray, allowed: np.ndarray, params: np.ndarray,
-             owner: np.ndarray, gammas: np.ndarray, knowledge) -> int:
-    """Run ``n_sims`` simulations from ``root`` (position ``b0, m0``, ``color`` to move);
-    adds final-board ownership (+1 Black, -1 White per point) to ``owner``; returns
-    the node count. ``gammas``: the gamma policy's table (``engine.gamma``);
-    ``knowledge``: the ratings table (``MovePrior.knowledge``) whose move strengths
-    are the prior of the nodes below the root when ``params[TREE_PRIOR]`` is set."""
+def simulate(b0: np.ndarray, m0: np.ndarray, color: int, t: np.ndarray, f: np.ndarray, pool: np.ndarray,
+             thread: int, root: int, n_sims: int, prior: np.ndarray, allowed: np.ndarray, params: np.ndarray,
+             owner: np.ndarray, gammas: np.ndarray, knowledge) -> None:
+    """Run ``n_sims`` simulations from ``root`` (position ``b0, m0``, ``color`` to move)
+    as search thread ``thread``: its statistics go to ``f[thread]``, its new nodes to
+    its share ``pool[thread] = (next free node, end)`` of the arrays. Adds final-board
+    ownership (+1 Black, -1 White per point) to ``owner``. ``gammas``: the gamma
+    policy's table (``engine.gamma``); ``knowledge``: the ratings table
+    (``MovePrior.knowledge``) whose move strengths are the prior of the nodes below
+    the root when ``params[TREE_PRIOR]`` is set. With ``params[VLOSS]`` each node on
+    the way down counts that many lost visits until the playout's result replaces
+    them (virtual loss), so that other threads descending meanwhile spread out."""
     size = m0[SIZE]
     w = m0[STRIDE]
     seq = np.empty(4 * size * size + 8, dtype=np.int64)
@@ -218,28 +213,35 @@ def simulate(b0: np.ndarray, m0: np.ndarray, color: int, t: np.ndarray, f: np.nd
     uniform = np.ones(w * w)
     node_prior = np.empty(w * w)
     everywhere = np.ones(w * w, dtype=np.bool_)
+    fk = f[thread]
+    vloss = params[VLOSS]
     for _ in range(n_sims):
         b, m = b0.copy(), m0.copy()
         node, depth, c = root, 0, color
         path[0] = root
         while True:  # descend, expanding a leaf once it has been visited enough
-            if t[FIRST, node] < 0 and (node == root or f[VISITS, node] >= params[EXPAND_AT] - 1):
+            if t[FIRST, node] < 0 and (node == root or stat(f, VISITS, node) >= params[EXPAND_AT] - 1):
                 at_root = node == root
                 below = uniform
                 if not at_root and params[TREE_PRIOR] > 0:
                     move_strengths(b, m, c, knowledge, node_prior)
                     below = node_prior
-                n_nodes = expand(b, m, c, node, t, f, n_nodes, prior if at_root else below,
-                                 allowed if at_root else everywhere, params)
-            if t[FIRST, node] < 0 or depth + 2 >= len(path):
+                pool[thread, 0] = expand(b, m, c, node, t, f, pool[thread, 0], pool[thread, 1],
+                                         prior if at_root else below, allowed if at_root else everywhere, params)
+            if depth + 2 >= len(path):
                 break
-            node = select_child(node, t, f, params)
+            child = select_child(node, t, f, params)
+            if child < 0:
+                break
+            node = child
             play(b, m, c, t[MOVE, node])
             seq[depth] = t[MOVE, node]
             depth += 1
             path[depth] = node
             c = 3 - c
-            if f[VISITS, node] == 0:
+            fresh = stat(f, VISITS, node) == 0
+            fk[VISITS, node] += vloss
+            if fresh:
                 break
         if params[POLICY] == MOGO_PLAYOUTS:
             score, n = mogo_playout(b, m, c, params[KOMI], seq[depth:])
@@ -253,11 +255,10 @@ def simulate(b0: np.ndarray, m0: np.ndarray, color: int, t: np.ndarray, f: np.nd
                 owner[p] += _owner(b, w, p)
         for d in range(depth + 1):  # the mover into path[d] is `color` when d is odd
             mover = color if d % 2 == 1 else 3 - color
-            f[VISITS, path[d]] += 1
-            f[WINS, path[d]] += 1.0 if (mover == BLACK) == black_wins else 0.0
+            fk[VISITS, path[d]] += 1 - (vloss if d > 0 else 0.0)
+            fk[WINS, path[d]] += 1.0 if (mover == BLACK) == black_wins else 0.0
         if params[USE_RAVE] > 0:
-            _update_amaf(seq, depth + n, path, depth, color, black_wins, t, f, first_at)
-    return n_nodes
+            _update_amaf(seq, depth + n, path, depth, color, black_wins, t, fk, first_at)
 
 
 @njit(cache=True)
@@ -274,8 +275,8 @@ def _owner(b: np.ndarray, w: int, p: int) -> int:
 
 @njit(cache=True)
 def _update_amaf(seq: np.ndarray, n_seq: int, path: np.ndarray, depth: int, color: int,
-                 black_wins: bool, t: np.ndarray, f: np.ndarray, first_at: np.ndarray) -> None:
-    """AMAF: a child of ``path[d]`` counts as played when its move comes first, at or
+                 black_wins: bool, t: np.ndarray, fk: np.ndarray, first_at: np.ndarray) -> None:
+    """AMAF (into one thread's statistics ``fk``): a child of ``path[d]`` counts as played when its move comes first, at or
     after move ``d``, by the same colour (``seq[i]`` is played by ``color`` for even i)."""
     big = 1 << 30
     first_at[:] = big
@@ -285,27 +286,31 @@ def _update_amaf(seq: np.ndarray, n_seq: int, path: np.ndarray, depth: int, colo
             node = path[i]
             mover = color if i % 2 == 0 else 3 - color
             won = (mover == BLACK) == black_wins
-            for c in range(t[FIRST, node], t[FIRST, node] + t[NCHILD, node]):
+            first = t[FIRST, node]
+            if first < 0:  # another thread's expansion not published yet
+                continue
+            for c in range(first, first + t[NCHILD, node]):
                 j = first_at[t[MOVE, c]]
                 if j < big and (j - i) % 2 == 0:
-                    f[AVISITS, c] += 1
-                    f[AWINS, c] += 1.0 if won else 0.0
+                    fk[AVISITS, c] += 1
+                    fk[AWINS, c] += 1.0 if won else 0.0
 
 
 @dataclass
 class SearchConfig:
-    """The search's knobs (see the module docstring)."""
+    """The search's knobs (the formulas: docs/search.md)."""
 
     playouts: int = 1000
     time_per_move: float | None = None
-    prior_mode: str = "virtual-wins"  # virtual-wins | progressive-bias | puct | both | none
+    prior_mode: str = "virtual-wins"  # virtual-wins | progressive-bias | puct | mogo
     tree_priors: bool = True  # the ratings table's priors at every node, not only at the root
     policy: str = "mogo"  # mogo | gamma | random
     gammas: np.ndarray | None = None  # the gamma policy's table (engine.gamma.playout_gammas)
     rave: bool = True
-    ucb: str = "ucb1"  # ucb1 | tuned
-    c_ucb: float = 0.0  # Gelly & Silver 2007: with RAVE and priors, no UCB term plays best
-    c_pb: float = 1.0
+    bandit: str = "amaf"  # ucb1 | tuned1 | tuned2 | amaf (RAVE alone explores: Gelly & Silver 2007)
+    c_ucb: float = 1.0  # the exploration constant of ucb1 / tuned1 / tuned2
+    c_pb: float = 1.0  # weight of the progressive-bias, PUCT or Eq. 3 delta term
+    fpu: float = 0.1  # first-play value: the parent's value for the mover less this (progressive-bias, puct)
     prior_n: float = 20.0
     rave_equiv: float = 3500.0
     widen: float = 0.0  # growth base of progressive widening; 0: off
@@ -315,6 +320,8 @@ class SearchConfig:
     seed: int = 0
     komi: float = 7.5
     threads: int = 1
+    parallel: str = "root"  # root: one tree per thread; tree: one shared tree, virtual loss
+    virtual_loss: float = 1.0  # lost visits a thread in the shared tree puts on its path
 
 
 @dataclass
@@ -328,34 +335,55 @@ class SearchResult:
     playouts: int
     seconds: float
     prior: np.ndarray = field(default_factory=lambda: np.zeros(0))  # root children's prior value
-    per_thread: list[int] = field(default_factory=list)  # playouts of each thread's tree
+    per_thread: list[int] = field(default_factory=list)  # playouts of each thread
+
+
+@dataclass
+class MoveInfo:
+    """One root move as analysis shows it: visits, win rate for the player to move,
+    prior probability, the win rate's lower confidence bound, the principal variation."""
+
+    move: int
+    visits: int
+    winrate: float
+    prior: float
+    lcb: float
+    pv: list[int]
 
 
 RESIGN = -2
 
 
 class Tree:
-    """One search tree in flat arrays, with its root kept between moves (tree reuse)."""
+    """One search tree in flat arrays, with its root kept between moves (tree reuse).
+    ``threads`` search threads share it: each has its own statistics slice of ``f``
+    and its own share of the nodes (``pool[k] = (next free node, end)``)."""
 
-    def __init__(self, max_nodes: int) -> None:
+    def __init__(self, max_nodes: int, threads: int = 1) -> None:
         self.max_nodes = max_nodes
         self.t = np.zeros((3, max_nodes), dtype=np.int64)
-        self.f = np.zeros((7, max_nodes))
-        self.n_nodes = 0
+        self.f = np.zeros((threads, N_FIELDS, max_nodes))
+        span = (max_nodes - 1) // threads
+        self.bounds = np.array([(1 + k * span, 1 + (k + 1) * span) for k in range(threads)], dtype=np.int64)
+        self.pool = self.bounds.copy()
         self.root = 0
         self.root_key: tuple[int, int] | None = None
 
     def find_root(self, board: Board, color: int) -> None:
         """Reuse the subtree of the current position if the tree holds it, else start over."""
         key = (board.zobrist, color)
-        if self.root_key is not None and self.n_nodes < self.max_nodes // 2:
+        if key == self.root_key:  # the same position again (analysis): search on
+            return
+        half_full = np.any(self.pool[:, 0] - self.bounds[:, 0] >= (self.bounds[:, 1] - self.bounds[:, 0]) // 2)
+        if self.root_key is not None and not half_full:
             node = self._descend(board)
             if node >= 0:
                 self.root, self.root_key = node, key
                 return
         self.t[MOVE, 0], self.t[FIRST, 0], self.t[NCHILD, 0] = PASS, -1, 0
-        self.f[:, 0] = 0.0
-        self.n_nodes, self.root, self.root_key = 1, 0, key
+        self.f[:, :, 0] = 0.0
+        self.pool[:, 0] = self.bounds[:, 0]
+        self.root, self.root_key = 0, key
 
     def _descend(self, board: Board) -> int:
         """The node of the board's position: a child or grandchild of the old root
@@ -378,75 +406,111 @@ class Tree:
             return node
         return -1
 
-    def _child(self, node: int, move: int) -> int:
+    def children(self, node: int) -> np.ndarray:
+        """The node indices of ``node``'s children (empty for a leaf)."""
         first, k = int(self.t[FIRST, node]), int(self.t[NCHILD, node])
-        if first < 0:
-            return -1
-        hits = np.flatnonzero(self.t[MOVE, first:first + k] == move)
-        return first + int(hits[0]) if len(hits) else -1
+        return np.arange(first, first + k) if first >= 0 else np.zeros(0, dtype=np.int64)
+
+    def _child(self, node: int, move: int) -> int:
+        kids = self.children(node)
+        hits = kids[self.t[MOVE, kids] == move]
+        return int(hits[0]) if len(hits) else -1
 
     def grow(self, board: Board, color: int, config: SearchConfig, prior: np.ndarray, allowed: np.ndarray,
-             params: np.ndarray, owner: np.ndarray, knowledge: tuple) -> int:
-        """Simulate from the root in batches until ``config``'s playouts or seconds
-        are spent; returns the number of playouts. The numba kernel releases the
-        GIL, so trees in other threads grow at the same time."""
+             params: np.ndarray, owner: np.ndarray, knowledge: tuple, thread: int = 0, stop=None) -> int:
+        """Simulate from the root in batches as search thread ``thread`` until
+        ``config``'s playouts or seconds are spent, or ``stop`` (an Event) is set;
+        returns the number of playouts. The numba kernel releases the GIL, so
+        other threads grow their trees (or this one) at the same time."""
         start = time.perf_counter()
         done = 0
         gammas = config.gammas if config.gammas is not None else NO_GAMMAS
         target = config.playouts if config.time_per_move is None else 1 << 40
         while done < target:
             n = min(64, target - done)
-            self.n_nodes = simulate(board.b, board.m, color, self.t, self.f, self.n_nodes, self.root, n,
-                                    prior, allowed, params, owner, gammas, knowledge)
+            simulate(board.b, board.m, color, self.t, self.f, self.pool, thread, self.root, n,
+                     prior, allowed, params, owner, gammas, knowledge)
             done += n
             if config.time_per_move is not None and time.perf_counter() - start > config.time_per_move:
+                break
+            if stop is not None and stop.is_set():
                 break
         return done
 
     def root_stats(self, w: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per board point: real visits, real wins and prior value of the root's children."""
         visits, wins, prior_value = np.zeros(w * w), np.zeros(w * w), np.zeros(w * w)
-        first, k = int(self.t[FIRST, self.root]), int(self.t[NCHILD, self.root])
-        if first >= 0:
-            kids = np.arange(first, first + k)
+        kids = self.children(self.root)
+        if len(kids):
             moves = self.t[MOVE, kids]
-            visits[moves] = self.f[VISITS, kids]
-            wins[moves] = self.f[WINS, kids]
-            prior_value[moves] = self.f[PWINS, kids] / self.f[PVISITS, kids]
+            visits[moves] = self.f[:, VISITS, kids].sum(axis=0)
+            wins[moves] = self.f[:, WINS, kids].sum(axis=0)
+            prior_value[moves] = self.f[0, PWINS, kids] / self.f[0, PVISITS, kids]
         return visits, wins, prior_value
+
+    def principal_variation(self, node: int, length: int) -> list[int]:
+        """The moves from ``node`` down by the most visited child, ``node``'s own first."""
+        pv = [int(self.t[MOVE, node])]
+        while len(pv) < length:
+            kids = self.children(node)
+            if not len(kids):
+                break
+            visits = self.f[:, VISITS, kids].sum(axis=0)
+            if visits.max() <= 0:
+                break
+            node = int(kids[np.argmax(visits)])
+            pv.append(int(self.t[MOVE, node]))
+        return pv
 
 
 class Search:
-    """MCTS over a ``Board``; with ``threads`` > 1, root parallelism: one tree per
-    thread, each with its share of the playouts and its own random stream, merged
-    by summing the root children's visits and wins."""
+    """MCTS over a ``Board`` with ``threads`` search threads: with root
+    parallelism, one tree per thread, each with its share of the playouts and its
+    own random stream, merged by summing the root children's visits and wins;
+    with tree parallelism, one tree that all threads grow, with virtual loss."""
 
     def __init__(self, config: SearchConfig) -> None:
         if config.policy == "gamma" and config.gammas is None:
             raise ValueError("the gamma playout policy needs a table of gammas (SearchConfig.gammas)")
+        if config.bandit not in BANDITS or config.prior_mode not in PRIOR_MODES:
+            raise ValueError(f"unknown bandit {config.bandit!r} or prior mode {config.prior_mode!r}")
+        if config.bandit == "amaf" and not config.rave:
+            raise ValueError("the amaf bandit explores by the AMAF values: it needs RAVE")
+        if config.parallel not in ("root", "tree"):
+            raise ValueError(f"unknown parallelism {config.parallel!r}")
         self.config = config
         self._trees: list[Tree] = []
         self._runs = 0
 
+    @property
+    def shared(self) -> bool:
+        """Whether the threads grow one tree (tree parallelism)."""
+        return self.config.parallel == "tree" and self.config.threads > 1
+
     def _params(self) -> np.ndarray:
         c = self.config
         p = np.zeros(N_PARAMS)
-        p[C_UCB], p[TUNED], p[RAVE_EQUIV] = c.c_ucb, c.ucb == "tuned", c.rave_equiv
-        p[C_PB] = c.c_pb if c.prior_mode in ("progressive-bias", "puct", "both") else 0.0
-        p[PRIOR_N] = c.prior_n if c.prior_mode in ("virtual-wins", "both") else 0.0
+        p[C_UCB], p[BANDIT], p[RAVE_EQUIV] = c.c_ucb, BANDITS.index(c.bandit), c.rave_equiv
+        p[PRIOR_MODE], p[C_PB], p[FPU] = PRIOR_MODES.index(c.prior_mode), c.c_pb, c.fpu
+        p[PRIOR_N] = c.prior_n if c.prior_mode != "puct" else 0.0
         p[WIDEN], p[EXPAND_AT], p[USE_RAVE] = c.widen, c.expand_at, c.rave
         p[POLICY], p[KOMI] = POLICIES.index(c.policy), c.komi
+        p[VLOSS] = c.virtual_loss if self.shared else 0.0
         return p
 
     def run(self, board: Board, color: int, prior: np.ndarray | None = None,
-            knowledge: tuple | None = None) -> SearchResult:
+            knowledge: tuple | None = None, stop=None) -> SearchResult:
         """Search the position (``color`` to move) and return the most visited move.
         ``prior``: the root's move strengths; ``knowledge`` (``MovePrior.knowledge``):
-        the ratings table that gives the nodes below the root theirs."""
+        the ratings table that gives the nodes below the root theirs; ``stop``: an
+        Event that ends the search early when set."""
         cfg = self.config
         threads = max(1, cfg.threads)
         if not self._trees:
-            self._trees = [Tree(cfg.max_nodes // threads) for _ in range(threads)]
+            if self.shared:
+                self._trees = [Tree(cfg.max_nodes, threads)]
+            else:
+                self._trees = [Tree(cfg.max_nodes // threads) for _ in range(threads)]
         start = time.perf_counter()
         w = board.size + 2
         if prior is None:
@@ -455,22 +519,32 @@ class Search:
         params = self._params()
         params[TREE_PRIOR] = knowledge is not None
         knowledge = NO_KNOWLEDGE if knowledge is None else knowledge
-        owners = [np.zeros(w * w) for _ in self._trees]
+        owners = [np.zeros(w * w) for _ in range(threads)]
         for tree in self._trees:
             tree.find_root(board, color)
         if threads == 1:
             if self._runs == 0:
                 seed_rng(cfg.seed)  # once: later moves go on with the same stream
-            done = [self._trees[0].grow(board, color, cfg, prior, allowed, params, owners[0], knowledge)]
+            done = [self._trees[0].grow(board, color, cfg, prior, allowed, params, owners[0], knowledge,
+                                        stop=stop)]
         else:
             share = replace(cfg, playouts=-(-cfg.playouts // threads))
+            head = 0
+            if self.shared and self._trees[0].t[FIRST, self._trees[0].root] < 0:
+                seed_rng(cfg.seed + 7919 * self._runs)  # the root's children, before the threads share them
+                head = self._trees[0].grow(board, color, replace(share, playouts=1, time_per_move=None), prior,
+                                           allowed, params, owners[0], knowledge)
 
             def work(k: int) -> int:
                 seed_rng(cfg.seed + 7919 * self._runs + k)  # numba's RNG is per thread
-                return self._trees[k].grow(board, color, share, prior, allowed, params, owners[k], knowledge)
+                tree = self._trees[0] if self.shared else self._trees[k]
+                mine = replace(share, playouts=share.playouts - head) if k == 0 else share
+                return tree.grow(board, color, mine, prior, allowed, params, owners[k], knowledge, k if self.shared
+                                 else 0, stop)
 
             with ThreadPoolExecutor(threads) as pool:
                 done = list(pool.map(work, range(threads)))
+            done[0] += head
         self._runs += 1
         stats = [tree.root_stats(w) for tree in self._trees]
         visits = sum(v for v, _, _ in stats)
@@ -483,6 +557,27 @@ class Search:
                 best = RESIGN
         return SearchResult(best, winrate, visits, sum(owners) / max(sum(done), 1), sum(done),
                             time.perf_counter() - start, stats[0][2], done)
+
+    def analysis(self, board: Board, pv_length: int = 10) -> list[MoveInfo]:
+        """The root's moves after the last ``run`` of ``board``'s position, most
+        visited first (the principal variation from the first tree)."""
+        if not self._trees:
+            return []
+        w = board.size + 2
+        tree = self._trees[0]
+        kids = tree.children(tree.root)
+        by_move = {int(tree.t[MOVE, c]): int(c) for c in kids}
+        visits = sum(t.root_stats(w)[0] for t in self._trees)
+        wins = sum(t.root_stats(w)[1] for t in self._trees)
+        infos = []
+        for p in np.flatnonzero(visits > 0):
+            n, q = visits[p], wins[p] / visits[p]
+            lcb = max(0.0, q - 1.96 * np.sqrt(q * (1 - q) / n + 1e-12))
+            prob = float(tree.f[0, PROB, by_move[p]]) if p in by_move else 0.0
+            pv = tree.principal_variation(by_move[p], pv_length) if p in by_move else [int(p)]
+            infos.append(MoveInfo(int(p), int(n), float(q), prob, float(lcb), pv))
+        infos.sort(key=lambda i: (-i.visits, -i.winrate))
+        return infos
 
     @staticmethod
     def _superko_mask(board: Board, color: int) -> np.ndarray:

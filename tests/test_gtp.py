@@ -120,3 +120,113 @@ def test_warm_up_reads_the_table_and_leaves_the_config_alone():
     warm_up(config, 9, prior)
     assert prior.model is not None
     assert config.playouts == 200 and config.time_per_move is None
+
+
+def parse_info_line(line: str) -> list[dict]:
+    """The ``info`` entries of one analysis line: move, visits, winrate, prior, lcb,
+    order as strings and the principal variation as a list."""
+    entries = []
+    for chunk in line.split("info ")[1:]:
+        words = chunk.split()
+        pv_at = words.index("pv")
+        entry = dict(zip(words[:pv_at:2], words[1:pv_at:2]))
+        entry["pv"] = words[pv_at + 1:]
+        entries.append(entry)
+    return entries
+
+
+def test_lz_analyze_streams_over_pipes_until_the_next_command_as_sabaki_drives_it():
+    import queue
+    import threading
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "shapemill.cli", "gtp", "--size", "9", "--no-priors"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(x.rstrip("\n")) for x in proc.stdout], daemon=True).start()
+
+    def read(timeout: float = 120.0) -> str:
+        return lines.get(timeout=timeout)
+
+    try:
+        proc.stdin.write("1 play b E5\n2 lz-analyze w 10\n")
+        proc.stdin.flush()
+        assert read() == "=1" and read() == ""
+        assert read() == "=2"
+        infos = [read() for _ in range(3)]
+        proc.stdin.write("3 name\n")
+        proc.stdin.flush()
+        rest = []
+        while (line := read()) != "=3 shapemill":
+            rest.append(line)
+        assert rest[-1] == "" and all(x.startswith("info ") for x in infos + rest[:-1])
+        assert read() == ""
+        time.sleep(0.5)
+        assert lines.empty()  # the stream stopped with the command
+    finally:
+        proc.stdin.write("4 quit\n")
+        proc.stdin.flush()
+        proc.wait(timeout=60)
+    last = parse_info_line(infos[-1])
+    assert [int(e["order"]) for e in last] == list(range(len(last)))
+    visits = [int(e["visits"]) for e in last]
+    assert visits == sorted(visits, reverse=True) and sum(visits) > 0
+    for e in last:
+        assert 0 <= int(e["winrate"]) <= 10000 and 0 <= int(e["lcb"]) <= int(e["winrate"])
+        assert 0 <= int(e["prior"]) <= 10000 and e["pv"][0] == e["move"] and e["move"] != "E5"
+    assert sum(int(e["visits"]) for e in parse_info_line(infos[0])) < sum(visits)  # the search goes on
+
+
+def test_kata_genmove_analyze_reports_rates_in_0_1_and_ends_with_play(gtp):
+    import io
+
+    out = io.StringIO()
+    gtp.config.playouts = 3000
+    assert gtp.handle("5 kata-genmove_analyze b 1", out) == ("", False)
+    text = out.getvalue()
+    assert text.startswith("=5\n") and text.endswith("\n\n")
+    lines = text.rstrip("\n").split("\n")
+    assert lines[-1].startswith("play ")
+    move = lines[-1].split()[1]
+    final = parse_info_line(lines[-2])
+    assert final[0]["move"] == move and gtp.handle("list_stones b")[0] == f"= {move}\n\n"
+    for e in final:
+        assert 0.0 <= float(e["winrate"]) <= 1.0 and 0.0 <= float(e["prior"]) <= 1.0 and "." in e["winrate"]
+    assert gtp.handle("lz-genmove_analyze 10")[0].startswith("?")  # the colour is required
+
+
+def test_gtp_and_kgs_time_settings(gtp):
+    gtp.base_time = None
+    assert gtp.handle("time_settings 0 30 0")[0] == "=\n\n" and gtp._time_budget("b") is None  # no limit
+    gtp.handle("time_settings 600 0 0")  # absolute
+    assert gtp._time_budget("b") == pytest.approx(600 / 27 * 0.8)
+    gtp.handle("time_settings 0 60 10")  # Canadian: 10 stones in 60 s
+    gtp.handle("time_left b 30 5")
+    assert gtp._time_budget("b") == pytest.approx(30 / 5 * 0.8)
+    assert gtp.handle("kgs-time_settings none")[0] == "=\n\n" and gtp._time_budget("b") is None
+    gtp.handle("kgs-time_settings byoyomi 0 10 5")  # Japanese: each move in a 10 s period
+    gtp.handle("time_left b 10 5")
+    assert gtp._time_budget("b") == pytest.approx(8.0)
+    gtp.handle("kgs-time_settings canadian 0 60 10")
+    gtp.handle("time_left b 40 4")
+    assert gtp._time_budget("b") == pytest.approx(8.0)
+    gtp.handle("kgs-time_settings absolute 270")
+    assert gtp._time_budget("b") == pytest.approx(270 / 27 * 0.8)
+    for bad in ("kgs-time_settings", "kgs-time_settings byoyomi 1 2", "kgs-time_settings fischer 1 2 3"):
+        assert gtp.handle(bad)[0].startswith("?")
+
+
+def test_heat_maps_describe_the_current_position():
+    from shapemill.miner.prior import MovePrior
+    from shapemill.patterns.defaults import RATINGS, default_table
+
+    engine = GtpEngine(SearchConfig(playouts=100, seed=1), size=9, prior=MovePrior(default_table(RATINGS)))
+    engine.handle("genmove b")
+    engine.handle("play w C3")
+    assert engine.handle("shapemill-visits")[0] == "=\n\n"  # the search was of an earlier position
+    heat = engine.handle("shapemill-prior")[0]
+    assert heat.startswith("= INFLUENCE ") and " C3 " not in heat + " "
+    engine.handle("genmove b")
+    assert engine.handle("shapemill-visits")[0] == "=\n\n"  # Black played: White is to move now
+    engine.handle("undo")
+    assert engine.handle("shapemill-visits")[0].startswith("= INFLUENCE ")

@@ -111,6 +111,27 @@ def test_two_threads_grow_two_trees_and_still_capture():
     assert np.array_equal(result.visits, again.visits)  # each thread's stream is seeded
 
 
+def test_tree_parallelism_grows_one_tree_whose_visits_add_up_to_the_playouts():
+    board = capturing_race()
+    search = Search(SearchConfig(playouts=4000, seed=1, komi=20.5, threads=2, parallel="tree"))
+    result = search.run(board, rules.BLACK)
+    assert len(search._trees) == 1 and search._trees[0].f.shape[0] == 2
+    assert sum(result.per_thread) == 4000 and result.visits.sum() == 4000
+    assert result.move == board._point((4, 6))
+    tree = search._trees[0]
+    assert np.all(tree.pool[:, 0] > tree.bounds[:, 0])  # both threads added nodes, each in its own share
+    assert np.all(tree.pool[:, 0] <= tree.bounds[:, 1])
+
+
+def test_one_thread_gives_the_same_move_for_a_seed_whatever_the_parallelism():
+    board = Board(9)
+    board.play("b", (4, 4))
+    runs = [Search(SearchConfig(playouts=600, seed=5, parallel=mode)).run(board, rules.WHITE)
+            for mode in ("root", "tree", "tree")]
+    assert runs[0].move == runs[1].move == runs[2].move
+    assert np.array_equal(runs[0].visits, runs[1].visits) and np.array_equal(runs[1].visits, runs[2].visits)
+
+
 def test_passes_when_opponent_passed_and_game_is_won():
     # Two walls: Black has columns 0-4, White 6-8; Black wins by 10.5 as it stands.
     board = Board(9)
@@ -125,7 +146,7 @@ def test_passes_when_opponent_passed_and_game_is_won():
 def test_ratings_priors_reach_the_nodes_below_the_root():
     """With the table's knowledge, a grandchild's prior is the table's strength of its
     move in its own position, normalised over its siblings; without, uniform."""
-    from shapemill.engine.mcts import FIRST, MOVE, NCHILD, PROB
+    from shapemill.engine.selection import FIRST, MOVE, NCHILD, PROB
     from shapemill.miner.prior import MovePrior
     from shapemill.patterns.defaults import RATINGS, default_table
 
@@ -144,5 +165,5 @@ def test_ratings_priors_reach_the_nodes_below_the_root():
         kids = np.arange(tree.t[FIRST, child], tree.t[FIRST, child] + tree.t[NCHILD, child])
         strength = prior(after.b, after.m, rules.BLACK)[tree.t[MOVE, kids]]
         expected = strength / strength.sum() if knowledge is not None else np.full(len(kids), 1 / len(kids))
-        assert np.allclose(tree.f[PROB, kids], expected)
+        assert np.allclose(tree.f[0, PROB, kids], expected)
         assert (knowledge is None) == np.allclose(expected, expected[0])

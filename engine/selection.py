@@ -1,0 +1,128 @@
+"""Which child a simulation descends to: the bandit and prior formulas of the tree.
+
+The tree lives in flat arrays: ``t[MOVE | FIRST | NCHILD, node]`` (children are
+contiguous) and ``f[thread, field, node]``. The statistics (real visits and
+wins, AMAF visits and wins) are kept per search thread, each thread writing
+only its own slice, and read as their sum over the threads; the prior fields
+(virtual visits and wins, prior probability) are written once, at expansion,
+in slice 0. Wins of a node count for the player who made its move.
+
+The formulas, their symbols and schedules are in docs/search.md.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+# Node fields of the float table ``f[thread]``.
+VISITS, WINS, PVISITS, PWINS, AVISITS, AWINS, PROB = range(7)
+N_FIELDS = 7
+# Node fields of the int table ``t``.
+MOVE, FIRST, NCHILD = range(3)
+
+# Parameters, in the float vector ``params``.
+(C_UCB, BANDIT, RAVE_EQUIV, C_PB, PRIOR_N, WIDEN, EXPAND_AT, USE_RAVE, POLICY, KOMI, TREE_PRIOR, PRIOR_MODE,
+ FPU, VLOSS, PPA_RATE) = range(15)
+N_PARAMS = 15
+#: Bandit formulas, by their value at ``params[BANDIT]``.
+BANDITS = ("ucb1", "tuned1", "tuned2", "amaf")
+UCB1, TUNED1, TUNED2, AMAF = range(4)
+#: Ways the offline knowledge enters the score, by their value at ``params[PRIOR_MODE]``.
+PRIOR_MODES = ("virtual-wins", "progressive-bias", "puct", "mogo")
+VIRTUAL_WINS, PROGRESSIVE_BIAS, PUCT, MOGO = range(4)
+
+
+@njit(cache=True)
+def stat(f: np.ndarray, field: int, node: int) -> float:
+    """A statistic of ``node`` summed over the search threads' slices."""
+    s = 0.0
+    for k in range(f.shape[0]):
+        s += f[k, field, node]
+    return s
+
+
+@njit(cache=True)
+def silver_beta(n: float, an: float, equiv: float) -> float:
+    """Weight of the AMAF value beside ``n`` real visits: ``an / (an + n + n an / equiv)``
+    (Silver's minimum-error schedule, 1 with no real visit, going to 0)."""
+    if an <= 0:
+        return 0.0
+    return an / (an + n + n * an / equiv)
+
+
+@njit(cache=True)
+def child_score(node: int, c: int, t: np.ndarray, f: np.ndarray, params: np.ndarray) -> float:
+    """The score by which the child ``c`` of ``node`` is chosen (docs/search.md)."""
+    parent_visits = stat(f, VISITS, node)
+    log_n = math.log(parent_visits + 1.0)
+    n, w = stat(f, VISITS, c), stat(f, WINS, c)
+    an, aw = stat(f, AVISITS, c), stat(f, AWINS, c)
+    pn, pw, prob = f[0, PVISITS, c], f[0, PWINS, c], f[0, PROB, c]
+    heuristic = pw / pn
+    rave = params[USE_RAVE] > 0
+    mode = int(params[PRIOR_MODE])
+    bonus = 0.0
+    if mode == VIRTUAL_WINS:  # the prior as virtual visits and wins, then RAVE
+        n_b = n + pn
+        value = (w + pw) / n_b
+        if rave:
+            beta = silver_beta(n_b, an, params[RAVE_EQUIV])
+            if beta > 0:
+                value = (1 - beta) * value + beta * aw / an
+    elif mode == MOGO:  # Eq. 3: alpha p + beta p_amaf + gamma H + delta P(d, n)
+        n_b = n + pn
+        gamma = pn / (pn + n)
+        b = silver_beta(n, an, params[RAVE_EQUIV]) if rave else 0.0
+        value = gamma * heuristic
+        if n > 0:
+            value += (1 - gamma) * (1 - b) * w / n
+        if b > 0:
+            value += (1 - gamma) * b * aw / an
+        bonus = params[C_PB] * prob / math.sqrt(1 + n)
+    else:  # real values, with a first-play value while the child has none
+        n_b = max(n, 1.0)
+        beta = silver_beta(n, an, params[RAVE_EQUIV]) if rave else 0.0
+        if n > 0:
+            value = (1 - beta) * w / n + beta * aw / an if beta > 0 else w / n
+        elif beta > 0:
+            value = aw / an
+        else:
+            parent_value = stat(f, WINS, node) / parent_visits if parent_visits > 0 else 0.5
+            value = 1 - parent_value - params[FPU]
+        if mode == PROGRESSIVE_BIAS:
+            bonus = params[C_PB] * heuristic / (n + 1)
+        else:
+            bonus = params[C_PB] * prob * math.sqrt(parent_visits) / (1 + n)
+    bandit = int(params[BANDIT])
+    c_ucb = params[C_UCB]
+    explore = 0.0
+    if bandit == UCB1:
+        explore = c_ucb * math.sqrt(log_n / n_b)
+    elif bandit == TUNED1:
+        var = value - value * value + math.sqrt(2 * log_n / n_b)
+        explore = c_ucb * math.sqrt(log_n / n_b * min(0.25, var))
+    elif bandit == TUNED2:
+        var = max(0.0, value * (1 - value))
+        explore = math.sqrt(2 * c_ucb * var * log_n / n_b) + 3 * c_ucb * log_n / n_b
+    return value + bonus + explore
+
+
+@njit(cache=True)
+def select_child(node: int, t: np.ndarray, f: np.ndarray, params: np.ndarray) -> int:
+    """The searchable child of ``node`` with the best score (the first of equals);
+    -1 when ``node`` has no children yet."""
+    first, k = t[FIRST, node], t[NCHILD, node]
+    if first < 0 or k == 0:
+        return -1
+    if params[WIDEN] > 0:  # progressive widening: K(N) grows with log N
+        parent_n = stat(f, VISITS, node) + 1.0
+        k = min(k, 2 + int(math.log(parent_n) / math.log(params[WIDEN])))
+    best, best_score = first, -1e300
+    for c in range(first, first + k):
+        s = child_score(node, c, t, f, params)
+        if s > best_score:
+            best, best_score = c, s
+    return best
