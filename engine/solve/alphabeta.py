@@ -14,8 +14,11 @@ from .game import OPEN, Problem, State
 from .table import FREE, OutOfBudget, Result, Search
 
 
-def alphabeta(problem: Problem, max_nodes: int = 1_000_000, seconds: float | None = None) -> Result:
-    """Black's exact value of the problem and the best first move, or None when the budget runs out."""
+def alphabeta(problem: Problem, max_nodes: int = 1_000_000, seconds: float | None = None,
+              window: tuple[int, int] | None = None) -> Result:
+    """Black's exact value of the problem and the best first move, or None when the budget runs out.
+
+    With ``window`` (alpha, beta on Black's value) the value is exact only inside it, else a bound."""
     search = Search(max_nodes, seconds)
     best: dict[int, int] = {}
     root = problem.root
@@ -35,7 +38,7 @@ def alphabeta(problem: Problem, max_nodes: int = 1_000_000, seconds: float | Non
         moves, hashes, kos, values = problem.expand(s)
         first = best.get(key)
         order = sorted(range(len(moves)), key=lambda i: (
-            moves[i] != first, -(sign * values[i]) if values[i] != OPEN else 0))
+            moves[i] != first, -(sign * values[i]) if values[i] != OPEN else 0, moves[i] != PASS))
         value, move, dep = -FREE, PASS, FREE
         for i in order:
             mv, h = int(moves[i]), int(hashes[i])
@@ -72,7 +75,10 @@ def alphabeta(problem: Problem, max_nodes: int = 1_000_000, seconds: float | Non
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 100_000))  # games under superko run long
     try:
-        v, _, move = negamax(root, problem.lo - 1, problem.hi + 1)
+        alpha, beta = window or (problem.lo - 1, problem.hi + 1)
+        if root.color != BLACK:
+            alpha, beta = -beta, -alpha
+        v, _, move = negamax(root, alpha, beta)
     except OutOfBudget:
         return search.result(None, None)
     finally:
