@@ -388,6 +388,40 @@ def demo(sgf_path, playouts, size, gnugo_level) -> None:
     except (TableError, OSError, RuntimeError) as exc:
         raise click.ClickException(str(exc)) from None
 
+@main.command()
+@click.argument("sgf_file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--goal", required=True, metavar="GOAL [POINTS]",
+              help="kill P, live P, capture P, connect A B, or score (the whole board, komi 0).")
+@click.option("--to-play", type=click.Choice(["b", "w"]), default=None,
+              help="Side to move (default: the SGF's PL, or the colour after its last move).")
+@click.option("--region", default=None, metavar="POINTS",
+              help="Points the search may play, e.g. 'A1-E4,F1' (default: the box around the target "
+                   "grown by one point; the whole board for score). Stones outside it are immortal.")
+@click.option("--max-nodes", default=1_000_000, show_default=True, type=click.IntRange(1))
+@click.option("--time", "seconds", type=click.FloatRange(0, min_open=True), default=None,
+              help="Give up after this many seconds.")
+@click.option("--algorithm", default="pns", show_default=True,
+              type=click.Choice(["pns", "dfpn", "alphabeta"]))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def solve(sgf_file, goal, to_play, region, max_nodes, seconds, algorithm, as_json) -> None:
+    """Solve a life-and-death problem, a ladder or a tiny board exactly (superko, area scoring)."""
+    import json
+
+    from .engine.solve.run import solve_file
+    from .errors import ShapemillError
+
+    try:
+        answer = solve_file(sgf_file, goal.split(), to_play, region, algorithm, max_nodes, seconds)
+    except ShapemillError as e:
+        raise click.ClickException(str(e)) from None
+    if as_json:
+        click.echo(json.dumps(answer))
+        return
+    value = "" if answer["value"] is None else f" value {answer['value']:+d}"
+    click.echo(f"{answer['result']} {answer['move'] or '-'}{value} "
+               f"({answer['nodes']} nodes, {answer['seconds']:.2f} s)")
+
+
 
 if __name__ == "__main__":
     main()

@@ -1,0 +1,219 @@
+"""The game the searches play: a position, a goal, a region, on the numba rules.
+
+A goal is decided for Black or White (``BLACK_WINS``, ``WHITE_WINS``) or, for
+``score``, worth Black's area less White's when both sides pass in a row.
+Moves are the region's points (and pass). Stones outside the region are
+immortal: a move that would capture one is not generated. Positional superko
+needs the path and is left to the searches (see ``Problem.expand``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import njit
+
+from ...go.reading import liberties
+from ...go.rules import (
+    BLACK,
+    COLOR,
+    EMPTY,
+    HASH,
+    HEAD,
+    KO,
+    NEXT,
+    OK,
+    PASS,
+    SIZE,
+    STRIDE,
+    area_score,
+    illegal_reason,
+    in_atari,
+    is_eye,
+    play,
+)
+
+#: Goal kinds: the area score, a string's life (or its capture), two strings' connection.
+SCORE, LIFE, CONNECT = range(3)
+#: Goal array fields: kind, target, second target, defender, liberties that count as escape.
+KIND, TARGET, TARGET2, DEFENDER, ESCAPE = range(5)
+#: A value not decided yet (a child to search), else Black's value.
+OPEN = -(1 << 40)
+
+_KEYS = np.random.default_rng(20261124).integers(1, 1 << 62, size=(3, 1024), dtype=np.int64)
+
+
+@njit(cache=True)
+def _captures_outside(b: np.ndarray, m: np.ndarray, region: np.ndarray, color: int, p: int) -> bool:
+    """Whether ``color`` at ``p`` captures a string with a stone outside the region."""
+    w = m[STRIDE]
+    for q in (p - 1, p + 1, p - w, p + w):
+        if b[COLOR, q] == 3 - color and in_atari(b, b[HEAD, q]):
+            s = q
+            while True:
+                if region[s] == 0:
+                    return True
+                s = b[NEXT, s]
+                if s == q:
+                    break
+    return False
+
+
+@njit(cache=True)
+def decided(b: np.ndarray, m: np.ndarray, goal: np.ndarray, mark: np.ndarray) -> int:
+    """The winner of a goal already settled on the board (Black's value for ±1), or OPEN."""
+    kind = goal[KIND]
+    if kind == SCORE:
+        return OPEN
+    d = goal[DEFENDER]
+    win = 1 if d == BLACK else -1
+    a = goal[TARGET]
+    if b[COLOR, a] != d:
+        return -win
+    if kind == CONNECT:
+        a2 = goal[TARGET2]
+        if b[COLOR, a2] != d:
+            return -win
+        return win if b[HEAD, a] == b[HEAD, a2] else OPEN
+    if goal[ESCAPE] > 0 and liberties(b, m, b[HEAD, a], goal[ESCAPE], mark) >= goal[ESCAPE]:
+        return win
+    return OPEN
+
+
+@njit(cache=True)
+def final_value(b: np.ndarray, m: np.ndarray, goal: np.ndarray) -> int:
+    """Black's value when both sides have passed: the area score (komi 0), or for
+    a string's goal, whether its defender kept it (and, to connect, joined it)."""
+    kind = goal[KIND]
+    if kind == SCORE:
+        return np.int64(area_score(b, m, 0.0))
+    win = 1 if goal[DEFENDER] == BLACK else -1
+    if kind == CONNECT:
+        return -win
+    return win if b[COLOR, goal[TARGET]] == goal[DEFENDER] else -win
+
+
+@njit(cache=True)
+def may_play(b: np.ndarray, m: np.ndarray, region: np.ndarray, color: int, p: int) -> bool:
+    """Whether ``color`` may play region point ``p`` (superko aside)."""
+    return (region[p] != 0 and illegal_reason(b, m, color, p) == OK
+            and not _captures_outside(b, m, region, color, p))
+
+
+@njit(cache=True)
+def expand(b: np.ndarray, m: np.ndarray, color: int, passed: bool, region: np.ndarray,
+           goal: np.ndarray, mark: np.ndarray):
+    """The moves of ``color`` (pass last) with, for each, the board hash after it,
+    the ko point after it and Black's value if the move decides the goal (else OPEN).
+    Moves that fill the mover's own eye come after the pass: they are rarely good."""
+    n = b.shape[1]
+    moves = np.empty(n + 1, dtype=np.int64)
+    hashes = np.empty(n + 1, dtype=np.int64)
+    kos = np.empty(n + 1, dtype=np.int64)
+    values = np.empty(n + 1, dtype=np.int64)
+    k = 0
+    for fill in range(2):
+        if fill == 1:
+            moves[k] = PASS
+            hashes[k] = m[HASH]
+            kos[k] = 0
+            values[k] = final_value(b, m, goal) if passed else OPEN
+            k += 1
+        for p in range(n):
+            if (b[COLOR, p] == EMPTY and is_eye(b, m, color, p) == (fill == 1)
+                    and may_play(b, m, region, color, p)):
+                b2 = b.copy()
+                m2 = m.copy()
+                play(b2, m2, color, p)
+                moves[k] = p
+                hashes[k] = m2[HASH]
+                kos[k] = m2[KO]
+                values[k] = decided(b2, m2, goal, mark)
+                k += 1
+    return moves[:k], hashes[:k], kos[:k], values[:k]
+
+
+@njit(cache=True)
+def playout_value(b: np.ndarray, m: np.ndarray, color: int, passed: bool, region: np.ndarray,
+                  goal: np.ndarray, mark: np.ndarray) -> int:
+    """Black's value after random region moves (no own eye filled, superko ignored)
+    from the position, in place, until the goal is decided or both sides pass."""
+    cand = np.flatnonzero(region).astype(np.int64)
+    passes = 1 if passed else 0
+    for _ in range(4 * len(cand) + 8):
+        np.random.shuffle(cand)
+        p = PASS
+        for q in cand:
+            if b[COLOR, q] == EMPTY and not is_eye(b, m, color, q) and may_play(b, m, region, color, q):
+                p = q
+                break
+        play(b, m, color, p)
+        if p == PASS:
+            passes += 1
+            if passes == 2:
+                break
+        else:
+            passes = 0
+            v = decided(b, m, goal, mark)
+            if v != OPEN:
+                return v
+        color = 3 - color
+    return final_value(b, m, goal)
+
+
+def child_key(board_hash: int, color: int, ko: int, passed: bool) -> int:
+    """Transposition key of a position from its board hash, side to move, ko point and pass flag."""
+    return board_hash ^ int(_KEYS[color, ko]) ^ (int(_KEYS[0, 1]) if passed else 0)
+
+
+@dataclass
+class State:
+    """A position in a search: the board arrays, the side to move, whether the last move passed."""
+
+    b: np.ndarray
+    m: np.ndarray
+    color: int
+    passed: bool = False
+
+
+@dataclass
+class Problem:
+    """A position to solve: root state, goal array, region mask and value range."""
+
+    root: State
+    goal: np.ndarray
+    region: np.ndarray
+    lo: int = -1
+    hi: int = 1
+    mark: np.ndarray = field(default=None)
+
+    def __post_init__(self) -> None:
+        if self.mark is None:
+            self.mark = np.zeros(self.root.b.shape[1], dtype=np.int32)
+
+    @property
+    def size(self) -> int:
+        return int(self.root.m[SIZE])
+
+    def key(self, s: State) -> int:
+        """Transposition key: the stones, the side to move, the ko point, a pass just made."""
+        return child_key(int(s.m[HASH]), s.color, int(s.m[KO]), s.passed)
+
+    def expand(self, s: State):
+        """``expand`` of the numba core for this problem's state."""
+        return expand(s.b, s.m, s.color, s.passed, self.region, self.goal, self.mark)
+
+    def child(self, s: State, move: int) -> State:
+        """The state after ``move`` (a board point or PASS)."""
+        b, m = s.b.copy(), s.m.copy()
+        play(b, m, s.color, move)
+        return State(b, m, 3 - s.color, move == PASS)
+
+    def root_value(self) -> int:
+        """Black's value if the goal is settled in the root position already, else OPEN."""
+        return int(decided(self.root.b, self.root.m, self.goal, self.mark))
+
+    def playout(self, s: State) -> int:
+        """Black's value at the end of one random playout from ``s``."""
+        return int(playout_value(s.b.copy(), s.m.copy(), s.color, s.passed, self.region, self.goal, self.mark))

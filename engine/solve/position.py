@@ -1,0 +1,115 @@
+"""Problems from stones, diagrams and SGF files: the position, the goal, the region.
+
+Points are ``(row, col)`` with row 0 at the bottom, as in ``go.Board``. Goals:
+``kill P`` and ``live P`` (the string at P is captured, or survives until both
+sides pass), ``capture P`` (captured before it reaches ``ESCAPE_LIBERTIES``
+liberties: the ladder reader's notion), ``connect A B`` (the strings at A and
+B join) and ``score`` (the whole board's area score, komi 0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+
+from ...errors import ShapemillError
+from ...go.rules import BLACK, COLOR, NEXT, WHITE, new_board, place_setup
+from .game import CONNECT, LIFE, SCORE, Problem, State
+
+Point = tuple[int, int]
+
+#: Liberties at which a string counts as escaped for ``capture``.
+ESCAPE_LIBERTIES = 3
+GOALS = ("kill", "live", "capture", "connect", "score")
+
+
+def _point(p: Point, size: int) -> int:
+    return (p[0] + 1) * (size + 2) + p[1] + 1
+
+
+def make_problem(size: int, black: Iterable[Point], white: Iterable[Point], to_play: str,
+                 goal: str, targets: list[Point] = (), region: Iterable[Point] | None = None) -> Problem:
+    """A problem: the stones, the side to move ('b' or 'w'), the goal with its
+    target points, and the region (default: the whole board for ``score``, else
+    the box around the target strings grown by one point)."""
+    b, m = new_board(size)
+    for color, stones in ((BLACK, black), (WHITE, white)):
+        for p in stones:
+            place_setup(b, m, color, _point(p, size))
+    g = np.zeros(5, dtype=np.int64)
+    if goal not in GOALS:
+        raise ShapemillError(f"unknown goal {goal!r}: one of {', '.join(GOALS)}")
+    need = {"connect": 2, "score": 0}.get(goal, 1)
+    if len(targets) != need:
+        raise ShapemillError(f"goal {goal} needs {need} point(s), got {len(targets)}")
+    pts = [_point(t, size) for t in targets]
+    for t, p in zip(targets, pts):
+        if b[COLOR, p] not in (BLACK, WHITE):
+            raise ShapemillError(f"goal {goal}: no stone at {t}")
+    if goal == "score":
+        g[0] = SCORE
+        lo, hi = -size * size, size * size
+    else:
+        g[0] = CONNECT if goal == "connect" else LIFE
+        g[1] = pts[0]
+        g[2] = pts[-1]
+        g[3] = b[COLOR, pts[0]]
+        if goal == "connect" and b[COLOR, pts[1]] != g[3]:
+            raise ShapemillError("goal connect: the two strings are not of one colour")
+        g[4] = ESCAPE_LIBERTIES if goal == "capture" else 0
+        lo, hi = -1, 1
+    w = size + 2
+    mask = np.zeros(w * w, dtype=np.uint8)
+    if region is None:
+        rows, cols = [], []
+        for p in pts:
+            s = p
+            while True:
+                rows.append(s // w - 1)
+                cols.append(s % w - 1)
+                s = b[NEXT, s]
+                if s == p:
+                    break
+        r0, r1 = (max(0, min(rows) - 1), min(size - 1, max(rows) + 1)) if rows else (0, size - 1)
+        c0, c1 = (max(0, min(cols) - 1), min(size - 1, max(cols) + 1)) if cols else (0, size - 1)
+        region = [(r, c) for r in range(r0, r1 + 1) for c in range(c0, c1 + 1)]
+    for p in region:
+        mask[_point(p, size)] = 1
+    color = {"b": BLACK, "w": WHITE}[to_play]
+    return Problem(State(b, m, color), g, mask, lo, hi)
+
+
+def parse_diagram(rows: list[str]) -> tuple[int, list[Point], list[Point]]:
+    """Size and stones of a square diagram, top row first: ``X`` black, ``O`` white, ``.`` empty."""
+    size = len(rows)
+    black, white = [], []
+    for i, line in enumerate(rows):
+        cells = line.split()
+        if len(cells) != size:
+            raise ShapemillError(f"diagram row {i + 1} has {len(cells)} points, not {size}")
+        for col, c in enumerate(cells):
+            (black if c == "X" else white if c == "O" else []).append((size - 1 - i, col))
+    return size, black, white
+
+
+def read_sgf_position(path: str | Path) -> tuple[int, list[Point], list[Point], str]:
+    """Size, black and white stones and side to move of an SGF file's setup and main line."""
+    from sgfmill import boards, sgf, sgf_moves
+
+    try:
+        game = sgf.Sgf_game.from_bytes(Path(path).read_bytes())
+        board, moves = sgf_moves.get_setup_and_moves(game, boards.Board(game.get_size()))
+        to_play = "b"
+        for color, move in moves:
+            if move is not None:
+                board.play(move[0], move[1], color)
+            to_play = "w" if color == "b" else "b"
+        root = game.get_root()
+        if not moves and root.has_property("PL"):
+            to_play = root.get("PL")
+    except (OSError, ValueError) as e:
+        raise ShapemillError(f"{path}: {e}") from None
+    stones = board.list_occupied_points()
+    return (board.side, [p for c, p in stones if c == "b"], [p for c, p in stones if c == "w"], to_play)

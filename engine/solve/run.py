@@ -1,0 +1,60 @@
+"""``shapemill solve``: read the problem, run the chosen search, say the answer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ...errors import ShapemillError
+from ..gtp import GtpError, format_vertex, parse_vertex
+from .alphabeta import alphabeta
+from .dfpn import dfpn
+from .pns import pns
+from .position import make_problem, read_sgf_position
+from .table import Result
+
+ALGORITHMS = {"pns": pns, "dfpn": dfpn, "alphabeta": alphabeta}
+
+
+def parse_points(text: str, size: int) -> list[tuple[int, int]]:
+    """Points from GTP vertices separated by commas or spaces; ``A1-C3`` is the box between them."""
+    points: list[tuple[int, int]] = []
+    try:
+        for part in text.replace(",", " ").split():
+            if "-" in part:
+                (r0, c0), (r1, c1) = (parse_vertex(v, size) for v in part.split("-", 1))
+                points += [(r, c) for r in range(min(r0, r1), max(r0, r1) + 1)
+                           for c in range(min(c0, c1), max(c0, c1) + 1)]
+            else:
+                points.append(parse_vertex(part, size))
+    except (GtpError, TypeError, ValueError) as e:
+        raise ShapemillError(f"bad points {text!r}: {e}") from None
+    return points
+
+
+def solve_file(path: str | Path, goal: list[str], to_play: str | None, region: str | None,
+               algorithm: str, max_nodes: int, seconds: float | None) -> dict:
+    """Solve the SGF file's position for ``goal`` (its name and GTP points); the answer as a dict
+    with result (for the side to move), move, value, nodes, seconds."""
+    size, black, white, sgf_to_play = read_sgf_position(path)
+    color = to_play or sgf_to_play
+    targets = parse_points(" ".join(goal[1:]), size)
+    area = parse_points(region, size) if region else None
+    problem = make_problem(size, black, white, color, goal[0], targets, area)
+    settled = problem.root_value()
+    if settled != -(1 << 40):
+        return _answer(Result(settled, None, 0, 0.0), goal[0], color, size)
+    return _answer(ALGORITHMS[algorithm](problem, max_nodes, seconds), goal[0], color, size)
+
+
+def _answer(r: Result, goal: str, color: str, size: int) -> dict:
+    sign = 1 if color == "b" else -1
+    if r.value is None:
+        result = "unknown"
+    else:
+        result = "win" if sign * r.value > 0 else "loss" if sign * r.value < 0 else "draw"
+    move = None
+    if r.move is not None:
+        w = size + 2
+        move = format_vertex(None if r.move == 0 else (r.move // w - 1, r.move % w - 1))
+    return {"result": result, "move": move, "value": r.value if goal == "score" else None,
+            "nodes": r.nodes, "seconds": round(r.seconds, 3)}
