@@ -6,7 +6,6 @@ import json
 
 import pytest
 from click.testing import CliRunner
-
 from shapemill.cli import main
 from shapemill.engine.solve.alphabeta import alphabeta
 from shapemill.engine.solve.dfpn import dfpn
