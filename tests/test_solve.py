@@ -6,7 +6,6 @@ import json
 
 import pytest
 from click.testing import CliRunner
-
 from shapemill.cli import main
 from shapemill.engine.solve.alphabeta import alphabeta
 from shapemill.engine.solve.dfpn import dfpn
@@ -107,3 +106,12 @@ def test_cli_solves_an_sgf_problem(tmp_path):
     assert out.exit_code == 0, out.output
     answer = json.loads(out.output)
     assert answer["result"] == "win" and answer["move"] == "B5"
+
+
+@pytest.mark.parametrize("search", [pns, dfpn])
+def test_3x3_is_black_by_9_from_the_centre(search):
+    # van der Werf, van den Herik, Uiterwijk 2003, "Solving Go on small boards": 3x3 is
+    # Black by 9 (area scoring, positional superko), the optimal first move the centre
+    p = make_problem(3, [], [], "b", "score")
+    r = search(p, 300_000)
+    assert r.value == 9 and gtp(r.move, 3) == "B2"

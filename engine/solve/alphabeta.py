@@ -35,7 +35,7 @@ def alphabeta(problem: Problem, max_nodes: int = 1_000_000, seconds: float | Non
         alpha, beta = max(alpha, lo), min(beta, hi)
         alpha0 = alpha
         own = search.path[int(s.m[HASH])]
-        moves, hashes, kos, values = problem.expand(s)
+        moves, hashes, _, values = problem.expand(s)
         first = best.get(key)
         order = sorted(range(len(moves)), key=lambda i: (
             moves[i] != first, -(sign * values[i]) if values[i] != OPEN else 0, moves[i] != PASS))

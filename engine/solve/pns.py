@@ -20,7 +20,7 @@ INF = 1 << 40
 class Node:
     """A tree node: its move, proof and disproof numbers, children, superko dependency."""
 
-    __slots__ = ("move", "key", "black", "pn", "dn", "children", "parent", "own", "dep", "ban")
+    __slots__ = ("ban", "black", "children", "dep", "dn", "key", "move", "own", "parent", "pn")
 
     def __init__(self, move: int, key: int, black: bool, parent: Node | None, pn: int = 1, dn: int = 1) -> None:
         self.move, self.key, self.black, self.parent = move, key, black, parent
