@@ -41,7 +41,7 @@ def test_demo_plays_a_legal_game_and_writes_it(tmp_path):
 
 
 def _prior_heat(*options: str) -> np.ndarray:
-    """The prior heat map (gogui analyze command) after one move each on 9x9."""
+    """The prior heat map (gogui analyze command) of the position after one move each on 9x9."""
     commands = "boardsize 9\nclear_board\nplay b E5\ngenmove w\nshapemill-prior\nquit\n"
     result = CliRunner().invoke(main, ["gtp", "--size", "9", "--playouts", "50", *options], input=commands)
     assert result.exit_code == 0, result.output
@@ -52,5 +52,5 @@ def _prior_heat(*options: str) -> np.ndarray:
 
 def test_gtp_uses_the_bundled_priors_unless_told_not_to():
     rated = _prior_heat()
-    assert len(rated) == 80 and rated.max() == 1.0 and rated.min() < 0.5  # rated, not uniform
+    assert len(rated) == 79 and rated.max() == 1.0 and rated.min() < 0.5  # Black's moves after W's, rated
     assert np.all(_prior_heat("--no-priors") == 1.0)  # no table: every move alike
