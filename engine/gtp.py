@@ -524,11 +524,14 @@ class GtpEngine:
 
     def cmd_prior(self, a: list[str]) -> str:
         """The priors of the current position's moves for the side to move: the
-        table's move strengths, or without a table the last search's if of this position."""
+        table's move strengths, or without a table the same for every legal move."""
+        c = rules.BLACK if self.to_move() == "b" else rules.WHITE
         if self.prior is not None:
-            c = rules.BLACK if self.to_move() == "b" else rules.WHITE
             return self._heat(np.asarray(self.prior(self.board.b, self.board.m, c), dtype=float))
-        return self._heat(self.last.prior) if self._searched_here() else ""
+        legal = np.zeros(len(self.board.b[rules.COLOR]))
+        for p in np.flatnonzero(self.board.b[rules.COLOR] == rules.EMPTY):
+            legal[p] = rules.illegal_reason(self.board.b, self.board.m, c, p) == 0
+        return self._heat(legal)
 
 
 def search_priors(config: SearchConfig, prior: MovePrior | None, board: Board,
