@@ -148,9 +148,12 @@ def show(table, top, size, sort, svg_dir) -> None:
               help="Positions sampled (uniformly, seeded) from the games for the fit.")
 @click.option("--limit-games", type=click.IntRange(1), default=None, help="Use the first N games only.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the position sample.")
+@click.option("--max-memory", type=click.FloatRange(0, min_open=True), default=None, metavar="GB",
+              help="Sample as many positions (at most --max-positions) as fit in this much memory at the peak.")
 @click.option("-j", "--workers", type=click.IntRange(1), default=None,
               help="Threads that build the positions and share each MM sweep (default: the CPU cores, at most 8).")
-def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limit_games, seed, workers) -> None:
+def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limit_games, seed, max_memory,
+         workers) -> None:
     """Fit Bradley-Terry / Elo ratings of every pattern and feature (Coulom's MM).
 
     Each sampled position is a competition among its legal moves and the pass;
@@ -161,7 +164,7 @@ def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limi
 
     run_rate_command(
         list(games), patterns_path, output, max_iter, tol, split, max_positions, limit_games, seed,
-        workers or default_workers(),
+        workers or default_workers(), max_memory,
     )
 
 
