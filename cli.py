@@ -135,6 +135,28 @@ def show(table, top, size, sort, svg_dir) -> None:
 
 
 @main.command()
+@click.argument("table", required=False, type=click.Path(exists=True))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def info(table, as_json) -> None:
+    """What a table is: kind, where it came from (games, fingerprint, positions,
+    command, version), its size and its measured accuracy when it holds one.
+
+    TABLE (a file or a partitioned dataset folder) defaults to the bundled ratings table.
+    """
+    import json
+
+    from .patterns.defaults import RATINGS
+    from .patterns.info import describe, table_info
+    from .patterns.tables import TableError
+
+    try:
+        found = table_info(_table_or_bundled(table, RATINGS))
+    except TableError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(json.dumps(found) if as_json else describe(found))
+
+
+@main.command()
 @click.argument("games", nargs=-1, required=True, type=click.Path())
 @click.option("--patterns", "patterns_path", required=True, type=click.Path(dir_okay=False),
               help="The patterns table written by `mine`.")
