@@ -92,6 +92,10 @@ class Vocabulary:
         return cls.from_rows(feature, value, table["size"].fill_null(0).to_numpy())
 
 
+#: The columns of a ratings table that :func:`ratings_model` reads.
+MODEL_COLUMNS = ["feature", "value", "size", "gamma"]
+
+
 def ratings_model(table: pa.Table) -> tuple[Vocabulary, np.ndarray]:
     """The vocabulary of a ratings table and the gamma of each of its features."""
     feature = table["feature"].cast(pa.string()).to_pylist()
