@@ -63,8 +63,7 @@ def table_info(path: str | os.PathLike) -> dict[str, Any]:
 def describe(info: dict[str, Any]) -> str:
     """``table_info``'s answer as lines for a person."""
     lines = [
-        f"{info['path']}: {info['kind']} table (schema {info['schema_version']}, "
-        f"shapemill {info['shapemill_version']})",
+        f"{info['path']}: {info['kind']} table (schema {info['schema_version']}, shapemill {info['shapemill_version']})",
         f"  size        {info['rows']:,} rows, {info['bytes'] / 2**20:,.1f} MB"
         + (f" in {info['files']} parts" if info["files"] > 1 else ""),
     ]

@@ -335,4 +335,5 @@ def test_export_mm_rebuilds_the_positions_of_a_fit_on_the_first_games_and_a_samp
     vocab, _ = ratings_model(read_table(ratings, "ratings")[0])
     fitted = io.StringIO()
     write_mm(build_teams(corpus, vocab, sample_mask(corpus, 13, 5)), vocab.group, fitted)
-    assert open(mm).read() == fitted.getvalue() and fitted.getvalue().count("#\n") == 13
+    with open(mm) as written:
+        assert written.read() == fitted.getvalue() and fitted.getvalue().count("#\n") == 13
