@@ -36,8 +36,8 @@ from ..go.rules import BLACK, OK, WHITE, illegal_reason, new_board, place_setup,
 from .candidates import PASS_KEY, Vocabulary, candidate_levels, combination_key, combination_rows
 from .features import N_FEATURES
 
-#: Games whose positions are built at once (memory of a chunk: its positions x (points + 1) x 12 bytes).
-CHUNK_GAMES = 2048
+#: Positions built at once, about (whole games): a chunk's buffers hold its positions x (points + 1) x 12 bytes.
+CHUNK_POSITIONS = 1 << 16
 
 
 @dataclass
@@ -249,8 +249,10 @@ def build_teams(
         geo = geometry(int(size))
         width = int(size) ** 2 + 1
         games = np.flatnonzero((corpus.board_size == size) & (per_game > 0))
-        for lo in range(0, len(games), CHUNK_GAMES):
-            chunk = games[lo : lo + CHUNK_GAMES]
+        cut = np.searchsorted(np.cumsum(per_game[games]), np.arange(CHUNK_POSITIONS, per_game.sum(), CHUNK_POSITIONS))
+        for chunk in np.split(games, np.unique(cut + 1)):
+            if not len(chunk):
+                continue
             slots = np.concatenate([[0], np.cumsum(per_game[chunk])]).astype(np.int64)
             n_pos = int(slots[-1])
             pattern_buf = np.empty(n_pos * width, dtype=np.int32)
@@ -294,7 +296,7 @@ def build_teams(
 #: Bytes of the fit per candidate (pattern and combination), per position (its start,
 #: move played, move number, total strength), per distinct combination (its row,
 #: key, interning slots, strength and sums) and per feature (the fit's arrays).
-CANDIDATE_BYTES, POSITION_BYTES, COMBINATION_BYTES, FEATURE_BYTES = 8, 32, 240, 400
+CANDIDATE_BYTES, POSITION_BYTES, COMBINATION_BYTES, FEATURE_BYTES = 8, 32, 160, 400
 
 
 def distinct_combinations(n_positions: int) -> float:
@@ -312,7 +314,7 @@ def fit_memory(corpus: Corpus, n_positions: int, n_features: int) -> float:
     share = min(1.0, n_positions / positions)
     candidates = float(candidates_per_position(corpus).sum()) * share
     width = int(corpus.board_size.max(initial=19)) ** 2 + 1
-    chunk = CHUNK_GAMES * positions / max(len(corpus), 1) * share * width * 12
+    chunk = (min(n_positions, CHUNK_POSITIONS) + int(np.diff(corpus.offsets).max(initial=0))) * width * 12
     return (candidates * CANDIDATE_BYTES + n_positions * POSITION_BYTES + chunk
             + distinct_combinations(n_positions) * COMBINATION_BYTES + n_features * FEATURE_BYTES)
 
