@@ -15,7 +15,8 @@ import pyarrow.parquet as pq
 
 from .tables import DATASET_MARKER, TableError, is_dataset, read_metadata
 
-#: Metadata keys of a measured accuracy (written by ``tools/make_default_tables.py``).
+#: Metadata keys of a measured accuracy (written by ``tools/make_default_tables.py``, with
+#: the ``curve`` of the cuts it measured).
 ACCURACY_KEYS = ("top1", "top5", "top10", "mean_log_likelihood", "evaluated_positions", "evaluated_games")
 #: Parameters that say which games a table came from, by table kind.
 GAMES_KEYS = ("sources", "paths", "games")
@@ -57,6 +58,7 @@ def table_info(path: str | os.PathLike) -> dict[str, Any]:
         "bytes": size,
         "files": files,
         "accuracy": accuracy,
+        "curve": meta.get("curve", []),
     }
 
 
@@ -90,4 +92,7 @@ def describe(info: dict[str, Any]) -> str:
         lines.append(f"  accuracy    {measured}")
     else:
         lines.append("  accuracy    not measured")
+    for point in info["curve"]:
+        lines.append(f"  cut         tolerance {point['tolerance']:g}: {point['rows']:,} rows, {point['mb']:.1f} MB, "
+                     f"top1 {point['top1']:.1%}")
     return "\n".join(lines)

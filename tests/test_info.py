@@ -35,9 +35,11 @@ def test_info_tells_the_kind_origin_and_size_of_games_patterns_ratings_and_datas
 
     data, meta = read_table(ratings, "ratings")
     measured = str(tmp_path / "measured.parquet")
-    write_table(data, measured, {**meta, "top1": 0.41, "evaluated_positions": 1234, "command": "make it"})
+    curve = [{"tolerance": 0, "rows": 900, "mb": 2.5, "top1": 0.41}, {"tolerance": 3, "rows": 400, "mb": 1.0, "top1": 0.39}]
+    write_table(data, measured, {**meta, "top1": 0.41, "evaluated_positions": 1234, "command": "make it", "curve": curve})
     text = CliRunner().invoke(main, ["info", measured]).output
     assert "ratings table" in text and "top1 41.0% on 1,234 positions" in text and "command     make it" in text
+    assert "tolerance 3: 400 rows, 1.0 MB, top1 39.0%" in text
     assert "accuracy    not measured" in CliRunner().invoke(main, ["info", ratings]).output
     refused = CliRunner().invoke(main, ["info", games[0]])
     assert refused.exit_code == 1 and "not a readable Parquet table" in refused.output
