@@ -11,8 +11,9 @@ ratings table is cut to its compact form (``shapemill.miner.compact``: the engin
 columns, keys only for the shapes ``show`` and ``demo`` draw, patterns whose gamma
 their smaller ring already predicts dropped with their whole subtree) at each
 ``--tolerances`` value, each cut measured with ``evaluate`` on the first
-``--test-games`` games of the test split (never trained on), and the most accurate
-cut whose ratings and patterns tables together fit in ``--budget-mb`` is written
+``--test-games`` games of the test split (never trained on), and the smallest cut
+within ``--slack`` of the best top-1 among those whose ratings and patterns tables
+together fit in ``--budget-mb`` is written
 into ``patterns/`` with the patterns table (spatial patterns played at least
 ``--keep-played`` times, and every feature row). The command line, the games, the
 measured accuracy and the whole curve (tolerance, rows, MB, top-1) go into both
@@ -72,10 +73,12 @@ def main() -> int:
     parser.add_argument("--positions", type=int, default=2_000_000, help="rate --max-positions (default 2,000,000)")
     parser.add_argument("--iterations", type=int, default=30, help="rate --max-iter (default 30)")
     parser.add_argument("--test-games", type=int, default=500, help="test games evaluated (default 500)")
-    parser.add_argument("--tolerances", default="0,1,3,10,30,100",
-                        help="compact-table tolerances tried (log-strength per row; default 0,1,3,10,30,100)")
+    parser.add_argument("--tolerances", default="0,0.3,1,3,10,30",
+                        help="compact-table tolerances tried (log-strength per row; default 0,0.3,1,3,10,30)")
     parser.add_argument("--budget-mb", type=float, default=30.0,
                         help="most MB of the two bundled tables together (default 30)")
+    parser.add_argument("--slack", type=float, default=0.001,
+                        help="ship the smallest cut within this much top-1 of the best (default 0.001)")
     parser.add_argument("--keep-played", type=int, default=10, help="spatial patterns kept when played this often")
     parser.add_argument("--reuse", action="store_true", help="keep the scan / mine / rate outputs already made")
     parser.add_argument("--out", type=Path, default=ROOT / "patterns", help="folder of the tables (patterns/)")
@@ -106,7 +109,8 @@ def main() -> int:
 
     curve = compact_curve(ROOT / ratings, games, [float(t) for t in args.tolerances.split(",")], args.test_games)
     fitting = [c for c in curve if c["mb"] + patterns_mb <= args.budget_mb] or [min(curve, key=lambda c: c["mb"])]
-    best = max(fitting, key=lambda c: (c["top1"], -c["mb"]))
+    top = max(c["top1"] for c in fitting)
+    best = min((c for c in fitting if c["top1"] >= top - args.slack), key=lambda c: c["mb"])
     made = {
         "command": " ".join(["python tools/make_default_tables.py", *(a for a in sys.argv[1:] if a != "--reuse")]),
         "corpus": "tygem9d (../shared/data/tygem9d), train split",
