@@ -146,6 +146,28 @@ def show(table, top, size, sort, svg_dir) -> None:
 
 
 @main.command()
+@click.argument("table", required=False, type=click.Path(exists=True))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def info(table, as_json) -> None:
+    """What a table is: kind, where it came from (games, fingerprint, positions,
+    command, version), its size and its measured accuracy when it holds one.
+
+    TABLE (a file or a partitioned dataset folder) defaults to the bundled ratings table.
+    """
+    import json
+
+    from .patterns.defaults import RATINGS
+    from .patterns.info import describe, table_info
+    from .patterns.tables import TableError
+
+    try:
+        found = table_info(_table_or_bundled(table, RATINGS))
+    except TableError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(json.dumps(found) if as_json else describe(found))
+
+
+@main.command()
 @click.argument("games", nargs=-1, required=True, type=click.Path())
 @click.option("--patterns", "patterns_path", required=True, type=click.Path(dir_okay=False),
               help="The patterns table written by `mine`.")
@@ -159,9 +181,12 @@ def show(table, top, size, sort, svg_dir) -> None:
               help="Positions sampled (uniformly, seeded) from the games for the fit.")
 @click.option("--limit-games", type=click.IntRange(1), default=None, help="Use the first N games only.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the position sample.")
+@click.option("--max-memory", type=click.FloatRange(0, min_open=True), default=None, metavar="GB",
+              help="Sample as many positions (at most --max-positions) as fit in this much memory at the peak.")
 @click.option("-j", "--workers", type=click.IntRange(1), default=None,
               help="Threads that build the positions and share each MM sweep (default: the CPU cores, at most 8).")
-def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limit_games, seed, workers) -> None:
+def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limit_games, seed, max_memory,
+         workers) -> None:
     """Fit Bradley-Terry / Elo ratings of every pattern and feature (Coulom's MM).
 
     Each sampled position is a competition among its legal moves and the pass;
@@ -172,7 +197,7 @@ def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limi
 
     run_rate(
         list(games), patterns_path, output, max_iter, tol, split, max_positions, limit_games, seed,
-        workers or default_workers(),
+        workers or default_workers(), max_memory,
     )
 
 

@@ -92,6 +92,10 @@ class Vocabulary:
         return cls.from_rows(feature, value, table["size"].fill_null(0).to_numpy())
 
 
+#: The columns of a ratings table that :func:`ratings_model` reads.
+MODEL_COLUMNS = ["feature", "value", "size", "gamma"]
+
+
 def ratings_model(table: pa.Table) -> tuple[Vocabulary, np.ndarray]:
     """The vocabulary of a ratings table and the gamma of each of its features."""
     feature = table["feature"].cast(pa.string()).to_pylist()
@@ -234,6 +238,14 @@ def combination_key(levels: np.ndarray) -> int:
 def combination_rows(keys: np.ndarray, vocab: Vocabulary) -> np.ndarray:
     """``rows[k, g]``: the feature number of digit ``g`` of ``keys[k]`` (tactical features,
     then the pass), or ``vocab.size`` (the feature-less slot, gamma 1) where it is 0."""
-    digits = (keys[:, None] // COMBO_PLACE[None, :]) % COMBO_RADIX[None, :]
-    rows = vocab.level_index[np.arange(1, N_FEATURES + 2)[None, :], digits]
-    return np.where(digits > 0, rows, vocab.size).astype(np.int32)
+    return _combination_rows(keys, vocab.level_index, vocab.size, COMBO_PLACE, COMBO_RADIX)
+
+
+@njit(cache=True)
+def _combination_rows(keys, level_index, none, place, radix) -> np.ndarray:
+    rows = np.empty((len(keys), len(place)), dtype=np.int32)
+    for k in range(len(keys)):
+        for g in range(len(place)):
+            digit = (keys[k] // place[g]) % radix[g]
+            rows[k, g] = level_index[g + 1, digit] if digit > 0 else none
+    return rows

@@ -2,8 +2,8 @@
 
 ``csv`` and ``json`` (one object per line) write the table's rows. ``mm`` writes the
 *input* of Rémi Coulom's reference MM tool (``mm.cpp``, 2007) -- the competitions
-the fit was made on, rebuilt from the games, split, sample and seed recorded in the
-table's metadata -- so a user can fit them with that tool and compare its gammas
+the fit was made on, rebuilt from the games, split, game limit, sample and seed recorded
+in the table's metadata -- so a user can fit them with that tool and compare its gammas
 with ours (same feature order: patterns in the table's order, then each tactical
 feature by level, then the pass). The format: a line ``! <number of gammas>``, the number of
 feature groups, ``<gammas> <name>`` per group, ``!``; then per position ``#``, the
@@ -68,7 +68,7 @@ def export_mm(table: pa.Table, meta: dict, path: str) -> int:
     Returns the number of positions written."""
     params = meta["params"]
     vocab, _ = ratings_model(table)
-    corpus = load_corpus(params["games"], split=params["split"])
+    corpus = load_corpus(params["games"], split=params["split"], limit=params.get("limit_games"))
     teams = build_teams(corpus, vocab, sample_mask(corpus, params["max_positions"], params["seed"]))
     with open(path, "w", encoding="ascii") as out:
         write_mm(teams, vocab.group, out)

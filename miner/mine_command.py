@@ -69,20 +69,20 @@ def peak_memory_parts_mb() -> tuple[float, float]:
     return own / 1024, children / 1024
 
 
-def _progress_bar(quiet: bool, total: int | None, unit: str):
+def progress_bar(quiet: bool, total: int | None, unit: str, desc: str = "mine"):
     """A tqdm bar on stderr when it is a terminal (and not ``quiet``), else None."""
     if quiet or not sys.stderr.isatty():
         return None
     from tqdm import tqdm
 
-    return tqdm(total=total, unit=unit, desc="mine", file=sys.stderr)
+    return tqdm(total=total, unit=unit, desc=desc, file=sys.stderr)
 
 
 def _mine_here(paths: list[str], params: MineParams, split: str, workers: int, limit: int | None, quiet: bool) -> Mined:
     """Mine in this process and ``workers`` forked ones."""
     corpus = command_corpus(paths, split, limit)
     discovery = len(discovery_sample(len(corpus), params)) * (1 + params.discovery_rounds)
-    bar = _progress_bar(quiet, discovery + 2 * len(corpus), "game")
+    bar = progress_bar(quiet, discovery + 2 * len(corpus), "game")
     seconds: dict[str, float] = {}
     rows = mine_patterns(corpus, params, workers, bar.update if bar is not None else None, seconds)
     features_start = time.perf_counter()
@@ -100,7 +100,7 @@ def _mine_on_dask(paths: list[str], params: MineParams, split: str, scheduler: s
     """Mine on the Dask cluster ``scheduler``, with progress in shard tasks."""
     from .cluster import ClusterError, dask_client, mine_on_cluster
 
-    bar = _progress_bar(quiet, None, "shard")
+    bar = progress_bar(quiet, None, "shard")
 
     def planned(n: int) -> None:
         bar.total = n

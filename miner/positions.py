@@ -3,7 +3,8 @@
 A candidate is stored as two ``int32``: its largest known pattern and its
 *combination* (tactical levels and pass flag, see :mod:`shapemill.miner.candidates`),
 8 bytes whatever the number of its features, so two million positions of some
-250 candidates hold in 4 GB:
+250 candidates hold in 4 GB (the candidate arrays are grown in place while they are
+built, never copied whole):
 
 - ``pos_start[j] .. pos_start[j+1]``: the candidates of position ``j``;
 - ``pattern[c]``: the feature number of candidate ``c``'s pattern, ``none`` if it has none;
@@ -21,6 +22,7 @@ table as it is appended.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numba
@@ -34,8 +36,8 @@ from ..go.rules import BLACK, OK, WHITE, illegal_reason, new_board, place_setup,
 from .candidates import PASS_KEY, Vocabulary, candidate_levels, combination_key, combination_rows
 from .features import N_FEATURES
 
-#: Games whose positions are built at once (memory of a chunk: its candidates x 12 bytes).
-CHUNK_GAMES = 2048
+#: Positions built at once, about (whole games): a chunk's buffers hold its positions x (points + 1) x 12 bytes.
+CHUNK_POSITIONS = 1 << 16
 
 
 @dataclass
@@ -163,13 +165,11 @@ def _grow(table_keys, table_ids):
 
 @njit(cache=True)
 def _append_chunk(
-    n_cand, width, pattern_buf, key_buf, none, table_keys, table_ids, combo_keys, n_combos,
-    pattern_out, combo_out, sizes_out,
+    n_cand, width, pattern_buf, key_buf, none, table_keys, table_ids, combo_keys, n_combos, pattern_out, combo_out, c,
 ):
-    """Copy the written positions' candidates, packed, into ``pattern_out`` / ``combo_out``
-    (their sizes into ``sizes_out``), interning combination keys. Returns the table,
+    """Copy the written positions' candidates, packed, into ``pattern_out`` /
+    ``combo_out`` from index ``c``, interning combination keys. Returns the table,
     the keys by combination id (both possibly grown) and the number of combinations."""
-    c = 0
     for k in range(len(n_cand)):
         base = k * width
         for i in range(n_cand[k]):
@@ -189,7 +189,6 @@ def _append_chunk(
                 n_combos += 1
             combo_out[c] = table_ids[s]
             c += 1
-        sizes_out[k] = n_cand[k]
     return table_keys, table_ids, combo_keys, n_combos
 
 
@@ -201,11 +200,39 @@ def _flat_setup(corpus: Corpus) -> tuple[np.ndarray, np.ndarray]:
     return flat, start
 
 
+def candidates_per_position(corpus: Corpus, mask: np.ndarray | None = None) -> np.ndarray:
+    """An estimate of the number of candidates of each game's positions (those of
+    ``mask``, or all), summed per game: a position after ``n`` moves on a board of
+    ``s`` points has about ``s + 1 - n`` (the empty points and the pass; captures
+    and illegal points roughly cancel)."""
+    offsets = corpus.offsets.astype(np.int64)
+    points = corpus.board_size.astype(np.int64) ** 2 + 1
+    if mask is None:
+        length = np.diff(offsets)
+        return np.maximum(length * points - length * (length - 1) // 2, length)
+    sampled = np.flatnonzero(mask)
+    game = np.searchsorted(offsets, sampled, side="right") - 1
+    per_position = np.maximum(points[game] - (sampled - offsets[game]), 1)
+    return np.bincount(game, weights=per_position, minlength=len(corpus))
+
+
+def _room(array: np.ndarray, needed: int) -> np.ndarray:
+    """``array`` with room for at least ``needed`` entries, grown in place (a
+    ``realloc``, which moves no pages of a large array: no second copy in memory)."""
+    if needed > len(array):
+        array.resize(max(needed, int(len(array) * 1.25)), refcheck=False)
+    return array
+
+
 def build_teams(
     corpus: Corpus, vocab: Vocabulary, mask: np.ndarray, max_ring: int = 54, workers: int = 1,
+    progress: Callable[[int], None] | None = None,
 ) -> Teams:
     """The competitions of the positions of ``corpus`` selected by ``mask``, built
-    with ``workers`` threads."""
+    with ``workers`` threads; ``progress(games)`` is called after each chunk of games.
+
+    The candidates go straight into their final arrays, grown in place, so that the
+    peak is the result plus one chunk's buffers."""
     use_threads(workers)
     setup, setup_start = _flat_setup(corpus)
     offsets = corpus.offsets.astype(np.int64)
@@ -214,57 +241,92 @@ def build_teams(
     first_color = corpus.first_color.astype(np.int64)
     table_keys, table_ids = np.full(1 << 16, -1, dtype=np.int64), np.zeros(1 << 16, dtype=np.int32)
     combo_keys, n_combos = np.empty(1 << 15, dtype=np.int64), 0
-    parts: list[tuple[np.ndarray, ...]] = []
+    expected = int(candidates_per_position(corpus, mask).sum() * 1.05) + 1
+    pattern_out, combo_out = np.empty(expected, dtype=np.int32), np.empty(expected, dtype=np.int32)
+    c = 0
+    sizes, chosen, move = [], [], []
     for size in np.unique(corpus.board_size):
         geo = geometry(int(size))
         width = int(size) ** 2 + 1
         games = np.flatnonzero((corpus.board_size == size) & (per_game > 0))
-        for lo in range(0, len(games), CHUNK_GAMES):
-            chunk = games[lo : lo + CHUNK_GAMES]
+        cut = np.searchsorted(np.cumsum(per_game[games]), np.arange(CHUNK_POSITIONS, per_game.sum(), CHUNK_POSITIONS))
+        for chunk in np.split(games, np.unique(cut + 1)):
+            if not len(chunk):
+                continue
             slots = np.concatenate([[0], np.cumsum(per_game[chunk])]).astype(np.int64)
             n_pos = int(slots[-1])
             pattern_buf = np.empty(n_pos * width, dtype=np.int32)
             key_buf = np.empty(n_pos * width, dtype=np.int64)
             n_cand = np.zeros(n_pos, dtype=np.int64)
-            chosen = np.zeros(n_pos, dtype=np.int32)
-            move = np.zeros(n_pos, dtype=np.int32)
+            chunk_chosen = np.zeros(n_pos, dtype=np.int32)
+            chunk_move = np.zeros(n_pos, dtype=np.int32)
             _chunk_candidates(
                 chunk, corpus.moves, offsets, first_color, setup, setup_start, mask, slots, int(size), geo.pad,
                 geo.delta, min(max_ring, geo.max_ring), vocab.lookup, far_rings(int(size)), vocab.level_index,
-                pattern_buf, key_buf, n_cand, chosen, move,
+                pattern_buf, key_buf, n_cand, chunk_chosen, chunk_move,
             )
-            written = n_cand > 0
             total = int(n_cand.sum())
-            pattern_out = np.empty(total, dtype=np.int32)
-            combo_out = np.empty(total, dtype=np.int32)
-            sizes = np.empty(n_pos, dtype=np.int64)
+            pattern_out, combo_out = _room(pattern_out, c + total), _room(combo_out, c + total)
             table_keys, table_ids, combo_keys, n_combos = _append_chunk(
                 n_cand, width, pattern_buf, key_buf, vocab.size, table_keys, table_ids, combo_keys, n_combos,
-                pattern_out, combo_out, sizes,
+                pattern_out, combo_out, c,
             )
+            c += total
             del pattern_buf, key_buf
-            parts.append((pattern_out, combo_out, sizes[written], chosen[written], move[written]))
-    return _assemble(parts, combination_rows(combo_keys[:n_combos], vocab), vocab.size)
-
-
-def _assemble(parts: list[tuple[np.ndarray, ...]], combos: np.ndarray, none: int) -> Teams:
-    """One ``Teams`` from the chunks, freeing each chunk once copied (peak memory: the
-    result and one chunk)."""
-    n_cand = sum(len(p[0]) for p in parts)
-    sizes = np.concatenate([p[2] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
-    teams = Teams(
-        pos_start=np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
-        pattern=np.empty(n_cand, dtype=np.int32),
-        combo=np.empty(n_cand, dtype=np.int32),
-        combos=combos,
-        chosen=np.concatenate([p[3] for p in parts]) if parts else np.zeros(0, dtype=np.int32),
-        move_number=np.concatenate([p[4] for p in parts]) if parts else np.zeros(0, dtype=np.int32),
-        none=none,
+            written = n_cand > 0
+            sizes.append(n_cand[written])
+            chosen.append(chunk_chosen[written])
+            move.append(chunk_move[written])
+            if progress is not None:
+                progress(len(chunk))
+    del table_keys, table_ids
+    pattern_out.resize(c, refcheck=False)
+    combo_out.resize(c, refcheck=False)
+    return Teams(
+        pos_start=np.concatenate([[0], np.cumsum(np.concatenate([np.zeros(0, np.int64), *sizes]))]).astype(np.int64),
+        pattern=pattern_out,
+        combo=combo_out,
+        combos=combination_rows(combo_keys[:n_combos], vocab),
+        chosen=np.concatenate([np.zeros(0, np.int32), *chosen]),
+        move_number=np.concatenate([np.zeros(0, np.int32), *move]),
+        none=vocab.size,
     )
-    c = 0
-    while parts:
-        pattern, combo, *_ = parts.pop(0)
-        teams.pattern[c : c + len(pattern)] = pattern
-        teams.combo[c : c + len(combo)] = combo
-        c += len(pattern)
-    return teams
+
+
+#: Bytes of the fit per candidate (pattern and combination), per position (its start,
+#: move played, move number, total strength), per distinct combination (its row,
+#: key, interning slots, strength and sums) and per feature (the fit's arrays).
+CANDIDATE_BYTES, POSITION_BYTES, COMBINATION_BYTES, FEATURE_BYTES = 8, 32, 160, 400
+
+
+def distinct_combinations(n_positions: int) -> float:
+    """About how many distinct tactical combinations ``n_positions`` positions of
+    strong players' 19x19 games hold (a power law measured on Tygem 9-dan games:
+    1.5 M at 100,000 positions, 2.4 M at 200,000, grown slower than the positions)."""
+    return 1.52e6 * (max(n_positions, 1) / 1e5) ** 0.65
+
+
+def fit_memory(corpus: Corpus, n_positions: int, n_features: int) -> float:
+    """Estimated bytes that rating ``n_positions`` positions of ``corpus`` on
+    ``n_features`` features needs on top of what is loaded already: the
+    competitions, one chunk's build buffers and the fit's arrays."""
+    positions = max(corpus.n_positions, 1)
+    share = min(1.0, n_positions / positions)
+    candidates = float(candidates_per_position(corpus).sum()) * share
+    width = int(corpus.board_size.max(initial=19)) ** 2 + 1
+    chunk = (min(n_positions, CHUNK_POSITIONS) + int(np.diff(corpus.offsets).max(initial=0))) * width * 12
+    return (candidates * CANDIDATE_BYTES + n_positions * POSITION_BYTES + chunk
+            + distinct_combinations(n_positions) * COMBINATION_BYTES + n_features * FEATURE_BYTES)
+
+
+def positions_within(corpus: Corpus, budget: float, n_features: int, most: int | None = None) -> int:
+    """The most positions (at most ``most``, at most the corpus's) whose fit needs no
+    more than ``budget`` bytes by :func:`fit_memory`; 0 when even one does not fit."""
+    lo, hi = 0, min(corpus.n_positions, most if most is not None else corpus.n_positions)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fit_memory(corpus, mid, n_features) <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo

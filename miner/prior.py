@@ -16,7 +16,7 @@ from ..go.reading import legal_moves, reading_scratch
 from ..go.rings import FarRings, far_rings, geometry
 from ..go.rules import SIZE, STRIDE
 from ..patterns.tables import TableError, read_metadata, read_table
-from .candidates import candidate_teams, ratings_model
+from .candidates import MODEL_COLUMNS, candidate_teams, ratings_model
 from .features import N_FEATURES
 
 
@@ -70,7 +70,7 @@ class MovePrior:
         """The table as ``move_strengths`` takes it on a ``size`` x ``size`` board:
         pattern geometry, pattern look-up, level numbering and gammas."""
         if self.model is None:
-            self.model = ratings_model(read_table(self.path, "ratings")[0])
+            self.model = ratings_model(read_table(self.path, "ratings", columns=MODEL_COLUMNS)[0])
         vocab, gamma = self.model
         geo = geometry(size)
         return geo.pad, geo.delta, geo.max_ring, vocab.lookup, far_rings(size), vocab.level_index, gamma

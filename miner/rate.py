@@ -137,14 +137,28 @@ def _tactical_step(combos, group_start, group_features, gamma, gamma0, cs, a, w,
 def wins_and_seen(teams: Teams) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """How often a team holding each feature was the move played, and was a candidate,
     and how often each was a candidate's pattern (arrays of ``none + 1``; the last
-    entry, the feature-less slot, is meaningless)."""
+    entry, the feature-less slot, is meaningless). Counted in place: no copy of the
+    candidate arrays."""
     n = teams.none + 1
+    wins, as_pattern, per_combo = _counts(teams.pos_start, teams.pattern, teams.combo, teams.chosen, n, len(teams.combos))
     won = teams.pos_start[:-1] + teams.chosen
-    wins = np.bincount(teams.pattern[won], minlength=n).astype(np.float64)
     wins += np.bincount(teams.combos[teams.combo[won]].ravel(), minlength=n)
-    as_pattern = np.bincount(teams.pattern, minlength=n).astype(np.int64)
-    seen = as_pattern + _combination_counts(teams.combos, np.bincount(teams.combo, minlength=len(teams.combos)), n)
+    seen = as_pattern + _combination_counts(teams.combos, per_combo, n)
     return wins, seen, as_pattern
+
+
+@njit(cache=True)
+def _counts(pos_start, pattern, combo, chosen, n, n_combos) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Wins of each pattern, candidates of each pattern and of each combination."""
+    wins = np.zeros(n)
+    for j in range(len(chosen)):
+        wins[pattern[pos_start[j] + chosen[j]]] += 1.0
+    as_pattern = np.zeros(n, dtype=np.int64)
+    per_combo = np.zeros(n_combos, dtype=np.int64)
+    for c in range(len(pattern)):
+        as_pattern[pattern[c]] += 1
+        per_combo[combo[c]] += 1
+    return wins, as_pattern, per_combo
 
 
 @njit(cache=True)

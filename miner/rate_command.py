@@ -13,16 +13,16 @@ from ..errors import ShapemillError
 from ..patterns.tables import TableError, read_table, table_metadata, write_table
 from .candidates import GROUP_NAMES, Vocabulary, ratings_model
 from .evaluate import evaluate_teams
-from .mine_command import command_corpus, peak_memory_mb
-from .positions import build_teams, sample_mask
+from .mine_command import command_corpus, peak_memory_mb, peak_memory_parts_mb, progress_bar
+from .positions import build_teams, fit_memory, positions_within, sample_mask
 from .rate import fit
 
 ELO_PER_LOG = 400 / np.log(10)
 
 
-def _table(path: str, kind: str) -> tuple[pa.Table, dict]:
+def _table(path: str, kind: str, columns: list[str] | None = None) -> tuple[pa.Table, dict]:
     try:
-        return read_table(path, kind)
+        return read_table(path, kind, columns)
     except (TableError, OSError) as exc:
         raise ShapemillError(str(exc)) from None
 
@@ -50,28 +50,59 @@ def ratings_table(vocab: Vocabulary, result, keys: dict[int, bytes]) -> pa.Table
     )
 
 
+#: The columns of a patterns table that the fit's vocabulary reads.
+VOCABULARY_COLUMNS = ["feature", "pattern_id", "level", "size"]
+
+
 def run_rate(
     games: list[str], patterns: str, output: str, max_iter: int, tol: float, split: str,
-    max_positions: int | None, limit: int | None, seed: int, workers: int,
+    max_positions: int | None, limit: int | None, seed: int, workers: int, max_memory: float | None = None,
 ) -> None:
-    """Fit the ratings of every feature of ``patterns`` on positions of ``games``."""
+    """Fit the ratings of every feature of ``patterns`` on positions of ``games``;
+    with ``max_memory`` (GB), on as many positions (at most ``max_positions``) as
+    the fit's peak can hold within it."""
     start = time.perf_counter()
-    table, pmeta = _table(patterns, "patterns")
+    table, pmeta = _table(patterns, "patterns", VOCABULARY_COLUMNS)
     corpus = command_corpus(games, split, limit)
     vocab = Vocabulary.from_patterns(table)
+    del table
+    if max_memory is not None:
+        loaded = peak_memory_parts_mb()[0] * 2**20
+        chosen = positions_within(corpus, max_memory * 2**30 - loaded, vocab.size, max_positions)
+        if chosen == 0:
+            raise ShapemillError(f"--max-memory {max_memory:g} GB: no room for a fit beside the "
+                                       f"{loaded / 2**30:.1f} GB of games and patterns loaded")
+        print(f"--max-memory {max_memory:g} GB: {chosen:,} of {corpus.n_positions:,} positions "
+                   f"(estimated {(loaded + fit_memory(corpus, chosen, vocab.size)) / 2**30:.1f} GB at the peak)")
+        max_positions = chosen
     built = time.perf_counter()
-    teams = build_teams(corpus, vocab, sample_mask(corpus, max_positions, seed), workers=workers)
+    bar = progress_bar(False, len(corpus), "game", "positions")
+    teams = build_teams(corpus, vocab, sample_mask(corpus, max_positions, seed), workers=workers,
+                        progress=bar.update if bar is not None else None)
+    if bar is not None:
+        bar.close()
     print(
         f"{teams.n_positions:,} positions of {len(corpus):,} games, {teams.n_candidates:,} candidates "
         f"({teams.nbytes / 2**20:,.0f} MB), {len(teams.combos):,} combinations of tactical features, "
         f"{vocab.size:,} features ({len(vocab.pattern_ids):,} patterns); built in {time.perf_counter() - built:.1f} s"
     )
+    bar = progress_bar(False, max_iter, "sweep", "MM")
 
     def report(it: int, objective: float, ll: float, seconds: float) -> None:
-        print(f"iteration {it:3d}  log-likelihood/position {ll:.5f}  with prior {objective:.5f}  {seconds:.2f} s/iteration")
+        line = f"iteration {it:3d}  log-likelihood/position {ll:.5f}  with prior {objective:.5f}  {seconds:.2f} s/iteration"
+        if bar is None:
+            print(line)
+        else:
+            bar.update(1)
+            bar.set_postfix_str(f"log-likelihood/position {ll:.5f}")
 
     result = fit(teams, max_iter=max_iter, tol=tol, report=report, workers=workers)
-    patterns_only = table.filter(pc.equal(table["feature"], "pattern"))
+    if bar is not None:
+        bar.close()
+    n_positions = teams.n_positions
+    del teams
+    keys_table, _ = _table(patterns, "patterns", ["feature", "pattern_id", "key"])
+    patterns_only = keys_table.filter(pc.equal(keys_table["feature"], "pattern"))
     keys = dict(zip(patterns_only["pattern_id"].to_pylist(), patterns_only["key"].to_pylist()))
     meta = table_metadata(
         "ratings",
@@ -81,8 +112,10 @@ def run_rate(
             "patterns_fingerprint": pmeta.get("fingerprint", ""),
             "games": [str(g) for g in games],
             "split": split,
-            "positions": teams.n_positions,
+            "limit_games": limit,
+            "positions": n_positions,
             "max_positions": max_positions,
+            "max_memory_gb": max_memory,
             "seed": seed,
             "max_iter": max_iter,
             "tol": tol,

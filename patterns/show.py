@@ -90,10 +90,13 @@ def rating_lines(row: dict) -> list[str]:
     """A ratings-table row as text: its Elo, interval, gamma and counts, then the
     pattern's diagram when it is a shape."""
     what = f"pattern {row['value']:016x}  ring {row['size']}" if row["feature"] == "pattern" else f"{row['feature']} = {row['value']}"
-    lines = [
-        f"{what}  Elo {row['elo']:+.0f} [{row['ci_low']:+.0f}, {row['ci_high']:+.0f}]  "
-        f"gamma {row['gamma']:.3g}  seen {row['seen']:,}  played {row['played']:,}"
-    ]
+    if row["elo"] is None:  # a compact table keeps only the gamma of the rows it does not draw
+        lines = [f"{what}  gamma {row['gamma']:.3g}"]
+    else:
+        lines = [
+            f"{what}  Elo {row['elo']:+.0f} [{row['ci_low']:+.0f}, {row['ci_high']:+.0f}]  "
+            f"gamma {row['gamma']:.3g}  seen {row['seen']:,}  played {row['played']:,}"
+        ]
     if row["feature"] == "pattern" and row["key"] is not None:
         lines.append(diagram(row["key"], row["size"]))
     return lines
@@ -102,7 +105,7 @@ def rating_lines(row: dict) -> list[str]:
 def show_ratings(table, top: int) -> str:
     """Text for ``shapemill show`` on a ratings table: the ``top`` highest and lowest
     rated features, patterns drawn."""
-    order = np.argsort(-table["elo"].to_numpy(), kind="stable")
+    order = np.argsort(-table["gamma"].to_numpy(), kind="stable")
     out = []
     for title, rows in ((f"highest rated {top}", order[:top]), (f"lowest rated {top}", order[::-1][:top])):
         out.append(f"== {title} ==")

@@ -224,13 +224,40 @@ def test_export_and_show_a_ratings_table(tmp_path):
     assert "Elo" in shown.output
 
 
-def test_built_competitions_hold_each_candidates_team_whatever_the_threads(tmp_path):
-    from shapemill.datasets.corpus import load_corpus
+def explicit_teams(corpus, vocab) -> list[tuple[list[set], int, int]]:
+    """Every position of ``corpus`` replayed: each candidate's team as a set of feature
+    numbers (the pass last), the index of the move played and the move number;
+    computed move by move with ``candidate_teams``, independently of how a fit stores them."""
     from shapemill.go.reading import legal_moves, reading_scratch
     from shapemill.go.rings import far_rings, geometry
     from shapemill.go.rules import play, to_point
-    from shapemill.miner.candidates import Vocabulary, candidate_teams
+    from shapemill.miner.candidates import candidate_teams
     from shapemill.miner.features import N_FEATURES
+
+    positions = []
+    for g in range(len(corpus)):
+        b, m = corpus.start_position(g)
+        size = int(corpus.board_size[g])
+        geo = geometry(size)
+        for n, move in enumerate(corpus.game_moves(g)):
+            color = 1 if n % 2 == 0 else 2
+            points = legal_moves(b, m, color)
+            team = np.zeros((len(points), N_FEATURES + 1), dtype=np.int32)
+            candidate_teams(
+                b, m, color, points, geo.pad, geo.delta, geo.max_ring, vocab.lookup, far_rings(size),
+                vocab.level_index, reading_scratch(b, m), np.empty(geo.stride**2, dtype=np.int8),
+                np.zeros((len(points), N_FEATURES), dtype=np.int32), team,
+            )
+            teams = [set(row.tolist()) - {-1} for row in team] + [{vocab.pass_feature}]
+            chosen = int(np.flatnonzero(points == to_point(int(move), size))[0])
+            positions.append((teams, chosen, n))
+            play(b, m, color, to_point(int(move), size))
+    return positions
+
+
+def test_built_competitions_hold_each_candidates_team_whatever_the_threads(tmp_path):
+    from shapemill.datasets.corpus import load_corpus
+    from shapemill.miner.candidates import Vocabulary
     from shapemill.miner.positions import build_teams, sample_mask
 
     games, patterns, _ = rated(tmp_path)
@@ -241,25 +268,72 @@ def test_built_competitions_hold_each_candidates_team_whatever_the_threads(tmp_p
     for name in ("pos_start", "pattern", "combo", "combos", "chosen", "move_number"):
         assert np.array_equal(getattr(teams, name), getattr(again, name)), name
     assert teams.n_positions == 30 and teams.none == vocab.size
-    geo = geometry(9)
-    j = 0
-    for g in range(len(corpus)):
-        b, m = corpus.start_position(g)
-        for n, move in enumerate(corpus.game_moves(g)):
-            color = 1 if n % 2 == 0 else 2
-            points = legal_moves(b, m, color)
-            team = np.zeros((len(points), N_FEATURES + 1), dtype=np.int32)
-            candidate_teams(
-                b, m, color, points, geo.pad, geo.delta, geo.max_ring, vocab.lookup, far_rings(9), vocab.level_index,
-                reading_scratch(b, m), np.empty(geo.stride**2, dtype=np.int8),
-                np.zeros((len(points), N_FEATURES), dtype=np.int32), team,
-            )
-            lo = teams.pos_start[j]
-            assert teams.pos_start[j + 1] - lo == len(points) + 1 and teams.move_number[j] == n
-            assert points[teams.chosen[j]] == to_point(int(move), 9)
-            for i, c in enumerate(range(lo, teams.pos_start[j + 1])):
-                built = {int(teams.pattern[c]), *teams.combos[teams.combo[c]].tolist()} - {teams.none}
-                expected = set(team[i].tolist()) - {-1} if i < len(points) else {vocab.pass_feature}
-                assert built == expected
-            play(b, m, color, to_point(int(move), 9))
-            j += 1
+    for j, (expected, chosen, n) in enumerate(explicit_teams(corpus, vocab)):
+        lo = teams.pos_start[j]
+        assert teams.pos_start[j + 1] - lo == len(expected) and teams.move_number[j] == n
+        assert teams.chosen[j] == chosen
+        built = [{int(teams.pattern[c]), *teams.combos[teams.combo[c]].tolist()} - {teams.none}
+                 for c in range(lo, teams.pos_start[j + 1])]
+        assert built == expected
+
+
+def test_fit_objective_is_the_log_posterior_of_the_explicit_teams(tmp_path):
+    from shapemill.datasets.corpus import load_corpus
+    from shapemill.miner.candidates import Vocabulary
+    from shapemill.miner.positions import build_teams, sample_mask
+
+    games, patterns, _ = rated(tmp_path)
+    corpus = load_corpus(games, split="all")
+    vocab = Vocabulary.from_patterns(read_table(patterns, "patterns")[0])
+    result = fit(build_teams(corpus, vocab, sample_mask(corpus, None), workers=2), max_iter=4, tol=0.0, workers=2)
+    log_gamma = np.log(result.gamma)
+    ll = 0.0
+    for teams, chosen, _ in explicit_teams(corpus, vocab):
+        strength = np.array([np.exp(sum(log_gamma[f] for f in team)) for team in teams])
+        ll += np.log(strength[chosen] / strength.sum())
+    posterior = (ll + np.sum(log_gamma - 2 * np.log1p(result.gamma))) / 30
+    assert len(result.objective) == 4 and abs(result.objective[-1] - posterior) < 1e-6
+
+
+def test_max_memory_samples_fewer_positions_for_a_smaller_budget(tmp_path):
+    from shapemill.datasets.corpus import load_corpus
+    from shapemill.miner.positions import fit_memory, positions_within
+
+    games, patterns, _ = rated(tmp_path)
+    corpus = load_corpus(games, split="all")
+    full = fit_memory(corpus, corpus.n_positions, 1000)
+    small, large = (positions_within(corpus, budget, 1000) for budget in (0.6 * full, 0.9 * full))
+    assert 0 < small < large < corpus.n_positions == positions_within(corpus, full, 1000)
+    assert fit_memory(corpus, small, 1000) <= 0.6 * full < fit_memory(corpus, small + 1, 1000)
+    assert positions_within(corpus, full, 1000, most=7) == 7
+    ratings = str(tmp_path / "m.parquet")
+    out = CliRunner().invoke(main, ["rate", *games, "--patterns", patterns, "-o", ratings, "--split", "all",
+                                    "--max-iter", "2", "--max-memory", "1000"])
+    assert out.exit_code == 0, out.output
+    assert "--max-memory 1000 GB: 30 of 30 positions" in out.output
+    assert read_table(ratings, "ratings")[1]["params"]["max_memory_gb"] == 1000
+
+
+def test_export_mm_rebuilds_the_positions_of_a_fit_on_the_first_games_and_a_sample(tmp_path):
+    import io
+
+    from shapemill.datasets.corpus import load_corpus
+    from shapemill.miner.candidates import ratings_model
+    from shapemill.miner.export import write_mm
+    from shapemill.miner.positions import build_teams, sample_mask
+
+    games, patterns, _ = rated(tmp_path)
+    run = CliRunner().invoke
+    ratings, mm = str(tmp_path / "limited.parquet"), str(tmp_path / "limited.mm")
+    out = run(main, ["rate", *games, "--patterns", patterns, "-o", ratings, "--split", "all", "--max-iter", "2",
+                     "--limit-games", "2", "--max-positions", "13", "--seed", "5"])
+    assert out.exit_code == 0, out.output
+    params = read_table(ratings, "ratings")[1]["params"]
+    assert params["limit_games"] == 2 and params["positions"] == 13
+    assert run(main, ["export", ratings, "--format", "mm", "-o", mm]).exit_code == 0
+    corpus = load_corpus(games, split="all", limit=2)
+    vocab, _ = ratings_model(read_table(ratings, "ratings")[0])
+    fitted = io.StringIO()
+    write_mm(build_teams(corpus, vocab, sample_mask(corpus, 13, 5)), vocab.group, fitted)
+    with open(mm) as written:
+        assert written.read() == fitted.getvalue() and fitted.getvalue().count("#\n") == 13

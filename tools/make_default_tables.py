@@ -1,20 +1,25 @@
 """Make the tables bundled with shapemill from the Tygem 9-dan corpus.
 
-    python tools/make_default_tables.py            # writes patterns/default_*.parquet
-    python tools/make_default_tables.py --games 600 --positions 30000
+    python tools/make_default_tables.py                   # whole train split, 2 M positions
+    python tools/make_default_tables.py --games 2000 --positions 200000 --test-games 100
 
 Runs the documented commands on ``../shared/data/tygem9d`` in ``build/default-tables``
 (a fixed folder, so the paths recorded in the tables' metadata are the same every run):
-``scan``; ``mine`` and ``rate`` on the first ``--games`` games of the train split;
-then keeps the ratings of the patterns mined at least ``--keep-seen`` times (and of
-every tactical feature), measures that pruned table with ``evaluate`` on the first
-``--test-games`` games of the test split (never trained on), and writes it with the
-patterns table (spatial patterns played at least ``--keep-played`` times, and every
-feature row) into ``patterns/``. The command line, the games and the measured
-accuracy go into both tables' metadata. Every step is seeded, so running it again
-on the same data gives the same tables; ``--reuse`` keeps the scan, mine and rate
-outputs an earlier run with the same options left in that folder, to try other
-pruning thresholds without mining again.
+``scan``; ``mine`` and ``rate`` on the train split (its first ``--games`` games if
+given). Then it chooses what ships by measured accuracy per megabyte: the full
+ratings table is cut to its compact form (``shapemill.miner.compact``: the engine's
+columns, keys only for the shapes ``show`` and ``demo`` draw, patterns whose gamma
+their smaller ring already predicts dropped with their whole subtree) at each
+``--tolerances`` value, each cut measured with ``evaluate`` on the first
+``--test-games`` games of the test split (never trained on), and the smallest cut
+within ``--slack`` of the best top-1 among those whose ratings and patterns tables
+together fit in ``--budget-mb`` is written
+into ``patterns/`` with the patterns table (spatial patterns played at least
+``--keep-played`` times, and every feature row). The command line, the games, the
+measured accuracy and the whole curve (tolerance, rows, MB, top-1) go into both
+tables' metadata. Every step is seeded, so running it again on the same data gives
+the same tables; ``--reuse`` keeps the scan, mine and rate outputs an earlier run
+with the same options left in that folder, to try other cuts without mining again.
 """
 
 from __future__ import annotations
@@ -28,7 +33,6 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -41,34 +45,40 @@ def shapemill(*args: str) -> str:
     return done.stdout
 
 
-def pruned_ratings(ratings: Path, patterns: Path, min_seen: int):
-    """The ratings table less the patterns mined fewer than ``min_seen`` times.
-
-    Pruned by the mined count (how often the shape was available in the corpus),
-    which never grows with the ring, so every kept pattern keeps its smaller rings
-    and a move still finds its largest known pattern; the fit's own ``seen`` counts
-    only the moves whose largest pattern it was, and pruning by it cuts chains."""
-    from shapemill.patterns.tables import read_table
+def compact_curve(ratings: Path, games: str, tolerances: list[float], test_games: int) -> list[dict]:
+    """Each tolerance's compact table written beside ``ratings`` and measured on the
+    test games: tolerance, path, rows, MB, top-1, top-5."""
+    from shapemill.miner.compact import compact_ratings
+    from shapemill.patterns.tables import read_table, write_table
 
     table, meta = read_table(ratings, "ratings")
-    mined, _ = read_table(patterns, "patterns", columns=["feature", "pattern_id", "seen"])
-    mined = mined.filter(pc.equal(mined["feature"], "pattern"))
-    frequent = mined["pattern_id"].to_numpy()[mined["seen"].to_numpy() >= min_seen]
-    is_pattern = np.asarray(table["feature"].to_numpy(zero_copy_only=False) == "pattern")
-    ids = np.zeros(len(is_pattern), dtype=np.uint64)
-    ids[is_pattern] = table.filter(pa.array(is_pattern))["value"].to_numpy()
-    return table.filter(pa.array(~is_pattern | np.isin(ids, frequent))), meta
+    curve = []
+    for t in tolerances:
+        path = ratings.with_name(f"compact-{t:g}.parquet")
+        compact = compact_ratings(table, t)
+        write_table(compact, path, {**meta, "params": {**meta["params"], "compact_tolerance": t}})
+        report = json.loads(shapemill("evaluate", games, "--ratings", str(path.relative_to(ROOT)), "--split", "test",
+                                      "--limit-games", str(test_games), "--json"))
+        curve.append({"tolerance": t, "path": path, "rows": compact.num_rows, "mb": path.stat().st_size / 2**20,
+                      "top1": report["top1"], "top5": report["top5"], "positions": report["positions"]})
+        print(f"tolerance {t:g}: {compact.num_rows:,} rows, {curve[-1]['mb']:.1f} MB, top-1 {report['top1']:.2%}",
+              flush=True)
+    return curve
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=600, help="train games mined and rated (default 600)")
+    parser.add_argument("--games", type=int, default=None, help="train games mined and rated (default: all)")
     parser.add_argument("--min-count", type=int, default=20, help="mine --min-count (default 20)")
-    parser.add_argument("--positions", type=int, default=30000, help="rate --max-positions (default 30000)")
-    parser.add_argument("--iterations", type=int, default=20, help="rate --max-iter (default 20)")
-    parser.add_argument("--test-games", type=int, default=100, help="test games evaluated (default 100)")
-    parser.add_argument("--keep-seen", type=int, default=100,
-                        help="pattern ratings kept when the pattern was mined this often (default 100)")
+    parser.add_argument("--positions", type=int, default=2_000_000, help="rate --max-positions (default 2,000,000)")
+    parser.add_argument("--iterations", type=int, default=30, help="rate --max-iter (default 30)")
+    parser.add_argument("--test-games", type=int, default=500, help="test games evaluated (default 500)")
+    parser.add_argument("--tolerances", default="0,0.3,1,3,10,30",
+                        help="compact-table tolerances tried (log-strength per row; default 0,0.3,1,3,10,30)")
+    parser.add_argument("--budget-mb", type=float, default=30.0,
+                        help="most MB of the two bundled tables together (default 30)")
+    parser.add_argument("--slack", type=float, default=0.001,
+                        help="ship the smallest cut within this much top-1 of the best (default 0.001)")
     parser.add_argument("--keep-played", type=int, default=10, help="spatial patterns kept when played this often")
     parser.add_argument("--reuse", action="store_true", help="keep the scan / mine / rate outputs already made")
     parser.add_argument("--out", type=Path, default=ROOT / "patterns", help="folder of the tables (patterns/)")
@@ -79,41 +89,48 @@ def main() -> int:
 
     start = time.perf_counter()
     # paths relative to the repository root, where the commands run
-    games, patterns, ratings, pruned = (f"build/default-tables/{name}.parquet"
-                                        for name in ("games", "patterns", "ratings", "pruned"))
+    games, patterns, ratings = (f"build/default-tables/{name}.parquet" for name in ("games", "patterns", "ratings"))
+    limit = ("--limit-games", str(args.games)) if args.games else ()
     steps = (
         (games, ("scan", "../shared/data/tygem9d", "-o", games, "-q")),
-        (patterns, ("mine", games, "-o", patterns, "-j", "2", "-q", "--limit-games", str(args.games),
-                    "--min-count", str(args.min_count))),
-        (ratings, ("rate", games, "--patterns", patterns, "-o", ratings, "--limit-games", str(args.games),
-                   "--max-positions", str(args.positions), "--max-iter", str(args.iterations))),
+        (patterns, ("mine", games, "-o", patterns, "-j", "2", "-q", *limit, "--min-count", str(args.min_count))),
+        (ratings, ("rate", games, "--patterns", patterns, "-o", ratings, *limit,
+                   "--max-positions", str(args.positions), "--max-iter", str(args.iterations), "-j", "2")),
     )
     for output, command in steps:
         if not (args.reuse and (ROOT / output).exists()):
             shapemill(*command)
 
-    kept, kept_meta = pruned_ratings(ROOT / ratings, ROOT / patterns, args.keep_seen)
-    write_table(kept, ROOT / pruned, kept_meta)
-    report = json.loads(shapemill("evaluate", games, "--ratings", pruned, "--split", "test",
-                                  "--limit-games", str(args.test_games), "--json"))
+    table, meta = read_table(ROOT / patterns, "patterns")
+    is_pattern = np.asarray(table["feature"].to_numpy(zero_copy_only=False) == "pattern")
+    shipped_patterns = table.filter(pa.array(~is_pattern | (table["played"].to_numpy() >= args.keep_played)))
+    write_table(shipped_patterns, ROOT / "build/default-tables/shipped-patterns.parquet", meta)
+    patterns_mb = (ROOT / "build/default-tables/shipped-patterns.parquet").stat().st_size / 2**20
 
+    curve = compact_curve(ROOT / ratings, games, [float(t) for t in args.tolerances.split(",")], args.test_games)
+    fitting = [c for c in curve if c["mb"] + patterns_mb <= args.budget_mb] or [min(curve, key=lambda c: c["mb"])]
+    top = max(c["top1"] for c in fitting)
+    best = min((c for c in fitting if c["top1"] >= top - args.slack), key=lambda c: c["mb"])
     made = {
         "command": " ".join(["python tools/make_default_tables.py", *(a for a in sys.argv[1:] if a != "--reuse")]),
         "corpus": "tygem9d (../shared/data/tygem9d), train split",
-        "games_used": args.games,
-        "top1": report["top1"],
-        "top5": report["top5"],
-        "evaluated_positions": report["positions"],
+        "games_used": args.games or "all",
+        "top1": best["top1"],
+        "top5": best["top5"],
+        "evaluated_positions": best["positions"],
         "evaluated_games": f"first {args.test_games} games of the test split",
+        "compact_tolerance": best["tolerance"],
+        "curve": [{k: c[k] for k in ("tolerance", "rows", "mb", "top1")} for c in curve],
     }
+    kept, kept_meta = read_table(best["path"], "ratings")
     write_table(kept, args.out / RATINGS, {**kept_meta, **made})
-    table, meta = read_table(ROOT / patterns, "patterns")
-    is_pattern = np.asarray(table["feature"].to_numpy(zero_copy_only=False) == "pattern")
-    keep = ~is_pattern | (table["played"].to_numpy() >= args.keep_played)
-    write_table(table.filter(pa.array(keep)), args.out / PATTERNS, {**meta, **made})
+    write_table(shipped_patterns, args.out / PATTERNS, {**meta, **made})
 
+    print(f"{'tolerance':>9} {'rows':>10} {'MB':>6} {'top-1':>7}")
+    for c in curve:
+        print(f"{c['tolerance']:>9g} {c['rows']:>10,} {c['mb']:>6.1f} {c['top1']:>7.2%}" + ("  <- ships" if c is best else ""))
     sizes = {name: (args.out / name).stat().st_size / 2**20 for name in (RATINGS, PATTERNS)}
-    print(f"top-1 {report['top1']:.1%} on {report['positions']:,} test positions; "
+    print(f"top-1 {best['top1']:.1%} on {best['positions']:,} test positions; "
           + ", ".join(f"{name} {mb:.1f} MB" for name, mb in sizes.items())
           + f"; {time.perf_counter() - start:.0f} s")
     return 0

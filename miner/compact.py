@@ -1,0 +1,150 @@
+"""The compact ratings table: what the engine reads, cut by accuracy per megabyte.
+
+The engine needs, of a ratings table, each pattern's id, ring and gamma and the
+gammas of the tactical features: a compact table keeps those columns for every
+row it keeps, and the rest (key, Elo, interval, counts) only for the rows that
+``show`` and ``demo`` draw (the most and least rated features, the local shapes
+seen often). It has the full table's schema, the dropped cells null.
+
+A move takes its largest known pattern, growing ring by ring while the table
+knows the next one; so a pattern is reachable only while its whole chain of
+smaller rings is kept, and dropping a pattern drops its descendants with it.
+Cutting the subtree under a pattern ``P`` moves every candidate whose largest
+pattern lay in it onto ``P``'s parent ``R``; its cost is
+
+    cost(P) = sum over Q in subtree(P) of seen_Q * |log gamma_Q - log gamma_R|,
+
+the log-strength the fit's candidates lose, and the cut saves the subtree's rows.
+A tolerance ``t`` keeps a pattern when its parent is kept and ``cost / rows > t``:
+``t = 0`` keeps every reachable pattern, a larger ``t`` trades accuracy for bytes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from numba import njit
+
+from ..go.rings import MIN_RING, RING_END, geometry, grow_ring
+from .candidates import MODEL_COLUMNS
+
+#: Rows drawn by ``show``: the highest and the lowest rated this many.
+SHOWN = 100
+#: Local shapes ``demo`` may draw: rings up to this, seen at least ``DRAWN_SEEN`` times.
+DRAWN_RING, DRAWN_SEEN = 6, 100
+
+
+@njit(cache=True)
+def _parents(data, offsets, rings, delta, stride) -> tuple[np.ndarray, np.ndarray]:
+    """The id of each pattern's parent (its ring minus one; 0 for the smallest ring)
+    and the pattern's own id, both hashed from its packed canonical key."""
+    parent = np.zeros(len(rings), dtype=np.int64)
+    own = np.zeros(len(rings), dtype=np.int64)
+    state = np.zeros(stride * stride, dtype=np.int8)
+    q = (stride // 2) * stride + stride // 2
+    rel = np.arange(4).astype(np.int8)
+    h = np.zeros(8, dtype=np.int64)
+    for i in range(len(rings)):
+        k = rings[i]
+        base = offsets[i]
+        for o in range(RING_END[k]):
+            state[q + delta[0, o]] = (data[base + o // 4] >> (2 * (o % 4))) & 3
+        h[:] = 0
+        for r in range(MIN_RING, k + 1):
+            x = grow_ring(h, state, q, rel, delta, r)
+            if r == k - 1:
+                parent[i] = x
+            own[i] = x
+    return parent, own
+
+
+def pattern_parents(keys: pa.Array, rings: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(parent ids, own ids)`` of patterns given their canonical keys and rings
+    (ids as ``int64``; the parent of a smallest-ring pattern is 0)."""
+    keys = pc.cast(keys, pa.binary()).combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys
+    offsets = np.frombuffer(keys.buffers()[1], dtype=np.int32)[keys.offset : keys.offset + len(keys) + 1]
+    data = np.frombuffer(keys.buffers()[2], dtype=np.uint8)
+    geo = geometry(19)
+    return _parents(data, offsets.astype(np.int64), rings.astype(np.int64), geo.delta, geo.stride)
+
+
+@njit(cache=True)
+def _subtree_costs(parent, order, log_gamma, seen) -> tuple[np.ndarray, np.ndarray]:
+    """Per pattern (``parent`` its parent's row, -1 for none), the cost of cutting the
+    subtree under it (see the module docstring) and the subtree's rows; ``order``
+    lists the rows by ring, descending."""
+    n = len(parent)
+    cost = np.zeros(n)
+    rows = np.ones(n, dtype=np.int64)
+    for i in order:
+        if parent[i] >= 0:
+            rows[parent[i]] += rows[i]
+    for q in range(n):
+        cur = q
+        while parent[cur] >= 0:
+            r = parent[cur]
+            cost[cur] += seen[q] * abs(log_gamma[q] - log_gamma[r])
+            cur = r
+    return cost, rows
+
+
+def pattern_tree(table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
+    """The pattern rows of a full ratings table and, for each, the row of its
+    parent pattern (-1 for a smallest ring, -2 when the table lacks the parent:
+    a pattern no move can reach)."""
+    rows = np.flatnonzero(pc.equal(table["feature"], "pattern").to_numpy(zero_copy_only=False))
+    patterns = table.take(pa.array(rows))
+    if patterns["key"].null_count:
+        raise ValueError("the ratings table lacks pattern keys: only a full table can be compacted")
+    rings = patterns["size"].to_numpy()
+    parent_id, own = pattern_parents(patterns["key"], rings)
+    ids = patterns["value"].to_numpy().view(np.int64)
+    if not np.array_equal(own, ids):
+        raise ValueError("pattern keys do not hash to their ids")
+    sorted_ids = np.argsort(ids)
+    at = np.searchsorted(ids, parent_id, sorter=sorted_ids)
+    at = sorted_ids[np.minimum(at, len(ids) - 1)]
+    parent = np.where(ids[at] == parent_id, at, -2)
+    parent[rings == MIN_RING] = -1
+    return rows, parent
+
+
+def kept_patterns(table: pa.Table, tolerance: float) -> np.ndarray:
+    """Which rows of the full ratings table ``table`` the compact table keeps (every
+    tactical feature, and the patterns chosen as the module docstring says)."""
+    rows, parent = pattern_tree(table)
+    gamma = table["gamma"].to_numpy()[rows]
+    seen = table["seen"].to_numpy()[rows].astype(np.float64)
+    rings = table["size"].to_numpy()[rows]
+    order = np.argsort(-rings, kind="stable")
+    cost, size = _subtree_costs(np.where(parent >= 0, parent, -1), order, np.log(gamma), seen)
+    keep = np.zeros(len(rows), dtype=np.bool_)
+    for i in order[::-1]:
+        p = parent[i]
+        keep[i] = p == -1 or (p >= 0 and keep[p] and (tolerance <= 0 or cost[i] / size[i] > tolerance))
+    out = np.ones(table.num_rows, dtype=np.bool_)
+    out[rows] = keep
+    return out
+
+
+def compact_ratings(table: pa.Table, tolerance: float = 0.0) -> pa.Table:
+    """The compact form of the full ratings table ``table`` at ``tolerance``: the rows
+    it keeps, with keys, Elo, intervals and counts only where ``show`` or ``demo``
+    draws them. Row order is kept (highest Elo first)."""
+    kept = table.filter(pa.array(kept_patterns(table, tolerance)))
+    gamma = kept["gamma"].to_numpy()
+    is_pattern = pc.equal(kept["feature"], "pattern").to_numpy(zero_copy_only=False)
+    drawn = np.zeros(kept.num_rows, dtype=np.bool_)
+    by_gamma = np.argsort(-gamma, kind="stable")
+    drawn[by_gamma[:SHOWN]] = drawn[by_gamma[-SHOWN:]] = True
+    local = pc.fill_null(pc.and_(pc.less_equal(kept["size"], DRAWN_RING), pc.greater_equal(kept["seen"], DRAWN_SEEN)),
+                         False)
+    drawn |= local.to_numpy(zero_copy_only=False) & is_pattern
+    drawn |= ~is_pattern
+    mask = pa.array(~drawn)
+    columns = {
+        name: kept[name] if name in MODEL_COLUMNS else pc.if_else(mask, pa.scalar(None, kept[name].type), kept[name])
+        for name in kept.column_names
+    }
+    return pa.table(columns, schema=kept.schema)

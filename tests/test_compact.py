@@ -1,0 +1,60 @@
+"""The compact ratings table: chains of rings whole, the engine's priors unchanged where it keeps the pattern."""
+
+import numpy as np
+import pyarrow.compute as pc
+from shapemill.datasets.corpus import load_corpus
+from shapemill.go.reading import legal_moves, reading_scratch
+from shapemill.go.rings import far_rings, geometry
+from shapemill.go.rules import play, to_point
+from shapemill.miner.candidates import candidate_teams, ratings_model
+from shapemill.miner.compact import compact_ratings, kept_patterns, pattern_tree
+from shapemill.miner.features import N_FEATURES
+from shapemill.miner.prior import MovePrior
+from shapemill.patterns.tables import read_table, write_table
+from test_rate import rated
+
+
+def largest_patterns(b, m, color, points, vocab) -> np.ndarray:
+    """The id of each candidate's largest pattern in ``vocab`` (0 where none)."""
+    geo = geometry(9)
+    team = np.zeros((len(points), N_FEATURES + 1), dtype=np.int32)
+    candidate_teams(b, m, color, points, geo.pad, geo.delta, geo.max_ring, vocab.lookup, far_rings(9),
+                    vocab.level_index, reading_scratch(b, m), np.empty(geo.stride**2, dtype=np.int8),
+                    np.zeros((len(points), N_FEATURES), dtype=np.int32), team)
+    return np.where(team[:, 0] >= 0, vocab.value[np.maximum(team[:, 0], 0)], 0)
+
+
+def test_compact_table_keeps_whole_chains_and_the_full_tables_priors_for_the_patterns_it_keeps(tmp_path):
+    games, _, ratings = rated(tmp_path)
+    table, meta = read_table(ratings, "ratings")
+    rows, parent = pattern_tree(table)
+    assert (parent >= -1).all() and (parent == -1).sum() == pc.sum(pc.equal(table["size"], 2)).as_py()
+    assert kept_patterns(table, 0.0).all()
+
+    tolerance = 1.0
+    keep = kept_patterns(table, tolerance)[rows]
+    assert 0 < keep.sum() < len(rows)
+    assert all(keep[parent[i]] for i in np.flatnonzero(keep) if parent[i] >= 0)  # chains whole
+
+    compact = str(tmp_path / "compact.parquet")
+    write_table(compact_ratings(table, tolerance), compact, meta)
+    assert (tmp_path / "compact.parquet").stat().st_size < (tmp_path / "r.parquet").stat().st_size
+    small_table = read_table(compact, "ratings")[0]
+    kept_ids = set(small_table.filter(pc.equal(small_table["feature"], "pattern"))["value"].to_pylist())
+    vocab, _ = ratings_model(table)
+    full, small = MovePrior(ratings), MovePrior(compact)
+    corpus = load_corpus(games, split="all")
+    compared = differ = 0
+    for g in range(len(corpus)):
+        b, m = corpus.start_position(g)
+        for n, move in enumerate(corpus.game_moves(g)):
+            color = 1 if n % 2 == 0 else 2
+            points = legal_moves(b, m, color)
+            largest = largest_patterns(b, m, color, points, vocab)
+            same = np.array([int(p) in kept_ids for p in largest])
+            a, c = full(b, m, color)[points], small(b, m, color)[points]
+            assert np.array_equal(a[same], c[same])
+            compared += same.sum()
+            differ += (a[~same] != c[~same]).sum()
+            play(b, m, color, to_point(int(move), 9))
+    assert compared > 0 and differ > 0
