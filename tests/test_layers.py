@@ -140,3 +140,11 @@ def test_the_contract_catches_an_upward_import(tmp_path, monkeypatch, source, fo
     (tmp_path / layer / "x.py").write_text(source)
     monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
     assert upward_imports() == [found]
+
+
+def test_every_package_folder_is_installed() -> None:
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    folders = {module_name(p) for p in package_files() if p.name == "__init__.py"}
+    assert folders - listed == set()
