@@ -6,8 +6,9 @@ import sys
 import time
 
 from ..errors import ShapemillError
+from ..files import check_writable
 from ..patterns.tables import TableError, check_dataset_output
-from .scanner import ScanOptions, check_writable, default_workers, scan, write_tables
+from .scanner import ScanOptions, default_workers, scan, write_tables
 from .sources import InputError
 
 

@@ -19,7 +19,6 @@ import signal
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -390,21 +389,6 @@ def write_games_dataset(
         for k, chunk in enumerate(chunks)
     )
     write_dataset(parts, folder, table_metadata("games", fingerprint=games_fingerprint(games), params=params))
-
-
-def check_writable(path: str | os.PathLike, folder: bool = False) -> None:
-    """Raise OSError now if ``path`` cannot be written (rather than after the scan);
-    ``folder``: ``path`` is a dataset folder, to be created beside its parent's files."""
-    import tempfile
-
-    p = Path(path)
-    if p.is_dir() and not folder:
-        raise IsADirectoryError(f"{p}: is a folder (use --partition-size to write a partitioned dataset)")
-    parent = p.parent
-    parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".check", dir=parent)
-    os.close(fd)
-    os.unlink(tmp)
 
 
 def default_workers() -> int:

@@ -28,6 +28,7 @@ import pyarrow.parquet as pq
 
 from .. import __version__
 from ..errors import ShapemillError
+from ..files import atomic_path, umask
 
 META_KEY = b"shapemill"
 #: The file that makes a folder a partitioned dataset.
@@ -60,28 +61,10 @@ def table_metadata(
 
 
 def write_table(table: pa.Table, path: str | os.PathLike, meta: dict[str, Any]) -> None:
-    """Write ``table`` with ``meta`` to ``path`` atomically.
-
-    The table goes to a temporary file in the same folder, which is then renamed
-    over ``path``: an interrupted write leaves any previous file untouched.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes the file private: give it the usual mode
-    try:
+    """Write ``table`` with ``meta`` to ``path`` atomically: an interrupted write
+    leaves any previous file untouched."""
+    with atomic_path(path) as tmp:
         _write_parquet(table, tmp, meta)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
-def _umask() -> int:
-    umask = os.umask(0)
-    os.umask(umask)
-    return umask
 
 
 def _write_parquet(table: pa.Table, path: str | os.PathLike, meta: dict[str, Any]) -> None:
@@ -117,7 +100,7 @@ def write_dataset(
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".tmp", dir=folder.parent))
     try:
-        os.chmod(tmp, 0o777 & ~_umask())
+        os.chmod(tmp, 0o777 & ~umask())
         listed = []
         for k, (table, part_meta) in enumerate(parts):
             name = f"part-{k:05d}.parquet"
