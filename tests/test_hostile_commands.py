@@ -77,28 +77,19 @@ def blocked(tmp_path: Path) -> str:
     return str(tmp_path / "file" / "out.parquet")
 
 
-def test_mine_refuses_an_unwritable_output_before_mining(made, tmp_path, monkeypatch):
-    mined = []
-    monkeypatch.setattr(mine_command, "_mine_here", lambda *a: mined.append(1))
+@pytest.mark.parametrize("command", ["mine", "rate", "evaluate"])
+def test_an_unwritable_output_is_refused_before_the_work(made, tmp_path, monkeypatch, command):
+    worked = []
+    monkeypatch.setattr(mine_command, "_mine_here", lambda *a: worked.append("mined"))
+    monkeypatch.setattr(rate_command, "command_corpus", lambda *a: worked.append("read the games"))
     out = blocked(tmp_path)
-    line = one_line_error(run("mine", made["games"], "-o", out, "-q"))
-    assert f"cannot write {out}" in line and not mined
-
-
-def test_rate_refuses_an_unwritable_output_before_reading_the_games(made, tmp_path, monkeypatch):
-    read = []
-    monkeypatch.setattr(rate_command, "command_corpus", lambda *a: read.append(1))
-    out = blocked(tmp_path)
-    line = one_line_error(run("rate", made["games"], "--patterns", made["patterns"], "-o", out))
-    assert f"cannot write {out}" in line and not read
-
-
-def test_evaluate_refuses_an_unwritable_plot_before_evaluating(made, tmp_path, monkeypatch):
-    read = []
-    monkeypatch.setattr(rate_command, "command_corpus", lambda *a: read.append(1))
-    out = blocked(tmp_path)
-    line = one_line_error(run("evaluate", made["games"], "--ratings", made["ratings"], "--plot", out))
-    assert f"cannot write {out}" in line and not read
+    args = {
+        "mine": ["mine", made["games"], "-o", out, "-q"],
+        "rate": ["rate", made["games"], "--patterns", made["patterns"], "-o", out],
+        "evaluate": ["evaluate", made["games"], "--ratings", made["ratings"], "--plot", out],
+    }[command]
+    line = one_line_error(run(*args))
+    assert f"cannot write {out}" in line and not worked
 
 
 # -- a full disk or a dead worker: one line, the previous output intact -------------------
