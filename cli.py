@@ -75,8 +75,8 @@ def scan(ctx: click.Context, paths, output, partition_size, errors_path, size, n
               help="The patterns table to write (Parquet).")
 @click.option("--min-count", default=50, show_default=True, type=click.IntRange(1),
               help="Keep a pattern larger than the smallest ring only if seen this often.")
-@click.option("--max-size", default=361, show_default=True, type=click.IntRange(2),
-              help="Largest ring to grow (2..54), or 361 for the whole-board window.")
+@click.option("--max-size", default=361, show_default=True, type=int, callback=lambda ctx, param, value: _ring(value),
+              help="Largest ring to grow (2..72), or 361 for the whole-board window.")
 @click.option("--split", default="train", show_default=True,
               type=click.Choice(["train", "test", "all"]), help="Which games of the corpus to mine.")
 @click.option("-j", "--workers", type=click.IntRange(1), default=None,
@@ -109,12 +109,22 @@ def mine(games, output, min_count, max_size, split, workers, limit_games, discov
     from .miner.mine import MineParams
     from .miner.mine_command import WHOLE_BOARD, run_mine
 
-    max_ring = MAX_RING if max_size == WHOLE_BOARD else min(max_size, MAX_RING)
+    max_ring = MAX_RING if max_size == WHOLE_BOARD else max_size
     params = MineParams(
         min_count=min_count, max_ring=max_ring, discovery_games=discovery_games, discovery_rounds=discovery_rounds,
         discovery_shards=discovery_shards,
     )
     run_mine(list(games), output, params, split, workers or default_workers(), limit_games, quiet, scheduler)
+
+
+def _ring(value: int) -> int:
+    """``--max-size``: a ring 2..MAX_RING, or the whole board; anything else is refused."""
+    from .go.rings import MAX_RING, MIN_RING
+    from .miner.mine_command import WHOLE_BOARD
+
+    if not (MIN_RING <= value <= MAX_RING or value == WHOLE_BOARD):
+        raise click.BadParameter(f"{value} is not a ring {MIN_RING}..{MAX_RING}, nor {WHOLE_BOARD} (the whole board)")
+    return value
 
 
 @main.command()
@@ -125,7 +135,8 @@ def mine(games, output, min_count, max_size, split, workers, limit_games, discov
               help="Order of the patterns shown.")
 @click.option("--svg", "svg_dir", type=click.Path(file_okay=False), default=None,
               help="Also write one SVG picture per pattern shown into this folder.")
-def show(table, top, size, sort, svg_dir) -> None:
+@click.pass_context
+def show(ctx: click.Context, table, top, size, sort, svg_dir) -> None:
     """Print a patterns table's patterns, or a ratings table's highest and lowest
     rated features, as board diagrams with their counts.
 
@@ -142,7 +153,14 @@ def show(table, top, size, sort, svg_dir) -> None:
         data, _ = read_table(table, kind)
     except TableError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(show_ratings(data, top) if kind == "ratings" else show_patterns(data, top, size, sort, svg_dir))
+    if kind == "ratings":
+        given = [f"--{name}" for name in ("size", "sort", "svg")
+                 if ctx.get_parameter_source("svg_dir" if name == "svg" else name) != click.core.ParameterSource.DEFAULT]
+        if given:
+            raise click.UsageError(f"{', '.join(given)}: for a patterns table; {table} is a ratings table")
+        click.echo(show_ratings(data, top))
+        return
+    click.echo(show_patterns(data, top, size, sort, svg_dir))
 
 
 @main.command()
@@ -241,10 +259,12 @@ def _table_or_bundled(path: str | None, name: str) -> str:
         raise click.ClickException(str(exc)) from None
 
 
-def _move_prior(ratings: str | None, no_priors: bool):
+def _move_prior(ratings: str | None, no_priors: bool, playouts_use_ratings: bool = False):
     """The search's move priors: from ``ratings``, else the bundled table, or None
-    with ``--no-priors``."""
+    with ``--no-priors`` (which contradicts ``--ratings`` unless the playouts use it)."""
     if no_priors:
+        if ratings is not None and not playouts_use_ratings:
+            raise click.UsageError("--ratings and --no-priors contradict each other: give one")
         return None
     from .miner.prior import MovePrior
     from .patterns.defaults import RATINGS
@@ -303,7 +323,7 @@ def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, bandit, c
     from .engine.gtp import run_gtp
     from .engine.mcts import SearchConfig
 
-    prior = _move_prior(ratings, no_priors)
+    prior = _move_prior(ratings, no_priors, playouts_use_ratings=playout_policy == "gamma")
     gammas = _playout_gammas(ratings) if playout_policy == "gamma" else None
     if bandit == "amaf" and not rave:
         raise click.UsageError("--bandit amaf explores by the AMAF values: it needs --rave")
@@ -324,21 +344,22 @@ def export(ratings, fmt, output) -> None:
     The mm input is rebuilt from the games, split, sample and seed recorded in
     the table, so the same fit can be run with the reference tool and compared.
     """
+    from .files import check_writable, output_errors
     from .miner.export import export_mm, write_rows
-    from .patterns.tables import TableError, read_table
+    from .patterns.tables import read_table
 
-    try:
-        table, meta = read_table(ratings, "ratings")
-    except TableError as exc:
-        raise click.ClickException(str(exc)) from None
+    with output_errors(output):
+        check_writable(output)
+    table, meta = read_table(ratings, "ratings")
     if fmt == "mm":
         try:
             n = export_mm(table, meta, output)
-        except (OSError, ValueError) as exc:
-            raise click.ClickException(f"{ratings}: cannot rebuild the fit's positions ({exc})") from None
+        except (OSError, KeyError, TypeError, ValueError) as exc:
+            raise click.ClickException(f"{ratings}: cannot rebuild the fit's positions ({exc!r})") from None
         click.echo(f"wrote {n:,} positions for mm to {output}")
     else:
-        write_rows(table, fmt, output)
+        with output_errors(output):
+            write_rows(table, fmt, output)
         click.echo(f"wrote {table.num_rows:,} ratings to {output}")
 
 

@@ -8,6 +8,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from .errors import ShapemillError
+
 
 @contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
@@ -45,6 +47,16 @@ def check_writable(path: str | os.PathLike, folder: bool = False) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".check", dir=parent)
     os.close(fd)
     os.unlink(tmp)
+
+
+@contextmanager
+def output_errors(path: str | os.PathLike) -> Iterator[None]:
+    """Turn an ``OSError`` met while checking or writing ``path`` (no permission, a
+    full disk, ...) into a one-line :class:`ShapemillError` naming the file."""
+    try:
+        yield
+    except OSError as exc:
+        raise ShapemillError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def umask() -> int:

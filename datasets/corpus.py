@@ -22,6 +22,8 @@ from ..go.rules import BLACK, WHITE, new_board, place_setup, to_point
 from ..patterns.tables import TableError, dataset_parts, is_dataset, read_metadata, read_table
 
 SPLITS = ("train", "test", "all")
+#: The first bytes of every Parquet file.
+PARQUET_MAGIC = b"PAR1"
 
 
 @dataclass
@@ -66,12 +68,18 @@ class Corpus:
 
 
 def _is_games_table(path: Path) -> bool:
-    if path.suffix.lower() != ".parquet" or not path.is_file():
-        return False
+    """Whether ``path`` is a games table; a Parquet file that is not one (a patterns
+    or ratings table, a foreign or corrupt table) raises :class:`TableError`."""
     try:
-        return read_metadata(path).get("kind") == "games"
-    except TableError:
+        with open(path, "rb") as f:
+            if f.read(4) != PARQUET_MAGIC:
+                return False
+    except OSError:  # a folder, an archive member path, a file that vanished: SGF input
         return False
+    kind = read_metadata(path).get("kind")
+    if kind != "games":
+        raise TableError(f"{path} is a {kind} table, not a games table")
+    return True
 
 
 def table_files(path: str | os.PathLike) -> list[Path]:

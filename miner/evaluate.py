@@ -42,7 +42,7 @@ def ranks_and_logp(pos_start, pattern, combo, chosen, gamma, cs) -> tuple[np.nda
 
 def evaluate_teams(teams: Teams, gamma: np.ndarray) -> dict:
     """Accuracy report of ``gamma`` (one per feature) on ``teams``: overall and by
-    move-number band."""
+    move-number band; the rates of a band without positions are None (JSON null)."""
     full = np.append(gamma, 1.0)
     rank, logp = ranks_and_logp(
         teams.pos_start, teams.pattern, teams.combo, teams.chosen, full, combination_strengths(teams.combos, full)
@@ -54,14 +54,14 @@ def evaluate_teams(teams: Teams, gamma: np.ndarray) -> dict:
         r = rank[sel]
         return {
             "positions": n,
-            "top1": float((r <= 1).mean()) if n else float("nan"),
-            "top5": float((r <= 5).mean()) if n else float("nan"),
-            "top10": float((r <= 10).mean()) if n else float("nan"),
-            "mean_log_likelihood": float(logp[sel].mean()) if n else float("nan"),
+            "top1": float((r <= 1).mean()) if n else None,
+            "top5": float((r <= 5).mean()) if n else None,
+            "top10": float((r <= 10).mean()) if n else None,
+            "mean_log_likelihood": float(logp[sel].mean()) if n else None,
         }
 
     everything = np.ones(len(rank), dtype=bool)
     report = summary(everything)
-    report["cumulative"] = [float((rank <= k).mean()) if len(rank) else float("nan") for k in range(1, MAX_K + 1)]
+    report["cumulative"] = [float((rank <= k).mean()) if len(rank) else None for k in range(1, MAX_K + 1)]
     report["bands"] = {f"{lo}-{hi}" if hi < 10**6 else f"{lo}+": summary((move >= lo) & (move <= hi)) for lo, hi in BANDS}
     return report

@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from ..datasets.corpus import load_corpus
+from ..files import atomic_path, output_errors
 from .candidates import GROUP_NAMES, ratings_model
 from .positions import Teams, build_teams, sample_mask
 
@@ -27,21 +28,22 @@ FORMATS = ("csv", "json", "mm")
 
 
 def write_rows(table: pa.Table, fmt: str, path: str) -> None:
-    """The ratings rows as CSV (pattern keys in hex) or JSON lines."""
+    """The ratings rows as CSV (pattern keys in hex) or JSON lines, written atomically."""
     columns = [c for c in table.column_names if c != "key"]
     plain = table.select(columns).cast(
         pa.schema([pa.field(c, pa.string() if c == "feature" else table.schema.field(c).type) for c in columns])
     )
     keys = pa.array([k.hex() if k is not None else None for k in table["key"].to_pylist()], pa.string())
     plain = plain.append_column("key", keys)
-    if fmt == "csv":
-        pacsv.write_csv(plain, path)
-        return
-    import json
+    with atomic_path(path) as tmp:
+        if fmt == "csv":
+            pacsv.write_csv(plain, tmp)
+            return
+        import json
 
-    with open(path, "w", encoding="utf-8") as out:
-        for row in plain.to_pylist():
-            out.write(json.dumps(row) + "\n")
+        with open(tmp, "w", encoding="utf-8") as out:
+            for row in plain.to_pylist():
+                out.write(json.dumps(row) + "\n")
 
 
 def write_mm(teams: Teams, group: np.ndarray, out: TextIO) -> None:
@@ -64,12 +66,13 @@ def write_mm(teams: Teams, group: np.ndarray, out: TextIO) -> None:
 
 
 def export_mm(table: pa.Table, meta: dict, path: str) -> int:
-    """Rebuild the fit's positions from the table's metadata and write them for mm.
-    Returns the number of positions written."""
+    """Rebuild the fit's positions from the table's metadata and write them for mm
+    (atomically; a write error is a :class:`ShapemillError` naming ``path``). Returns
+    the number of positions written."""
     params = meta["params"]
     vocab, _ = ratings_model(table)
     corpus = load_corpus(params["games"], split=params["split"], limit=params.get("limit_games"))
     teams = build_teams(corpus, vocab, sample_mask(corpus, params["max_positions"], params["seed"]))
-    with open(path, "w", encoding="ascii") as out:
+    with output_errors(path), atomic_path(path) as tmp, open(tmp, "w", encoding="ascii") as out:
         write_mm(teams, vocab.group, out)
     return teams.n_positions

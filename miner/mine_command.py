@@ -14,10 +14,12 @@ import pyarrow as pa
 from ..datasets import InputError
 from ..datasets.corpus import Corpus, load_corpus
 from ..errors import ShapemillError
+from ..files import check_writable, output_errors
 from ..go.rings import ring_points
 from ..patterns.tables import TableError, table_metadata, write_table
 from .feature_counts import count_features
 from .mine import Mined, MineParams, discovery_sample, mine_patterns
+from .shards import WorkerDied
 
 WHOLE_BOARD = 361
 
@@ -143,11 +145,17 @@ def run_mine(
     """Mine ``paths`` into the patterns table at ``output`` and print a summary;
     on the Dask cluster ``scheduler`` when given, else with ``workers`` processes."""
     start = time.perf_counter()
-    if scheduler is None:
-        mined = _mine_here(paths, params, split, workers, limit, quiet)
-    else:
-        mined = _mine_on_dask(paths, params, split, scheduler, limit, quiet)
-    write_mined(mined, output, params, split, paths)
+    with output_errors(output):
+        check_writable(output)
+    try:
+        if scheduler is None:
+            mined = _mine_here(paths, params, split, workers, limit, quiet)
+        else:
+            mined = _mine_on_dask(paths, params, split, scheduler, limit, quiet)
+    except WorkerDied as exc:
+        raise ShapemillError(f"{output}: not written, {exc}") from None
+    with output_errors(output):
+        write_mined(mined, output, params, split, paths)
     rows, features = mined.rows, mined.features
     if not quiet:
         total = time.perf_counter() - start

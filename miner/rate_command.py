@@ -10,6 +10,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import ShapemillError
+from ..files import atomic_path, check_writable, output_errors
 from ..patterns.tables import TableError, read_table, table_metadata, write_table
 from .candidates import GROUP_NAMES, Vocabulary, ratings_model
 from .evaluate import evaluate_teams
@@ -62,6 +63,8 @@ def run_rate(
     with ``max_memory`` (GB), on as many positions (at most ``max_positions``) as
     the fit's peak can hold within it."""
     start = time.perf_counter()
+    with output_errors(output):
+        check_writable(output)
     table, pmeta = _table(patterns, "patterns", VOCABULARY_COLUMNS)
     corpus = command_corpus(games, split, limit)
     vocab = Vocabulary.from_patterns(table)
@@ -124,7 +127,8 @@ def run_rate(
             "seconds_per_iteration": result.seconds_per_iteration,
         },
     )
-    write_table(ratings_table(vocab, result, keys), output, meta)
+    with output_errors(output):
+        write_table(ratings_table(vocab, result, keys), output, meta)
     print(
         f"wrote {vocab.size:,} ratings to {output} in {time.perf_counter() - start:.0f} s, "
         f"peak memory {peak_memory_mb():,.0f} MB"
@@ -136,6 +140,9 @@ def run_evaluate(
     max_positions: int | None, limit: int | None, seed: int, workers: int,
 ) -> None:
     """Report how well ``ratings`` predict the moves of ``games``."""
+    if plot:
+        with output_errors(plot):
+            check_writable(plot)
     table, _ = _table(ratings, "ratings")
     corpus = command_corpus(games, split, limit)
     vocab, gamma = ratings_model(table)
@@ -148,6 +155,9 @@ def run_evaluate(
         return
     print(f"{'moves':>10} {'positions':>10} {'top-1':>7} {'top-5':>7} {'top-10':>7} {'log-lik':>8}")
     for name, row in [("all", report), *report["bands"].items()]:
+        if not row["positions"]:
+            print(f"{name:>10} {0:>10} {'-':>7} {'-':>7} {'-':>7} {'-':>8}")
+            continue
         print(
             f"{name:>10} {row['positions']:>10,} {row['top1']:>7.1%} {row['top5']:>7.1%} "
             f"{row['top10']:>7.1%} {row['mean_log_likelihood']:>8.3f}"
@@ -170,5 +180,6 @@ def _plot(cumulative: list[float], path: str) -> None:
     ax.set_ylim(0, 100)
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    with output_errors(path), atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=120, format="png")
     plt.close(fig)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..files import output_errors, write_text_atomic
 from ..go.rings import OFFSETS, RING_END, unpack_key
 
 SYMBOLS = ".XO#"
@@ -80,9 +81,9 @@ def show_patterns(table, top: int, size: int | None, sort: str, svg_dir: str | N
         out.append(diagram(row["key"], row["size"]))
         out.append("")
         if svg_dir:
-            path = Path(svg_dir)
-            path.mkdir(parents=True, exist_ok=True)
-            (path / f"{rank:03d}-{row['pattern_id']:016x}.svg").write_text(svg(row["key"], row["size"]))
+            picture = Path(svg_dir) / f"{rank:03d}-{row['pattern_id']:016x}.svg"
+            with output_errors(picture):
+                write_text_atomic(picture, svg(row["key"], row["size"]))
     return "\n".join(out)
 
 

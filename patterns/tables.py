@@ -143,7 +143,13 @@ def read_metadata(path: str | os.PathLike) -> dict[str, Any]:
     raw = (schema.metadata or {}).get(META_KEY)
     if raw is None:
         raise TableError(f"{path}: not a shapemill table (no shapemill metadata)")
-    return json.loads(raw)
+    try:
+        meta = json.loads(raw)
+    except ValueError as exc:
+        raise TableError(f"{path}: corrupt shapemill metadata ({exc})") from None
+    if not isinstance(meta, dict):
+        raise TableError(f"{path}: corrupt shapemill metadata (a JSON {type(meta).__name__}, not an object)")
+    return meta
 
 
 def read_table(

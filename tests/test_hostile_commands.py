@@ -1,0 +1,261 @@
+"""Hostile use of the table commands: each failure is one line naming the file and the
+reason, exit 1 (2 for usage), no traceback, and the previous output intact."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import signal
+import sys
+import types
+from contextlib import contextmanager
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+from shapemill.cli import main
+from shapemill.go.rings import MAX_RING
+from shapemill.miner import export, mine_command, rate_command, shards
+from shapemill.patterns import tables
+
+GAMES = sorted(str(p) for p in (Path(__file__).parent / "fixtures" / "hostile").glob("*.sgf"))
+PREVIOUS = b"the previous output\n"
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory) -> dict[str, str]:
+    """The three fixture games scanned, mined and rated (2 sweeps): paths by kind."""
+    folder = tmp_path_factory.mktemp("made")
+    paths = {kind: str(folder / f"{kind}.parquet") for kind in ("games", "patterns", "ratings")}
+    for args in (
+        ["scan", *GAMES, "-o", paths["games"], "--size", "9", "-j", "1", "-q"],
+        ["mine", paths["games"], "-o", paths["patterns"], "--split", "all", "--min-count", "2", "-j", "1", "-q"],
+        ["rate", paths["games"], "--patterns", paths["patterns"], "-o", paths["ratings"], "--split", "all",
+         "--max-iter", "2", "-j", "1"],
+    ):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, result.output
+    return paths
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def one_line_error(result, code: int = 1) -> str:
+    """The error line of a failed command, after checking the failure is clean."""
+    assert result.exit_code == code, result.output
+    assert "Traceback" not in result.output and not isinstance(result.exception, (AssertionError, OSError))
+    lines = [line for line in result.output.splitlines() if line.startswith("Error")]
+    assert len(lines) == 1, result.output
+    return lines[0]
+
+
+def previous(path: Path) -> Path:
+    path.write_bytes(PREVIOUS)
+    return path
+
+
+def disk_full(*args, **kwargs):
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def half_then_disk_full(path) -> None:
+    """A writer that gets half way into ``path`` and finds the disk full."""
+    Path(path).write_bytes(b"half a fi")
+    disk_full()
+
+
+# -- outputs checked before the work ------------------------------------------------------
+
+def blocked(tmp_path: Path) -> str:
+    """An output path that cannot be written: its folder is a file."""
+    (tmp_path / "file").write_text("")
+    return str(tmp_path / "file" / "out.parquet")
+
+
+@pytest.mark.parametrize("command", ["mine", "rate", "evaluate"])
+def test_an_unwritable_output_is_refused_before_the_work(made, tmp_path, monkeypatch, command):
+    worked = []
+    monkeypatch.setattr(mine_command, "_mine_here", lambda *a: worked.append("mined"))
+    monkeypatch.setattr(rate_command, "command_corpus", lambda *a: worked.append("read the games"))
+    out = blocked(tmp_path)
+    args = {
+        "mine": ["mine", made["games"], "-o", out, "-q"],
+        "rate": ["rate", made["games"], "--patterns", made["patterns"], "-o", out],
+        "evaluate": ["evaluate", made["games"], "--ratings", made["ratings"], "--plot", out],
+    }[command]
+    line = one_line_error(run(*args))
+    assert f"cannot write {out}" in line and not worked
+
+
+# -- a full disk or a dead worker: one line, the previous output intact -------------------
+
+def test_mine_and_rate_on_a_full_disk_say_so_and_keep_the_previous_table(made, tmp_path, monkeypatch):
+    monkeypatch.setattr(tables.pq, "write_table", lambda table, path, **kw: half_then_disk_full(path))
+    out = previous(tmp_path / "out.parquet")
+    line = one_line_error(run("mine", made["games"], "-o", str(out), "--split", "all", "-j", "1", "-q"))
+    assert f"cannot write {out}: No space left on device" in line
+    line = one_line_error(run("rate", made["games"], "--patterns", made["patterns"], "-o", str(out),
+                              "--split", "all", "--max-iter", "1", "-j", "1"))
+    assert f"cannot write {out}: No space left on device" in line
+    assert out.read_bytes() == PREVIOUS and os.listdir(tmp_path) == ["out.parquet"]
+
+
+@contextmanager
+def at_most(seconds: int):
+    """Fail, rather than hang, if the block takes longer than ``seconds``."""
+    def late(*_):
+        raise TimeoutError(f"still running after {seconds} s")
+
+    old = signal.signal(signal.SIGALRM, late)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def test_a_killed_mining_worker_stops_mine_in_one_line_and_keeps_the_previous_table(made, tmp_path, monkeypatch):
+    # The forked workers inherit this stand-in for a shard's work: the worker is
+    # killed as the kernel's out-of-memory killer would (SIGKILL, no clean-up).
+    monkeypatch.setattr(shards, "_run_shard", lambda *a: os.kill(os.getpid(), signal.SIGKILL))
+    out = previous(tmp_path / "out.parquet")
+    with at_most(120):
+        result = run("mine", made["games"], "-o", str(out), "--split", "all", "-j", "2", "-q")
+    line = one_line_error(result)
+    assert f"{out}: not written, a worker process died: killed by signal 9 (out of memory?)" in line
+    assert out.read_bytes() == PREVIOUS
+
+
+# -- every file written atomically ---------------------------------------------------------
+
+def test_export_csv_and_json_on_a_full_disk_keep_the_previous_file(made, tmp_path, monkeypatch):
+    out = previous(tmp_path / "ratings.csv")
+    monkeypatch.setattr(export.pacsv, "write_csv", lambda table, path: half_then_disk_full(path))
+    line = one_line_error(run("export", made["ratings"], "--format", "csv", "-o", str(out)))
+    assert f"cannot write {out}: No space left on device" in line and out.read_bytes() == PREVIOUS
+
+    rows = []
+
+    def dumps_until_full(row, **kw):
+        rows.append(row)
+        if len(rows) > 2:
+            disk_full()
+        return "{}"
+
+    monkeypatch.setattr(json, "dumps", dumps_until_full)
+    line = one_line_error(run("export", made["ratings"], "--format", "json", "-o", str(out)))
+    assert f"cannot write {out}: No space left on device" in line and out.read_bytes() == PREVIOUS
+    assert os.listdir(tmp_path) == ["ratings.csv"]
+
+
+def test_export_mm_on_a_full_disk_keeps_the_previous_file(made, tmp_path, monkeypatch):
+    out = previous(tmp_path / "fit.mm")
+
+    def write_half(teams, group, stream):
+        stream.write("! 12\n")
+        stream.flush()
+        disk_full()
+
+    monkeypatch.setattr(export, "write_mm", write_half)
+    line = one_line_error(run("export", made["ratings"], "--format", "mm", "-o", str(out)))
+    assert f"cannot write {out}: No space left on device" in line and out.read_bytes() == PREVIOUS
+    assert os.listdir(tmp_path) == ["fit.mm"]
+
+
+def test_show_svg_on_a_full_disk_keeps_the_previous_picture(made, tmp_path, monkeypatch):
+    first = run("show", made["patterns"], "--top", "1", "--svg", str(tmp_path))
+    assert first.exit_code == 0, first.output
+    (picture,) = tmp_path.iterdir()
+    picture.write_bytes(PREVIOUS)
+    monkeypatch.setattr(Path, "write_text", lambda self, text, **kw: half_then_disk_full(self))
+    line = one_line_error(run("show", made["patterns"], "--top", "1", "--svg", str(tmp_path)))
+    assert f"cannot write {picture}: No space left on device" in line
+    assert picture.read_bytes() == PREVIOUS and list(tmp_path.iterdir()) == [picture]
+
+
+def test_evaluate_plot_on_a_full_disk_keeps_the_previous_picture(made, tmp_path, monkeypatch):
+    # matplotlib stood in by a figure whose savefig gets half way and finds the disk full.
+    figure = types.SimpleNamespace(tight_layout=lambda: None,
+                                   savefig=lambda path, **kw: half_then_disk_full(path))
+    axes = types.SimpleNamespace(**{name: (lambda *a, **kw: None) for name in
+                                    ("plot", "set_xlabel", "set_ylabel", "set_ylim", "grid")})
+    pyplot = types.ModuleType("matplotlib.pyplot")
+    pyplot.subplots = lambda **kw: (figure, axes)
+    pyplot.close = lambda fig: None
+    matplotlib = types.ModuleType("matplotlib")
+    matplotlib.use = lambda backend: None
+    matplotlib.pyplot = pyplot
+    monkeypatch.setitem(sys.modules, "matplotlib", matplotlib)
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", pyplot)
+    out = previous(tmp_path / "curve.png")
+    line = one_line_error(run("evaluate", made["games"], "--ratings", made["ratings"], "--split", "all",
+                              "--plot", str(out), "-j", "1"))
+    assert f"cannot write {out}: No space left on device" in line
+    assert out.read_bytes() == PREVIOUS and os.listdir(tmp_path) == ["curve.png"]
+
+
+# -- the wrong table, a corrupt table --------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["patterns", "ratings"])
+def test_a_table_of_another_kind_given_as_games_is_named_for_what_it_is(made, kind, tmp_path):
+    line = one_line_error(run("mine", made[kind], "-o", str(tmp_path / "p.parquet"), "-q"))
+    assert f"{made[kind]} is a {kind} table, not a games table" in line
+
+
+def corrupt_metadata_table(path: Path, raw: bytes) -> Path:
+    pq.write_table(pa.table({"x": [1]}).replace_schema_metadata({b"shapemill": raw}), path)
+    return path
+
+
+@pytest.mark.parametrize("raw", [b'{"kind": "rat', b'["ratings"]'])
+def test_corrupt_table_metadata_is_one_line_naming_the_file(tmp_path, raw):
+    table = corrupt_metadata_table(tmp_path / "bad.parquet", raw)
+    for args in (["info", str(table)], ["show", str(table)], ["mine", str(table), "-o", str(tmp_path / "p.parquet")]):
+        line = one_line_error(run(*args))
+        assert f"{table}: corrupt shapemill metadata" in line
+
+
+def test_evaluate_json_is_valid_json_with_null_for_an_empty_band(made):
+    result = run("evaluate", made["games"], "--ratings", made["ratings"], "--split", "all", "--json", "-j", "1")
+    assert result.exit_code == 0, result.output
+
+    def refuse(constant):
+        raise ValueError(f"{constant} is not JSON")
+
+    report = json.loads(result.output, parse_constant=refuse)
+    assert report["positions"] == 30 and report["bands"]["1-30"]["positions"] == 30
+    assert report["bands"]["31-80"] == {"positions": 0, "top1": None, "top5": None, "top10": None,
+                                        "mean_log_likelihood": None}
+    text = run("evaluate", made["games"], "--ratings", made["ratings"], "--split", "all", "-j", "1")
+    assert text.exit_code == 0 and "31-80" in text.output and "nan" not in text.output
+
+
+# -- options that would be ignored or clamped are refused -----------------------------------
+
+@pytest.mark.parametrize("option", [["--size", "3"], ["--sort", "seen"], ["--svg", "pictures"]])
+def test_show_refuses_pattern_options_for_a_ratings_table(made, option, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    line = one_line_error(run("show", made["ratings"], *option), code=2)
+    assert f"{option[0]}: for a patterns table; {made['ratings']} is a ratings table" in line
+    assert not (tmp_path / "pictures").exists()
+
+
+@pytest.mark.parametrize("size", ["1", str(MAX_RING + 1), "360"])
+def test_mine_refuses_a_max_size_out_of_range_stating_the_range(made, size, tmp_path, monkeypatch):
+    mined = []
+    monkeypatch.setattr(mine_command, "_mine_here", lambda *a: mined.append(1))
+    line = one_line_error(run("mine", made["games"], "-o", str(tmp_path / "p.parquet"), "--max-size", size), code=2)
+    assert f"{size} is not a ring 2..{MAX_RING}, nor 361 (the whole board)" in line and not mined
+
+
+@pytest.mark.parametrize("command", ["gtp", "play"])
+def test_ratings_with_no_priors_is_a_usage_error(made, command):
+    result = CliRunner().invoke(main, [command, "--ratings", made["ratings"], "--no-priors"], input="quit\n")
+    line = one_line_error(result, code=2)
+    assert "--ratings and --no-priors contradict each other" in line
