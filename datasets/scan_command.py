@@ -8,6 +8,7 @@ import time
 from ..errors import ShapemillError
 from ..files import check_writable
 from ..patterns.tables import TableError, check_dataset_output
+from ..workers import WorkerDied
 from .scanner import ScanOptions, default_workers, scan, write_tables
 from .sources import InputError
 
@@ -91,6 +92,8 @@ def run_scan(
             raise ShapemillError(f"cannot write {exc}") from None
     except InputError as exc:
         raise ShapemillError(str(exc)) from None
+    except WorkerDied as exc:
+        raise ShapemillError(f"{output}: not written, {exc}") from None
     except KeyboardInterrupt:
         print("shapemill scan: interrupted; no table written (existing files untouched)", file=sys.stderr)
         return 130

@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 from shapemill.cli import main
+from shapemill.datasets import scanner
 from shapemill.go.rings import MAX_RING
 from shapemill.miner import export, mine_command, rate_command, shards
 from shapemill.patterns import tables
@@ -130,6 +131,17 @@ def test_a_killed_mining_worker_stops_mine_in_one_line_and_keeps_the_previous_ta
     line = one_line_error(result)
     assert f"{out}: not written, a worker process died: killed by signal 9 (out of memory?)" in line
     assert out.read_bytes() == PREVIOUS
+
+
+def test_a_killed_scanning_worker_stops_scan_in_one_line_and_keeps_the_previous_table(tmp_path, monkeypatch):
+    # As for mine: the forked workers inherit this stand-in for parsing a file's games.
+    monkeypatch.setattr(scanner, "parse_games", lambda *a: os.kill(os.getpid(), signal.SIGKILL))
+    out = previous(tmp_path / "games.parquet")
+    with at_most(120):
+        result = run("scan", *GAMES, "-o", str(out), "--size", "9", "-j", "2", "-q")
+    line = one_line_error(result)
+    assert f"{out}: not written, a worker process died: killed by signal 9 (out of memory?)" in line
+    assert out.read_bytes() == PREVIOUS and os.listdir(tmp_path) == ["games.parquet"]
 
 
 # -- every file written atomically ---------------------------------------------------------
