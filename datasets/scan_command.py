@@ -33,11 +33,13 @@ def run_scan(
     workers: int | None,
     quiet: bool,
     partition_size: int | None = None,
-) -> int:
-    """The body of ``shapemill scan``; returns the exit code (130 on Ctrl-C).
+) -> None:
+    """The body of ``shapemill scan``.
 
     Problems with the command itself (a PATH that does not exist, an output that
-    cannot be written) raise a one-line :class:`ShapemillError`.
+    cannot be written, a dead worker process) raise a one-line
+    :class:`ShapemillError`; Ctrl-C raises ``KeyboardInterrupt`` as in every
+    command. Either way no table is written and existing files are untouched.
     """
     t0 = time.perf_counter()
     for out in (output, errors_path):
@@ -94,9 +96,6 @@ def run_scan(
         raise ShapemillError(str(exc)) from None
     except WorkerDied as exc:
         raise ShapemillError(f"{output}: not written, {exc}") from None
-    except KeyboardInterrupt:
-        print("shapemill scan: interrupted; no table written (existing files untouched)", file=sys.stderr)
-        return 130
     except ShapemillError:
         raise
     except Exception as exc:  # a bug: still one line, never a traceback
@@ -111,4 +110,3 @@ def run_scan(
             + f" in {time.perf_counter() - t0:.1f} s",
             file=sys.stderr,
         )
-    return 0

@@ -6,7 +6,9 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shutil
 import signal
+import subprocess
 import sys
 import types
 from contextlib import contextmanager
@@ -142,6 +144,32 @@ def test_a_killed_scanning_worker_stops_scan_in_one_line_and_keeps_the_previous_
     line = one_line_error(result)
     assert f"{out}: not written, a worker process died: killed by signal 9 (out of memory?)" in line
     assert out.read_bytes() == PREVIOUS and os.listdir(tmp_path) == ["games.parquet"]
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_ctrl_c_stops_scan_with_exit_1_in_one_line_and_keeps_the_previous_table(tmp_path, workers):
+    folder = tmp_path / "sgf"
+    folder.mkdir()
+    for game in GAMES:
+        shutil.copy(game, folder)
+    # A named pipe read after the fixtures: scan waits in it until Ctrl-C, which
+    # comes once scan has opened it (with -j 2 a worker reads it; the parent waits).
+    pipe = tmp_path / "pipe.sgf"
+    os.mkfifo(pipe)
+    out = previous(tmp_path / "games.parquet")
+    scan = subprocess.Popen(
+        [sys.executable, "-m", "shapemill.cli", "scan", str(folder), str(pipe), "-o", str(out), "-j", workers],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        with at_most(120), open(pipe, "wb"):
+            scan.send_signal(signal.SIGINT)
+            stdout, stderr = scan.communicate()
+    finally:
+        scan.kill()
+    assert scan.returncode == 1, stderr
+    assert stdout == "" and stderr.strip() == "Aborted!"
+    assert out.read_bytes() == PREVIOUS and sorted(os.listdir(tmp_path)) == ["games.parquet", "pipe.sgf", "sgf"]
 
 
 # -- every file written atomically ---------------------------------------------------------
