@@ -174,12 +174,11 @@ def test_ctrl_c_stops_scan_with_exit_1_in_one_line_and_keeps_the_previous_table(
 
 # -- every file written atomically ---------------------------------------------------------
 
-def test_export_csv_and_json_on_a_full_disk_keep_the_previous_file(made, tmp_path, monkeypatch):
-    out = previous(tmp_path / "ratings.csv")
+def csv_half_written(monkeypatch) -> None:
     monkeypatch.setattr(export.pacsv, "write_csv", lambda table, path: half_then_disk_full(path))
-    line = one_line_error(run("export", made["ratings"], "--format", "csv", "-o", str(out)))
-    assert f"cannot write {out}: No space left on device" in line and out.read_bytes() == PREVIOUS
 
+
+def json_half_written(monkeypatch) -> None:
     rows = []
 
     def dumps_until_full(row, **kw):
@@ -189,23 +188,26 @@ def test_export_csv_and_json_on_a_full_disk_keep_the_previous_file(made, tmp_pat
         return "{}"
 
     monkeypatch.setattr(json, "dumps", dumps_until_full)
-    line = one_line_error(run("export", made["ratings"], "--format", "json", "-o", str(out)))
-    assert f"cannot write {out}: No space left on device" in line and out.read_bytes() == PREVIOUS
-    assert os.listdir(tmp_path) == ["ratings.csv"]
 
 
-def test_export_mm_on_a_full_disk_keeps_the_previous_file(made, tmp_path, monkeypatch):
-    out = previous(tmp_path / "fit.mm")
-
+def mm_half_written(monkeypatch) -> None:
     def write_half(teams, group, stream):
         stream.write("! 12\n")
         stream.flush()
         disk_full()
 
     monkeypatch.setattr(export, "write_mm", write_half)
-    line = one_line_error(run("export", made["ratings"], "--format", "mm", "-o", str(out)))
+
+
+@pytest.mark.parametrize(
+    ("fmt", "half_written"), [("csv", csv_half_written), ("json", json_half_written), ("mm", mm_half_written)]
+)
+def test_export_on_a_full_disk_keeps_the_previous_file(made, tmp_path, monkeypatch, fmt, half_written):
+    out = previous(tmp_path / f"ratings.{fmt}")
+    half_written(monkeypatch)
+    line = one_line_error(run("export", made["ratings"], "--format", fmt, "-o", str(out)))
     assert f"cannot write {out}: No space left on device" in line and out.read_bytes() == PREVIOUS
-    assert os.listdir(tmp_path) == ["fit.mm"]
+    assert os.listdir(tmp_path) == [out.name]
 
 
 def test_show_svg_on_a_full_disk_keeps_the_previous_picture(made, tmp_path, monkeypatch):
