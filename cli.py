@@ -48,8 +48,7 @@ def main() -> None:
 @click.option("-j", "--workers", type=click.IntRange(1), default=None,
               help="Worker processes (default: the CPU cores, at most 8).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar and no summary.")
-@click.pass_context
-def scan(ctx: click.Context, paths, output, partition_size, errors_path, size, no_handicap, min_moves,
+def scan(paths, output, partition_size, errors_path, size, no_handicap, min_moves,
          test_fraction, max_member_mb, workers, quiet) -> None:
     """Read SGF files, folders, zip / tar archives into a games table.
 
@@ -60,13 +59,11 @@ def scan(ctx: click.Context, paths, output, partition_size, errors_path, size, n
     """
     from .datasets.scan_command import run_scan
 
-    code = run_scan(
+    run_scan(
         paths, output, errors_path, size=size, no_handicap=no_handicap, min_moves=min_moves,
         test_fraction=test_fraction, max_bytes=int(max_member_mb * 1024 * 1024),
         workers=workers, quiet=quiet, partition_size=partition_size,
     )
-    if code:
-        ctx.exit(code)
 
 
 @main.command()

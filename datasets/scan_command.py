@@ -8,6 +8,7 @@ import time
 from ..errors import ShapemillError
 from ..files import check_writable
 from ..patterns.tables import TableError, check_dataset_output
+from ..workers import WorkerDied
 from .scanner import ScanOptions, default_workers, scan, write_tables
 from .sources import InputError
 
@@ -32,11 +33,13 @@ def run_scan(
     workers: int | None,
     quiet: bool,
     partition_size: int | None = None,
-) -> int:
-    """The body of ``shapemill scan``; returns the exit code (130 on Ctrl-C).
+) -> None:
+    """The body of ``shapemill scan``.
 
     Problems with the command itself (a PATH that does not exist, an output that
-    cannot be written) raise a one-line :class:`ShapemillError`.
+    cannot be written, a dead worker process) raise a one-line
+    :class:`ShapemillError`; Ctrl-C raises ``KeyboardInterrupt`` as in every
+    command. Either way no table is written and existing files are untouched.
     """
     t0 = time.perf_counter()
     for out in (output, errors_path):
@@ -91,9 +94,8 @@ def run_scan(
             raise ShapemillError(f"cannot write {exc}") from None
     except InputError as exc:
         raise ShapemillError(str(exc)) from None
-    except KeyboardInterrupt:
-        print("shapemill scan: interrupted; no table written (existing files untouched)", file=sys.stderr)
-        return 130
+    except WorkerDied as exc:
+        raise ShapemillError(f"{output}: not written, {exc}") from None
     except ShapemillError:
         raise
     except Exception as exc:  # a bug: still one line, never a traceback
@@ -108,4 +110,3 @@ def run_scan(
             + f" in {time.perf_counter() - t0:.1f} s",
             file=sys.stderr,
         )
-    return 0

@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import multiprocessing as mp
 import os
-import signal
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..go.rules import replay_check
+from ..workers import Watch, ignore_sigint
 from .records import SKIP_REASONS, TRUNCATING_REASONS, GameRecord, ScanError, game_id, split_of
 from .sgf import parse_games
 from .sources import DEFAULT_MAX_BYTES, Batch, InputError, plan, read_items
@@ -73,10 +73,6 @@ def run_batch(batch: Batch, max_bytes: int, test_fraction: float) -> tuple[list[
     return batch.skipped, results
 
 
-def _ignore_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def _warm_up() -> None:
     """Compile (or load) the numba rules check once, before workers fork."""
     e = np.zeros(0, dtype=np.int16)
@@ -92,7 +88,9 @@ def iter_results(
 ) -> Iterator[tuple[list[ScanError], list[FileResult]]]:
     """(skipped files, per-file results) per batch, in input order.
 
-    Raises :class:`InputError` before any work when a PATH does not exist.
+    Raises :class:`InputError` before any work when a PATH does not exist, and
+    :class:`~shapemill.workers.WorkerDied` when a worker process dies (killed, out
+    of memory), whose files would be missing.
     """
     batches = plan(list(paths), max_bytes)
     head: list[Batch] = []
@@ -116,7 +114,8 @@ def iter_results(
     _warm_up()
     methods = mp.get_all_start_methods()
     ctx = mp.get_context("fork" if "fork" in methods else None)
-    pool = ctx.Pool(workers, initializer=_ignore_sigint)
+    pool = ctx.Pool(workers, initializer=ignore_sigint)
+    watch = Watch(pool)
     try:
         pending: deque = deque()
 
@@ -127,9 +126,9 @@ def iter_results(
         for b in all_batches():
             pending.append(pool.apply_async(run_batch, (b, max_bytes, test_fraction)))
             while len(pending) > 2 * workers:
-                yield pending.popleft().get()
+                yield watch.get(pending.popleft())
         while pending:
-            yield pending.popleft().get()
+            yield watch.get(pending.popleft())
         pool.close()
     finally:
         pool.terminate()

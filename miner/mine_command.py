@@ -17,9 +17,9 @@ from ..errors import ShapemillError
 from ..files import check_writable, output_errors
 from ..go.rings import ring_points
 from ..patterns.tables import TableError, table_metadata, write_table
+from ..workers import WorkerDied
 from .feature_counts import count_features
 from .mine import Mined, MineParams, discovery_sample, mine_patterns
-from .shards import WorkerDied
 
 WHOLE_BOARD = 361
 

@@ -9,18 +9,12 @@ count them: the tables ``mine`` writes are the same byte for byte whatever ``-j`
 from __future__ import annotations
 
 import multiprocessing
-import signal
 from queue import Empty
 
 import numpy as np
 
 from ..datasets.corpus import Corpus
-from ..errors import ShapemillError
-
-
-class WorkerDied(ShapemillError):
-    """A worker process ended without a result: killed (out of memory, SIGKILL) or
-    crashed; its shard's counts are lost, so the run's result would be wrong."""
+from ..workers import POLL_SECONDS, Watch, ignore_sigint
 
 
 class Job:
@@ -45,11 +39,6 @@ def _run_shard(job, shard: np.ndarray, queue=None):
     return job.end(state)
 
 
-def _ignore_sigint() -> None:
-    """In a worker: leave Ctrl-C to the parent, which stops the pool."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def _forked_shard(k: int):
     """Shard ``k`` of the job set up before the pool forked."""
     return _run_shard(_WORK["job"], _WORK["shards"][k], _WORK["queue"])
@@ -64,8 +53,8 @@ def map_shards(job: Job, shards: list[np.ndarray], workers: int, progress=None):
     few wait in memory), and the total depends on the shards, not on the
     workers. ``progress(1)`` is called as games are done. A worker that raises
     stops the run with a ``RuntimeError`` naming its error; a worker that dies
-    (killed, out of memory) with :class:`WorkerDied`. No shards give the
-    result of an empty one.
+    (killed, out of memory) with :class:`~shapemill.workers.WorkerDied`. No
+    shards give the result of an empty one.
     """
     if not shards:
         return job.end(job.start())
@@ -81,14 +70,12 @@ def map_shards(job: Job, shards: list[np.ndarray], workers: int, progress=None):
     queue = ctx.Queue()
     _WORK.update(job=job, shards=shards, queue=queue)
     merged = 0
-    with ctx.Pool(min(workers, len(shards)), initializer=_ignore_sigint) as pool:
-        # Pool replaces a dead worker but loses its task, whose result would never
-        # come: watch the workers it started (they end only when the pool does).
-        started = list(pool._pool)
+    with ctx.Pool(min(workers, len(shards)), initializer=ignore_sigint) as pool:
+        watch = Watch(pool)
         pending = [pool.apply_async(_forked_shard, (k,)) for k in range(len(shards))]
         while merged < len(shards):
             try:
-                n = queue.get(timeout=0.2)
+                n = queue.get(timeout=POLL_SECONDS)
                 if progress:
                     progress(n)
             except Empty:
@@ -96,23 +83,13 @@ def map_shards(job: Job, shards: list[np.ndarray], workers: int, progress=None):
             for result in pending[merged:]:
                 if result.ready() and not result.successful():
                     _raise_worker_error(result)
-            _check_alive(started)
+            watch.check()
             while merged < len(shards) and pending[merged].ready():
                 own = pending[merged].get()
                 total = own if total is None else job.merge(total, own)
                 pending[merged] = None
                 merged += 1
     return total
-
-
-def _check_alive(processes: list) -> None:
-    """Raise :class:`WorkerDied` if one of the pool's worker ``processes`` has ended."""
-    for p in processes:
-        code = p.exitcode
-        if code is not None:
-            how = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
-            hint = " (out of memory?)" if code == -signal.SIGKILL else ""
-            raise WorkerDied(f"a worker process died: {how}{hint}")
 
 
 def _raise_worker_error(result) -> None:

@@ -6,7 +6,9 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shutil
 import signal
+import subprocess
 import sys
 import types
 from contextlib import contextmanager
@@ -17,6 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 from shapemill.cli import main
+from shapemill.datasets import scanner
 from shapemill.go.rings import MAX_RING
 from shapemill.miner import export, mine_command, rate_command, shards
 from shapemill.patterns import tables
@@ -132,14 +135,50 @@ def test_a_killed_mining_worker_stops_mine_in_one_line_and_keeps_the_previous_ta
     assert out.read_bytes() == PREVIOUS
 
 
+def test_a_killed_scanning_worker_stops_scan_in_one_line_and_keeps_the_previous_table(tmp_path, monkeypatch):
+    # As for mine: the forked workers inherit this stand-in for parsing a file's games.
+    monkeypatch.setattr(scanner, "parse_games", lambda *a: os.kill(os.getpid(), signal.SIGKILL))
+    out = previous(tmp_path / "games.parquet")
+    with at_most(120):
+        result = run("scan", *GAMES, "-o", str(out), "--size", "9", "-j", "2", "-q")
+    line = one_line_error(result)
+    assert f"{out}: not written, a worker process died: killed by signal 9 (out of memory?)" in line
+    assert out.read_bytes() == PREVIOUS and os.listdir(tmp_path) == ["games.parquet"]
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_ctrl_c_stops_scan_with_exit_1_in_one_line_and_keeps_the_previous_table(tmp_path, workers):
+    folder = tmp_path / "sgf"
+    folder.mkdir()
+    for game in GAMES:
+        shutil.copy(game, folder)
+    # A named pipe read after the fixtures: scan waits in it until Ctrl-C, which
+    # comes once scan has opened it (with -j 2 a worker reads it; the parent waits).
+    pipe = tmp_path / "pipe.sgf"
+    os.mkfifo(pipe)
+    out = previous(tmp_path / "games.parquet")
+    scan = subprocess.Popen(
+        [sys.executable, "-m", "shapemill.cli", "scan", str(folder), str(pipe), "-o", str(out), "-j", workers],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        with at_most(120), open(pipe, "wb"):
+            scan.send_signal(signal.SIGINT)
+            stdout, stderr = scan.communicate()
+    finally:
+        scan.kill()
+    assert scan.returncode == 1, stderr
+    assert stdout == "" and stderr.strip() == "Aborted!"
+    assert out.read_bytes() == PREVIOUS and sorted(os.listdir(tmp_path)) == ["games.parquet", "pipe.sgf", "sgf"]
+
+
 # -- every file written atomically ---------------------------------------------------------
 
-def test_export_csv_and_json_on_a_full_disk_keep_the_previous_file(made, tmp_path, monkeypatch):
-    out = previous(tmp_path / "ratings.csv")
+def csv_half_written(monkeypatch) -> None:
     monkeypatch.setattr(export.pacsv, "write_csv", lambda table, path: half_then_disk_full(path))
-    line = one_line_error(run("export", made["ratings"], "--format", "csv", "-o", str(out)))
-    assert f"cannot write {out}: No space left on device" in line and out.read_bytes() == PREVIOUS
 
+
+def json_half_written(monkeypatch) -> None:
     rows = []
 
     def dumps_until_full(row, **kw):
@@ -149,23 +188,26 @@ def test_export_csv_and_json_on_a_full_disk_keep_the_previous_file(made, tmp_pat
         return "{}"
 
     monkeypatch.setattr(json, "dumps", dumps_until_full)
-    line = one_line_error(run("export", made["ratings"], "--format", "json", "-o", str(out)))
-    assert f"cannot write {out}: No space left on device" in line and out.read_bytes() == PREVIOUS
-    assert os.listdir(tmp_path) == ["ratings.csv"]
 
 
-def test_export_mm_on_a_full_disk_keeps_the_previous_file(made, tmp_path, monkeypatch):
-    out = previous(tmp_path / "fit.mm")
-
+def mm_half_written(monkeypatch) -> None:
     def write_half(teams, group, stream):
         stream.write("! 12\n")
         stream.flush()
         disk_full()
 
     monkeypatch.setattr(export, "write_mm", write_half)
-    line = one_line_error(run("export", made["ratings"], "--format", "mm", "-o", str(out)))
+
+
+@pytest.mark.parametrize(
+    ("fmt", "half_written"), [("csv", csv_half_written), ("json", json_half_written), ("mm", mm_half_written)]
+)
+def test_export_on_a_full_disk_keeps_the_previous_file(made, tmp_path, monkeypatch, fmt, half_written):
+    out = previous(tmp_path / f"ratings.{fmt}")
+    half_written(monkeypatch)
+    line = one_line_error(run("export", made["ratings"], "--format", fmt, "-o", str(out)))
     assert f"cannot write {out}: No space left on device" in line and out.read_bytes() == PREVIOUS
-    assert os.listdir(tmp_path) == ["fit.mm"]
+    assert os.listdir(tmp_path) == [out.name]
 
 
 def test_show_svg_on_a_full_disk_keeps_the_previous_picture(made, tmp_path, monkeypatch):

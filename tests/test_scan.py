@@ -475,24 +475,6 @@ def test_cli_top_level_errors_are_one_line(tmp_path):
     assert len(res.output.strip().splitlines()) == 1
 
 
-def test_cli_ctrl_c_exit_130_output_untouched(tmp_path, monkeypatch):
-    import shapemill.datasets.scan_command as scan_mod
-
-    (tmp_path / "a.sgf").write_text(distinct_game(60))
-    out = tmp_path / "g.parquet"
-    out.write_bytes(b"previous table")
-
-    def interrupted(*args, **kwargs):
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(scan_mod, "scan", interrupted)
-    res = CliRunner().invoke(main, ["scan", str(tmp_path / "a.sgf"), "-o", str(out)])
-    assert res.exit_code == 130
-    assert "interrupted" in res.output and "Traceback" not in res.output
-    assert out.read_bytes() == b"previous table"
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
-
-
 # ---------------------------------------------------------------- real archives
 
 
