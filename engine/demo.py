@@ -100,7 +100,8 @@ def run_demo(sgf_path: str, playouts: int, size: int, gnugo_level: int, echo: Ca
 
     engine = LocalClient(GtpEngine(SearchConfig(playouts=playouts, seed=1), size, prior))
     if os.path.exists(GNUGO):
-        opponent, name = GtpClient(f"{GNUGO} --mode gtp --level {gnugo_level}", timeout=60), f"GnuGo 3.8 (level {gnugo_level})"
+        opponent = GtpClient(f"{GNUGO} --mode gtp --level {gnugo_level}", timeout=60)
+        name = f"GnuGo 3.8 (level {gnugo_level})"
     else:
         opponent = LocalClient(GtpEngine(SearchConfig(playouts=playouts, seed=2), size, prior))
         name = "shapemill"

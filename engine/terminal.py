@@ -24,7 +24,8 @@ def _undo_turn(engine: GtpEngine, human: str) -> bool:
     if human not in engine.movers:
         return False
     while engine.movers[-1] != human:
-        _answer(engine, "undo")
+        if not _answer(engine, "undo")[0]:
+            return False
     return _answer(engine, "undo")[0]
 
 
