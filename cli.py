@@ -370,7 +370,10 @@ def export(ratings, fmt, output) -> None:
 @click.option("--sgf-dir", default="match", show_default=True, type=click.Path(file_okay=False),
               help="Folder of the games' SGF files; a match with the same folder resumes.")
 @click.option("--alternate", is_flag=True, help="Swap colours every game.")
-def match(first, second, size, komi, games, sgf_dir, alternate) -> None:
+@click.option("--move-timeout", default=120.0, show_default=True, type=click.FloatRange(0, min_open=True),
+              help="Seconds a program may take over a move or any other command (its first answer: at "
+                   "least 60); one that takes longer, crashes or answers garbage loses the game.")
+def match(first, second, size, komi, games, sgf_dir, alternate, move_timeout) -> None:
     """Play games between two GTP programs, refereed by shapemill's rules.
 
     Prints each result, then each program's wins, win rate with its 95% Wilson
@@ -379,7 +382,7 @@ def match(first, second, size, komi, games, sgf_dir, alternate) -> None:
     from .engine.match import run_match, wilson
 
     try:
-        tallies = run_match(first, second, games, size, komi, sgf_dir, alternate, click.echo)
+        tallies = run_match(first, second, games, size, komi, sgf_dir, alternate, click.echo, move_timeout)
     except (OSError, RuntimeError) as exc:
         raise click.ClickException(f"match stopped: {exc}") from None
     for t in tallies:

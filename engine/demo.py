@@ -13,6 +13,7 @@ from collections.abc import Callable
 import numpy as np
 import pyarrow.compute as pc
 
+from ..files import check_writable, write_text_atomic
 from ..go.board import Board
 from ..miner.prior import MovePrior
 from ..patterns.defaults import RATINGS, default_table
@@ -75,7 +76,9 @@ def prior_heat_map(board: Board, color: str, prior: Callable) -> list[str]:
 
 
 def run_demo(sgf_path: str, playouts: int, size: int, gnugo_level: int, echo: Callable[[str], None]) -> None:
-    """Run the demo, writing its text with ``echo`` and the game to ``sgf_path``."""
+    """Run the demo, writing its text with ``echo`` and the game to ``sgf_path``
+    (checked writable first, written atomically)."""
+    check_writable(sgf_path)
     ratings = default_table(RATINGS)
     meta = read_metadata(ratings)
     accuracy = meta.get("top1")
@@ -97,7 +100,8 @@ def run_demo(sgf_path: str, playouts: int, size: int, gnugo_level: int, echo: Ca
 
     engine = LocalClient(GtpEngine(SearchConfig(playouts=playouts, seed=1), size, prior))
     if os.path.exists(GNUGO):
-        opponent, name = GtpClient(f"{GNUGO} --mode gtp --level {gnugo_level}"), f"GnuGo 3.8 (level {gnugo_level})"
+        opponent = GtpClient(f"{GNUGO} --mode gtp --level {gnugo_level}", timeout=60)
+        name = f"GnuGo 3.8 (level {gnugo_level})"
     else:
         opponent = LocalClient(GtpEngine(SearchConfig(playouts=playouts, seed=2), size, prior))
         name = "shapemill"
@@ -113,10 +117,11 @@ def run_demo(sgf_path: str, playouts: int, size: int, gnugo_level: int, echo: Ca
         opponent.close()
     board = Board(size)
     for color, point in record.moves:
-        board.play(color, point)
-    echo(f"final position, {len(record.moves)} moves:\n{board}\nresult: {record.result}")
-    with open(sgf_path, "w", encoding="utf-8") as f:
-        f.write(to_sgf(record, size, 7.5, "shapemill", name))
+        if board.is_legal(color, point):  # a losing illegal move is recorded, not shown
+            board.play(color, point)
+    echo(f"final position, {len(record.moves)} moves:\n{board}\nresult: {record.result}"
+         + (f" ({record.reason})" if record.reason else ""))
+    write_text_atomic(sgf_path, to_sgf(record, size, 7.5, "shapemill", name))
     echo(f"\nwrote the game to {sgf_path}")
     echo("""
 What you saw: shape patterns mined from strong players' games and rated with

@@ -15,6 +15,7 @@ arrives, which ends the response with its blank line; ``lz-genmove_analyze`` /
 from __future__ import annotations
 
 import io
+import math
 import sys
 import threading
 from collections.abc import Callable
@@ -24,16 +25,24 @@ from typing import TextIO
 import numpy as np
 
 from ..go import rules
+from ..errors import ShapemillError
 from ..go.board import Board, IllegalMove
 from ..miner.prior import MovePrior
 from .mcts import RESIGN, MoveInfo, Search, SearchConfig, choose_move, dead_stones, score_without_dead
 
 LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 NAME, VERSION = "shapemill", "0.1.0"
+#: The longest a move may think under any time settings (huge ones would hang a GUI).
+MAX_MOVE_SECONDS = 600.0
 
 
 class GtpError(Exception):
     """A command that cannot be carried out; its message goes after ``?``."""
+
+
+def one_line(error: BaseException) -> str:
+    """An error's message on one line (a GTP response must not break off early)."""
+    return " ".join(str(error).split()) or type(error).__name__
 
 
 def parse_vertex(text: str, size: int) -> tuple[int, int] | None:
@@ -54,6 +63,15 @@ def format_vertex(point: tuple[int, int] | None) -> str:
     if point is None:
         return "pass"
     return f"{LETTERS[point[1]]}{point[0] + 1}"
+
+
+def seconds_or_komi(text: str, signed: bool = False) -> float:
+    """A finite number (not negative unless ``signed``): a komi or a time setting;
+    ValueError for anything else (``inf`` main time would make a move search forever)."""
+    value = float(text)
+    if not math.isfinite(value) or value < 0 and not signed:
+        raise ValueError(f"invalid number {text!r}")
+    return value
 
 
 def parse_color(text: str) -> str:
@@ -156,14 +174,29 @@ class GtpEngine:
         handler = self.commands.get(name)
         if handler is None:
             return f"?{cid} unknown command\n\n", False
+        state = self._state()
         try:
             if name in self.streams:
                 self.streams[name](args, cid, stdout if stdout is not None else io.StringIO())
                 return "", False
             text = handler(args)
-        except (GtpError, IllegalMove, ValueError, IndexError, OSError) as e:
-            return f"?{cid} {e}\n\n", False
+        except (GtpError, IllegalMove, ValueError, IndexError, OSError, ShapemillError) as e:
+            self._restore(state)
+            return f"?{cid} {one_line(e)}\n\n", False
+        except Exception as e:  # a bug must not take a GUI's engine away mid-game
+            self._restore(state)
+            return f"?{cid} internal error: {type(e).__name__}: {one_line(e)}\n\n", False
         return f"={cid} {text}".rstrip(" ") + "\n\n", name == "quit"
+
+    def _state(self) -> tuple:
+        """What a command may change, to be put back when it fails partway."""
+        return (self.size, self.board.copy(), list(self.movers), replace(self.config), self.search, self.last,
+                self.last_key, self.time_settings, dict(self.time_left))
+
+    def _restore(self, state: tuple) -> None:
+        (self.size, self.board, self.movers, config, self.search, self.last, self.last_key, self.time_settings,
+         self.time_left) = state
+        self.config.__dict__.update(config.__dict__)  # the same object: searches hold it
 
     def loop(self, stdin: TextIO | None = None, stdout: TextIO | None = None) -> None:
         """Answer commands until ``quit`` or end of input (default: the process's
@@ -313,7 +346,7 @@ class GtpEngine:
 
     def cmd_komi(self, a: list[str]) -> str:
         try:
-            self.config.komi = float(a[0])
+            self.config.komi = seconds_or_komi(a[0], signed=True)
         except (IndexError, ValueError):
             raise GtpError("syntax error") from None
         self.search = Search(self.config)
@@ -398,7 +431,7 @@ class GtpEngine:
 
     def cmd_set_free_handicap(self, a: list[str]) -> str:
         points = [parse_vertex(v, self.size) for v in a]
-        if len(points) < 2 or None in points or len(set(points)) != len(points):
+        if not 2 <= len(points) < self.size * self.size or None in points or len(set(points)) != len(points):
             raise GtpError("bad vertex list")
         self._setup_handicap(points)
         return ""
@@ -407,7 +440,7 @@ class GtpEngine:
         """GTP's: byo-yomi time with 0 stones is no limit, 0 byo-yomi time absolute
         time, else Canadian byo-yomi (``stones`` moves in each period)."""
         try:
-            main, byo, stones = float(a[0]), float(a[1]), int(a[2])
+            main, byo, stones = seconds_or_komi(a[0]), seconds_or_komi(a[1]), int(a[2])
         except (IndexError, ValueError):
             raise GtpError("syntax error") from None
         if byo > 0 and stones == 0 or main == 0 and byo == 0:
@@ -424,7 +457,7 @@ class GtpEngine:
         if not a or a[0] not in kinds or len(a) != 1 + kinds[a[0]]:
             raise GtpError("syntax error")
         try:
-            values = [float(x) for x in a[1:]]
+            values = [seconds_or_komi(x) for x in a[1:]]
         except ValueError:
             raise GtpError("syntax error") from None
         if a[0] == "none":
@@ -438,7 +471,7 @@ class GtpEngine:
 
     def cmd_time_left(self, a: list[str]) -> str:
         try:
-            color, seconds, stones = parse_color(a[0]), float(a[1]), int(a[2])
+            color, seconds, stones = parse_color(a[0]), seconds_or_komi(a[1]), int(a[2])
         except (IndexError, ValueError):
             raise GtpError("syntax error") from None
         self.time_left[color] = (seconds, stones)
@@ -447,7 +480,8 @@ class GtpEngine:
     def _time_budget(self, color: str) -> float | None:
         """Seconds for this move: the remaining main time spread over the moves a
         game still needs, or in byo-yomi the period shared by its stones (Canadian)
-        or the whole period (Japanese), with a margin; without limit, the engine's own."""
+        or the whole period (Japanese), with a margin, never over ``MAX_MOVE_SECONDS``;
+        without limit, the engine's own."""
         if self.time_settings is None:
             return self.base_time
         kind, main, byo, stones = self.time_settings
@@ -459,7 +493,7 @@ class GtpEngine:
         else:
             moves_left = max(10, (self.size * self.size - len(self.board._undo)) // 3)
             budget = left / moves_left + (byo / max(stones, 1) if kind == "canadian" else byo)
-        budget *= 0.8
+        budget = min(budget * 0.8, MAX_MOVE_SECONDS)
         return max(0.05, budget if self.base_time is None else min(budget, self.base_time))
 
     def _ownership(self) -> np.ndarray:
@@ -493,14 +527,22 @@ class GtpEngine:
             setup, moves = sgf_moves.get_setup_and_moves(game)
         except (ValueError, OSError) as e:
             raise GtpError(f"cannot load file: {e}") from None
+        if not 2 <= game.get_size() <= rules.MAX_SIZE:
+            raise GtpError(f"cannot load file: board size {game.get_size()} is not supported")
         limit = int(a[1]) - 1 if len(a) > 1 and a[1].isdigit() else len(moves)
         self._reset(game.get_size())
         for color in ("b", "w"):
             self.board.setup(color, [pt for c, pt in setup.list_occupied_points() if c == color])
-        for color, point in moves[:limit]:
-            self.board.play(color, point)
+        for n, (color, point) in enumerate(moves[:limit], 1):
+            try:
+                self.board.play(color, point)
+            except IllegalMove as e:  # handle() puts the previous game back
+                raise GtpError(f"cannot load file: move {n} is illegal ({e})") from None
             self.movers.append(color)
-        self.config.komi = float(game.get_komi())
+        if game.get_root().has_property("KM"):
+            self.config.komi = float(game.get_komi())
+        else:
+            print(f"loadsgf: {a[0]} gives no komi (KM); it stays {self.config.komi:g}", file=sys.stderr, flush=True)
         return "black" if not moves[:limit] or moves[:limit][-1][0] == "w" else "white"
 
     def cmd_list_stones(self, a: list[str]) -> str:
@@ -551,14 +593,21 @@ def warm_up(config: SearchConfig, size: int, prior: MovePrior | None = None) -> 
 
     Run in a background thread while a GUI sends its first commands, so that the
     first ``genmove`` need not wait for it; numba's RNG is per thread, so the
-    engine's own seeded stream is untouched."""
-    board = Board(size)
-    _, knowledge = search_priors(config, prior, board, rules.BLACK)
-    Search(replace(config, playouts=1, time_per_move=None, threads=1)).run(board, rules.BLACK, None, knowledge)
+    engine's own seeded stream is untouched. A failure is one line on standard
+    error (the command that meets it again answers ``?`` with the reason)."""
+    try:
+        board = Board(size)
+        _, knowledge = search_priors(config, prior, board, rules.BLACK)
+        Search(replace(config, playouts=1, time_per_move=None, threads=1)).run(board, rules.BLACK, None, knowledge)
+    except Exception as e:  # a background thread: say it in one line, never a traceback
+        print(f"shapemill gtp: warm-up failed: {one_line(e)}", file=sys.stderr, flush=True)
 
 
 def run_gtp(config: SearchConfig, size: int, prior: MovePrior | None = None) -> None:
     """The GTP loop on stdin / stdout; ``prior`` gives the root's move priors. The
-    kernels warm up in the background meanwhile (``warm_up``)."""
+    kernels warm up in the background meanwhile (``warm_up``). Input that is not
+    UTF-8 is read with replacement characters, to be refused like any bad line."""
+    if isinstance(sys.stdin, io.TextIOWrapper):
+        sys.stdin.reconfigure(errors="replace")
     threading.Thread(target=warm_up, args=(config, size, prior), daemon=True).start()
     GtpEngine(config, size, prior).loop()

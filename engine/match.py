@@ -9,51 +9,115 @@ and a match resumes from the SGF files already in its folder.
 
 from __future__ import annotations
 
+import json
 import math
+import queue
 import shlex
 import subprocess
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import ShapemillError
+from ..files import write_text_atomic
 from ..go.board import Board
-from .gtp import GtpEngine, format_vertex, parse_vertex
+from .gtp import GtpEngine, GtpError, format_vertex, one_line, parse_vertex
+
+#: Seconds a program has to answer ``quit`` and to exit before it is killed.
+QUIT_SECONDS = 10
+#: Seconds a program has at least for its first answer, which waits for its start-up.
+START_SECONDS = 60
+
+
+class EngineError(RuntimeError):
+    """A program that crashed, hung past its time or answered garbage or ``?``."""
 
 
 class GtpClient:
-    """A GTP program in a subprocess."""
+    """A GTP program in a subprocess; ``timeout`` seconds at most for each answer
+    (None: no limit), ``START_SECONDS`` at least for the first."""
 
-    def __init__(self, command: str) -> None:
+    def __init__(self, command: str, timeout: float | None = None) -> None:
         self.command = command
+        self.timeout = timeout
         self.proc = subprocess.Popen(shlex.split(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True, bufsize=1)
+                                     stderr=subprocess.DEVNULL, text=True, bufsize=1, errors="replace")
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.failed = False  # hung or gone: not asked to quit, only ended
+        self.answered = False  # the first answer may take the program's start-up too
+        threading.Thread(target=self._read, daemon=True).start()
 
-    def send(self, line: str) -> str:
-        """Send one command; returns the response text, raising on ``?``."""
-        assert self.proc.stdin and self.proc.stdout
-        self.proc.stdin.write(line + "\n")
-        self.proc.stdin.flush()
+    def _read(self) -> None:
+        """Hand the program's output to ``send`` line by line; "" at its end."""
+        assert self.proc.stdout
+        for line in self.proc.stdout:
+            self.lines.put(line)
+        self.lines.put("")
+
+    def send(self, line: str, timeout: float | None = None) -> str:
+        """Send one command; returns the response text, raising ``EngineError`` on
+        ``?``, a closed pipe or no complete answer within the timeout."""
+        assert self.proc.stdin
+        try:
+            self.proc.stdin.write(line + "\n")
+            self.proc.stdin.flush()
+        except OSError:
+            self.failed = True
+            raise EngineError(f"{self.command!r} exited before {line!r}") from None
+        timeout = self.timeout if timeout is None else timeout
+        if not self.answered and timeout is not None:
+            timeout = max(timeout, START_SECONDS)
+        deadline = None if timeout is None else time.monotonic() + timeout
         lines = []
         while True:
-            out = self.proc.stdout.readline()
+            try:
+                out = self.lines.get(timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                self.failed = True
+                raise EngineError(f"{self.command!r} gave no answer to {line!r} within {timeout:g} s") from None
             if not out:
-                raise RuntimeError(f"{self.command!r} closed its output after {line!r}")
+                self.failed = True
+                raise EngineError(f"{self.command!r} closed its output after {line!r}")
             if out.strip() == "" and lines:
+                self.answered = True
                 break
             if out.strip():
                 lines.append(out.rstrip("\n"))
-        text = "\n".join(lines)
-        if text.startswith("?"):
-            raise RuntimeError(f"{self.command!r} refused {line!r}: {text[1:].strip()}")
-        return text[1:].strip()
+        return _answer(self.command, line, "\n".join(lines))
 
-    def close(self) -> None:
+    def close(self) -> str:
+        """Send ``quit`` and wait a little for the program to end, else kill it;
+        never raises. Returns "" or why it had to be killed."""
+        why = ""
+        if self.failed:
+            self.proc.kill()
+        else:
+            try:
+                self.send("quit", timeout=QUIT_SECONDS)
+            except EngineError as e:
+                why = str(e)
         try:
-            self.send("quit")
-        except (RuntimeError, OSError):
+            self.proc.stdin.close()
+        except OSError:
             pass
-        self.proc.wait(timeout=10)
+        try:
+            self.proc.wait(timeout=QUIT_SECONDS)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            why = why or f"{self.command!r} did not exit within {QUIT_SECONDS} s of quit"
+        return why
+
+
+def _answer(command: str, line: str, text: str) -> str:
+    """The text of a GTP response, raising ``EngineError`` for ``?`` or garbage."""
+    if text.startswith("?"):
+        raise EngineError(f"{command!r} refused {line!r}: {text[1:].strip()}")
+    if not text.startswith("="):
+        raise EngineError(f"{command!r} answered {line!r} with {text[:60]!r}, not GTP")
+    return text[1:].strip()
 
 
 class LocalClient:
@@ -64,14 +128,12 @@ class LocalClient:
         self.command = name
 
     def send(self, line: str) -> str:
-        """Run one command; returns the response text, raising on ``?``."""
-        response, _ = self.engine.handle(line)
-        if response.startswith("?"):
-            raise RuntimeError(f"{self.command!r} refused {line!r}: {response[1:].strip()}")
-        return response[1:].strip()
+        """Run one command; returns the response text, raising ``EngineError`` on ``?``."""
+        return _answer(self.command, line, self.engine.handle(line)[0].strip())
 
-    def close(self) -> None:
+    def close(self) -> str:
         self.engine.handle("quit")
+        return ""
 
 
 @dataclass
@@ -79,50 +141,54 @@ class GameRecord:
     """One refereed game."""
 
     winner: str  # 'b', 'w' or '' (no result)
-    result: str  # SGF RE text, e.g. 'B+3.5', 'W+R'
+    result: str  # SGF RE text, e.g. 'B+3.5', 'W+R', 'B+F' (White forfeited)
     moves: list[tuple[str, tuple[int, int] | None]] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=lambda: {"b": 0.0, "w": 0.0})
     scores: tuple[str, str] = ("", "")  # each program's final_score
     agreed: bool = True  # both final_scores gave the same result
+    reason: str = ""  # why a game ended early: a forfeit, an illegal move
+
+
+class Forfeit(Exception):
+    """The program playing ``color`` lost the game by failing (its message says how)."""
+
+    def __init__(self, color: str, reason: str) -> None:
+        super().__init__(reason)
+        self.color = color
+
+
+def _ask(players: dict, color: str, line: str) -> str:
+    """``line``'s answer from the program playing ``color``; ``Forfeit`` if it fails."""
+    try:
+        return players[color].send(line)
+    except EngineError as e:
+        raise Forfeit(color, str(e)) from None
 
 
 def play_game(black: GtpClient | LocalClient, white: GtpClient | LocalClient, size: int = 9,
               komi: float = 7.5, max_moves: int | None = None,
               on_move: Callable[[Board, int], None] | None = None) -> GameRecord:
     """Play one game; every move is checked with our rules. ``on_move(board, n)`` is
-    called after the n-th move (from 1) is played."""
+    called after the n-th move (from 1) is played. A program that crashes, hangs,
+    refuses a command or answers garbage loses the game (``B+F`` / ``W+F``, with
+    the reason in ``record.reason``), as does one that plays an illegal move."""
     players = {"b": black, "w": white}
-    for p in players.values():
-        p.send(f"boardsize {size}")
-        p.send("clear_board")
-        p.send(f"komi {komi}")
-    board = Board(size)
     record = GameRecord("", "")
-    color, passes = "b", 0
-    limit = max_moves or 3 * size * size
-    while passes < 2 and len(record.moves) < limit:
-        other = "w" if color == "b" else "b"
-        start = time.perf_counter()
-        text = players[color].send(f"genmove {color}")
-        record.seconds[color] += time.perf_counter() - start
-        if text.lower() == "resign":
-            record.winner, record.result = other, f"{other.upper()}+R"
-            return record
-        point = parse_vertex(text, size)
-        reason = board.illegal_reason(color, point)
-        if reason:
-            record.winner, record.result = other, f"{other.upper()}+F"
-            record.moves.append((color, point))
-            return record
-        board.play(color, point)
-        record.moves.append((color, point))
-        if on_move:
-            on_move(board, len(record.moves))
-        players[other].send(f"play {color} {format_vertex(point)}")
-        passes = passes + 1 if point is None else 0
-        color = other
-    record.scores = (black.send("final_score"), white.send("final_score"))
-    record.agreed = record.scores[0] == record.scores[1]
+    board = Board(size)
+    try:
+        for color in players:
+            for line in (f"boardsize {size}", "clear_board", f"komi {komi}"):
+                _ask(players, color, line)
+        _play(players, size, max_moves or 3 * size * size, board, record, on_move)
+    except Forfeit as f:
+        other = "w" if f.color == "b" else "b"
+        record.winner, record.result = other, f"{other.upper()}+F"
+        record.reason = f"{COLOR_NAMES[f.color]} forfeits: {f}"
+        return record
+    if record.result:
+        return record
+    record.scores = tuple(_final_score(players[c]) for c in ("b", "w"))
+    record.agreed = record.scores[0] == record.scores[1] and record.scores[0] != "?"
     if record.agreed:
         result = record.scores[0]
     else:  # the programs disagree on dead stones: count every stone as alive (Tromp-Taylor)
@@ -131,6 +197,49 @@ def play_game(black: GtpClient | LocalClient, white: GtpClient | LocalClient, si
     record.result = result if result and result != "0" else "0"
     record.winner = result[0].lower() if result[:1] in ("B", "W") else ""
     return record
+
+
+COLOR_NAMES = {"b": "Black", "w": "White"}
+
+
+def _play(players: dict, size: int, limit: int, board: Board, record: GameRecord,
+          on_move: Callable[[Board, int], None] | None) -> None:
+    """The moves of a game, up to two passes, a resignation, an illegal move or
+    ``limit`` moves; ``Forfeit`` when a program fails."""
+    color, passes = "b", 0
+    while passes < 2 and len(record.moves) < limit:
+        other = "w" if color == "b" else "b"
+        start = time.perf_counter()
+        text = _ask(players, color, f"genmove {color}")
+        record.seconds[color] += time.perf_counter() - start
+        if text.lower() == "resign":
+            record.winner, record.result = other, f"{other.upper()}+R"
+            return
+        try:
+            point = parse_vertex(text, size)
+        except GtpError:
+            raise Forfeit(color, f"{players[color].command!r} answered genmove with {text[:60]!r}") from None
+        reason = board.illegal_reason(color, point)
+        record.moves.append((color, point))
+        if reason:
+            record.winner, record.result = other, f"{other.upper()}+F"
+            record.reason = f"{COLOR_NAMES[color]} played the illegal move {format_vertex(point)} ({reason})"
+            return
+        board.play(color, point)
+        if on_move:
+            on_move(board, len(record.moves))
+        _ask(players, other, f"play {color} {format_vertex(point)}")
+        passes = passes + 1 if point is None else 0
+        color = other
+
+
+def _final_score(player: GtpClient | LocalClient) -> str:
+    """The program's ``final_score``, or "?" when it fails to give one (the game is
+    over: that is no forfeit, the board is counted as it stands)."""
+    try:
+        return player.send("final_score")
+    except EngineError:
+        return "?"
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -143,13 +252,19 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return centre - half, centre + half
 
 
+def sgf_text(value: str) -> str:
+    """``value`` escaped for an SGF text property: ``\\`` and ``]`` backslashed."""
+    return value.replace("\\", "\\\\").replace("]", "\\]")
+
+
 def to_sgf(record: GameRecord, size: int, komi: float, black: str, white: str) -> str:
-    """The game as SGF text."""
+    """The game as SGF text; why it ended early, if it did, in the root's comment."""
     letters = "abcdefghijklmnopqrstuvwxy"
     moves = "".join(
         f";{c.upper()}[{'' if p is None else letters[p[1]] + letters[size - 1 - p[0]]}]" for c, p in record.moves)
-    return (f"(;GM[1]FF[4]SZ[{size}]KM[{komi}]RU[Chinese]PB[{black}]PW[{white}]"
-            f"RE[{record.result}]{moves})\n")
+    comment = f"C[{sgf_text(record.reason)}]" if record.reason else ""
+    return (f"(;GM[1]FF[4]CA[UTF-8]SZ[{size}]KM[{komi}]RU[Chinese]PB[{sgf_text(black)}]PW[{sgf_text(white)}]"
+            f"RE[{sgf_text(record.result)}]{comment}{moves})\n")
 
 
 @dataclass
@@ -163,44 +278,70 @@ class Tally:
     moves: int = 0
 
 
-def _sgf_result(text: str) -> str:
-    start = text.find("RE[")
-    return text[start + 3 : text.index("]", start)] if start >= 0 else ""
+def _sgf_result(path: Path) -> tuple[str, str]:
+    """The result (RE) of a saved game and why it ended early (its root comment)."""
+    from sgfmill import sgf
+
+    try:
+        root = sgf.Sgf_game.from_bytes(path.read_bytes()).get_root()
+        return root.get("RE"), root.get("C") if root.has_property("C") else ""
+    except (OSError, ValueError, KeyError) as e:
+        raise ShapemillError(f"{path}: not a game this match saved ({one_line(e)}); move it away to replay it") from None
+
+
+MANIFEST = "match.json"
+
+
+def check_manifest(folder: Path, settings: dict) -> None:
+    """Refuse ``folder`` when it holds the games of another match (other programs,
+    board size, komi or colour order); record ``settings`` in a new one."""
+    path = folder / MANIFEST
+    if path.exists():
+        try:
+            saved = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            raise ShapemillError(f"{path}: unreadable ({one_line(e)})") from None
+        saved = saved if isinstance(saved, dict) else {}
+        changed = [f"{k} {saved.get(k)!r}, not {v!r}" for k, v in settings.items() if saved.get(k) != v]
+        if changed:
+            raise ShapemillError(f"{folder}: holds the games of another match ({'; '.join(changed)}); "
+                                 "use another --sgf-dir")
+        return
+    if any(folder.glob("game-*.sgf")):
+        raise ShapemillError(f"{folder}: holds games but no {MANIFEST}, so not known to be this match's; "
+                             "use another --sgf-dir")
+    write_text_atomic(path, json.dumps(settings, indent=1, sort_keys=True) + "\n")
 
 
 def run_match(first: str, second: str, games: int, size: int, komi: float, sgf_dir: str,
-              alternate: bool, report=print) -> tuple[Tally, Tally]:
+              alternate: bool, report=print, move_timeout: float | None = None) -> tuple[Tally, Tally]:
     """Play ``games`` games of ``first`` (Black, or alternating colours from game 2 on
     with ``alternate``) against ``second``, saving ``game-NNNN.sgf`` in ``sgf_dir``.
 
     Games already in the folder are counted, not replayed, so an interrupted match
-    resumes where it stopped (their times are not known again and are not counted).
-    ``{game}`` in a command becomes the game's number, e.g. ``--seed {game}``: a
-    seeded engine against a deterministic one would otherwise replay one game per
-    colour.
+    resumes where it stopped (their times are not known again and are not counted);
+    ``match.json`` there records the programs and settings, and a folder of another
+    match is refused. ``{game}`` in a command becomes the game's number, e.g.
+    ``--seed {game}``: a seeded engine against a deterministic one would otherwise
+    replay one game per colour. A program that crashes, answers garbage or takes
+    longer than ``move_timeout`` seconds over a command loses that game, and the
+    match goes on with fresh processes.
     """
     folder = Path(sgf_dir)
     folder.mkdir(parents=True, exist_ok=True)
+    check_manifest(folder, {"black": first, "white": second, "size": size, "komi": komi, "alternate": alternate})
     tallies = (Tally(first), Tally(second))
     for i in range(games):
         swap = alternate and i % 2 == 1
         black, white = (tallies[1], tallies[0]) if swap else tallies
         path = folder / f"game-{i + 1:04d}.sgf"
         if path.exists():
-            result = _sgf_result(path.read_text())
+            result, why = _sgf_result(path)
             seconds = None
         else:
-            b, w = (GtpClient(t.command.replace("{game}", str(i + 1))) for t in (black, white))
-            try:
-                record = play_game(b, w, size, komi)
-            finally:
-                b.close()
-                w.close()
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text(to_sgf(record, size, komi, b.command, w.command))
-            tmp.replace(path)
-            result = record.result
-            seconds = record.seconds
+            record, commands = _match_game(black.command, white.command, i + 1, size, komi, move_timeout, report)
+            write_text_atomic(path, to_sgf(record, size, komi, *commands))
+            result, why, seconds = record.result, record.reason, record.seconds
             if not record.agreed:
                 report(f"game {i + 1}: final_score disagreement {record.scores}, counted {result}")
             for tally, color in ((black, "b"), (white, "w")):
@@ -211,5 +352,26 @@ def run_match(first: str, second: str, games: int, size: int, komi: float, sgf_d
             tally.games += 1
             tally.wins += 1.0 if winner == color else 0.5 if result == "0" else 0.0
         report(f"game {i + 1}: {black.command!r} (B) vs {white.command!r} (W): {result}"
-               + ("  (from the folder)" if seconds is None else ""))
+               + (f" ({why})" if why else "") + ("  (from the folder)" if seconds is None else ""))
     return tallies
+
+
+def _match_game(black: str, white: str, number: int, size: int, komi: float, move_timeout: float | None,
+                report) -> tuple[GameRecord, tuple[str, str]]:
+    """One game of a match between fresh processes of the two commands, which
+    are closed after it whatever happens; the record and the commands run."""
+    commands = tuple(c.replace("{game}", str(number)) for c in (black, white))
+    clients = []
+    try:
+        for command in commands:
+            try:
+                clients.append(GtpClient(command, move_timeout))
+            except OSError as e:
+                raise ShapemillError(f"cannot start {command!r}: {one_line(e)}") from None
+        record = play_game(*clients, size, komi)
+    finally:
+        for client in clients:
+            why = client.close()
+            if why:
+                report(f"game {number}: {why}; killed it")
+    return record, commands

@@ -232,7 +232,10 @@ def nakade_point(b: np.ndarray, m: np.ndarray, color: int) -> int:
 
 @njit(cache=True)
 def fill_board_move(b: np.ndarray, m: np.ndarray, color: int) -> int:
-    """A random empty point whose 8 neighbours are all empty, from a few tries."""
+    """A random empty point whose 8 neighbours are all empty, from a few tries
+    (a pass on a full board)."""
+    if m[N_EMPTY] == 0:
+        return PASS
     w = m[STRIDE]
     for _ in range(FILL_BOARD_TRIES):
         p = b[EMPTIES, np.random.randint(m[N_EMPTY])]

@@ -18,6 +18,17 @@ def _answer(engine: GtpEngine, command: str) -> tuple[bool, str]:
     return response.startswith("="), response[1:].strip()
 
 
+def _undo_turn(engine: GtpEngine, human: str) -> bool:
+    """Take back the person's last move and the engine's moves after it, so that it
+    is again the person's turn; False (nothing taken back) before their first move."""
+    if human not in engine.movers:
+        return False
+    while engine.movers[-1] != human:
+        if not _answer(engine, "undo")[0]:
+            return False
+    return _answer(engine, "undo")[0]
+
+
 def run_play(
     config: SearchConfig, size: int, human: str, prior: MovePrior | None,
     read: Callable[[], str] | None = None, out: TextIO | None = None,
@@ -50,8 +61,8 @@ def run_play(
             if move.lower() == "quit":
                 return
             if move.lower() == "undo":
-                ok = _answer(engine, "undo")[0] and _answer(engine, "undo")[0]
-                print("" if ok else "nothing to undo", file=out)
+                print("" if _undo_turn(engine, human) else "nothing to undo", file=out)
+                passes = 0
                 continue
             ok, text = _answer(engine, f"play {human} {move}")
             if not ok:

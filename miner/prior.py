@@ -10,12 +10,14 @@ because the features are; the engine imports it.
 from __future__ import annotations
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 from numba import njit
 
 from ..go.reading import legal_moves, reading_scratch
 from ..go.rings import FarRings, far_rings, geometry
 from ..go.rules import SIZE, STRIDE
-from ..patterns.tables import TableError, read_metadata, read_table
+from ..patterns.tables import TableError, check_table, read_table
 from .candidates import MODEL_COLUMNS, candidate_teams, ratings_model
 from .features import N_FEATURES
 
@@ -44,6 +46,10 @@ def move_strengths(b: np.ndarray, m: np.ndarray, color: int, knowledge, out: np.
         out[points[i]] = s
 
 
+#: What ``ratings_model`` needs of each column's type (a dictionary's values for one encoded so).
+COLUMN_TYPES = {"feature": pa.types.is_string, "value": pa.types.is_integer, "size": pa.types.is_integer,
+                "gamma": pa.types.is_floating}
+
 #: ``move_strengths``'s knowledge when there is none: the same types, never read.
 NO_KNOWLEDGE = (
     0, np.zeros((8, 1), dtype=np.int32), 0, np.zeros((2, 2), dtype=np.int64),
@@ -55,14 +61,20 @@ NO_KNOWLEDGE = (
 class MovePrior:
     """Strength of every legal move of a position, from a ratings table.
 
-    The table's kind is checked at once, and the table read at the first call, so
-    a GTP engine answers its first commands without waiting for it.
+    The table's kind, schema version, columns and their types are checked at once
+    (a :class:`TableError` naming the file), and its rows read at the first call,
+    so a GTP engine answers its first commands without waiting for them.
     """
 
     def __init__(self, path: str) -> None:
-        meta = read_metadata(path)
-        if meta.get("kind") != "ratings":
-            raise TableError(f"{path}: a {meta.get('kind')!r} table, expected a 'ratings' table")
+        check_table(path, "ratings", MODEL_COLUMNS)
+        schema = pq.read_schema(path)
+        for name, is_type in COLUMN_TYPES.items():
+            kind = schema.field(name).type
+            if pa.types.is_dictionary(kind):
+                kind = kind.value_type
+            if not is_type(kind):
+                raise TableError(f"{path}: the ratings table's column {name!r} holds {kind}, not what rate writes")
         self.path = path
         self.model = None
 
@@ -70,7 +82,10 @@ class MovePrior:
         """The table as ``move_strengths`` takes it on a ``size`` x ``size`` board:
         pattern geometry, pattern look-up, level numbering and gammas."""
         if self.model is None:
-            self.model = ratings_model(read_table(self.path, "ratings", columns=MODEL_COLUMNS)[0])
+            try:
+                self.model = ratings_model(read_table(self.path, "ratings", columns=MODEL_COLUMNS)[0])
+            except (KeyError, ValueError, TypeError, pa.ArrowException) as exc:
+                raise TableError(f"{self.path}: unusable ratings ({type(exc).__name__}: {exc})") from None
         vocab, gamma = self.model
         geo = geometry(size)
         return geo.pad, geo.delta, geo.max_ring, vocab.lookup, far_rings(size), vocab.level_index, gamma

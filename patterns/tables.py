@@ -156,9 +156,20 @@ def read_table(
     path: str | os.PathLike, kind: str, columns: list[str] | None = None
 ) -> tuple[pa.Table, dict[str, Any]]:
     """Read a table of ``kind`` and its metadata, refusing other kinds and versions."""
+    meta = check_table(path, kind, columns or ())
+    return pq.read_table(path, columns=columns), meta
+
+
+def check_table(path: str | os.PathLike, kind: str, columns: Iterable[str] = ()) -> dict[str, Any]:
+    """The metadata of the table of ``kind`` at ``path``, read without its rows;
+    :class:`TableError` for another kind or version, or a table lacking ``columns``."""
     meta = read_metadata(path)
     _check_kind(path, meta, kind)
-    return pq.read_table(path, columns=columns), meta
+    names = set(pq.read_schema(path).names)
+    missing = [c for c in columns if c not in names]
+    if missing:
+        raise TableError(f"{path}: a {kind} table without the column(s) {', '.join(missing)}")
+    return meta
 
 
 def _check_kind(path: str | os.PathLike, meta: dict[str, Any], kind: str) -> None:

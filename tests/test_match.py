@@ -16,13 +16,13 @@ def test_match_plays_saves_and_resumes(tmp_path):
     first = CliRunner().invoke(main, [*args, "--games", "2"])
     assert first.exit_code == 0, first.output
     files = sorted(p.name for p in folder.iterdir())
-    assert files == ["game-0001.sgf", "game-0002.sgf"]
+    assert files == ["game-0001.sgf", "game-0002.sgf", "match.json"]
     sgf = (folder / "game-0002.sgf").read_text()
     assert "SZ[7]" in sgf and "RE[" in sgf and "--seed 2" in sgf.split("PB[")[1].split("]")[0]
     assert "--seed 12" in sgf.split("PW[")[1].split("]")[0]  # {game}: the game's number
     again = CliRunner().invoke(main, [*args, "--games", "3"])
     assert again.exit_code == 0, again.output
-    assert again.output.count("(from the folder)") == 2 and len(list(folder.iterdir())) == 3
+    assert again.output.count("(from the folder)") == 2 and len(list(folder.glob("game-*.sgf"))) == 3
     tallies = [line for line in again.output.splitlines() if "/3 wins" in line]
     assert len(tallies) == 2
     wins = [float(line.split(": ")[1].split("/")[0]) for line in tallies]

@@ -28,3 +28,14 @@ def test_moves_errors_undo_and_quit():
 def test_two_passes_end_the_game_with_a_score():
     text = run(["pass", "pass", "pass", "pass", "quit"], human="w")
     assert "Game over:" in text or "resigns" in text
+
+
+def test_undo_before_the_persons_first_move_takes_nothing_back():
+    text = run(["undo", "C3", "quit"], human="w")
+    first, after_undo = text.split("nothing to undo")[:2]
+    assert first.count("X") == 1  # the engine opened as Black
+    board = after_undo.split("A B C D E")[1]  # the rows of the board drawn next
+    assert board.count("X") == 1 and "O" not in board
+    last = text.rsplit("shapemill plays", 1)[1]
+    assert sum(row.count("X") for row in last.splitlines()) == 2  # White's C3 answered by Black
+    assert " 3 . . O" in last
