@@ -73,25 +73,138 @@ O O O X X .
 . O . O X .
 """
 
+# Textbook shapes. The nakade shapes are White groups inside an immortal Black wall (outside
+# the region); Black's value +1 means Black's side wins the fight.
+BULKY_FIVE = """
+. . . . . . .
+. . . . . . .
+. . . . . . .
+X X X X X X .
+O O O O X X .
+O . . O O X .
+O . . . O X .
+"""
+
+RABBITY_SIX = """
+. . . . . . .
+. . . . . . .
+X X X X X . .
+X O O O X X .
+O O . O O X .
+O . . . O X .
+O O . . O X .
+"""
+
+# The L group: Black's stones enclose a 2 by 3 corner area without the two first-line stones
+# ("legs") at the ends of the L; White's wall leaves it no outside liberty.
+L_GROUP = """
+. . . . . . .
+. . . . . . .
+. . . . . . .
+O O O O O . .
+. X X X O . .
+. . . X O . .
+. . . . O . .
+"""
+
+L_LEG_LONG = L_GROUP.replace(". . . . O . .\n", ". . . X O . .\n")
+L_LEG_SHORT = L_GROUP.replace(". X X X O . .", "X X X X O . .")
+
+# The J group as reconstructed here: the L group with a leg on the short side, its corner
+# stone replaced by a diagonal step down to the edge.
+J_GROUP = """
+. . . . . . .
+. . . . . . .
+. . . . . . .
+O O O O O O .
+X X X . O . .
+. . . X O . .
+. . . X O . .
+"""
+
+# Seki: Black's and White's inner strings each have one eye and share C1; the outer walls
+# (row 3) are immortal. Whoever plays C1 is captured, so both pass and both live.
+SEKI = """
+. . . . . . .
+. . . . . . .
+. . . . . . .
+. . . . . . .
+O O O X X X X
+X X X O O O X
+. X . O . O X
+"""
+
+SHAPES = {
+    # name: (diagram, target, region, Black's value with Black to play, with White to play)
+    "straight three": (STRAIGHT_THREE, "A2", None, 1, -1),
+    "bent three": (BENT_THREE_CORNER, "A3", None, 1, -1),
+    "bulky five": (BULKY_FIVE, "A1", None, 1, -1),
+    "rabbity six": (RABBITY_SIX, "A1", None, 1, -1),
+    "two eyes": (TWO_EYES, "A2", None, -1, -1),
+    "false eye": (FALSE_EYE, "A2", None, 1, 1),
+    # https://senseis.xmp.net/?LGroup: "This shape is dead even if Black plays first."
+    "L group": (L_GROUP, "B3", None, -1, -1),
+    # https://senseis.xmp.net/?L1group: with a leg on either side "the group lives or dies
+    # according to who plays first".
+    "L+1, leg on the long side": (L_LEG_LONG, "B3", None, 1, -1),
+    "L+1, leg on the short side": (L_LEG_SHORT, "B3", None, 1, -1),
+    # https://senseis.xmp.net/?JGroups: "It has the same status as an L+1 group: it lives or
+    # dies according to who has sente." (The stored page has the text, not the diagram.)
+    "J group": (J_GROUP, "A3", "A1-F3", 1, -1),
+    # seki counts as alive: the defender keeps the string when both pass
+    "seki": (SEKI, "E2", "A1-G2", -1, -1),
+}
+
+#: (name, to play) -> PNS's result, shared by the status and the agreement tests
+_PNS: dict = {}
+
+
+def shape_problem(name: str, to_play: str):
+    diagram, target, region, _, _ = SHAPES[name]
+    return problem(diagram, to_play, "kill", target, region)[0]
+
+
+def pns_result(name: str, to_play: str):
+    if (name, to_play) not in _PNS:
+        _PNS[name, to_play] = pns(shape_problem(name, to_play), 400_000)
+    return _PNS[name, to_play]
+
+
+@pytest.mark.parametrize("to_play", ["b", "w"])
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_textbook_shapes_have_their_textbook_status(name, to_play):
+    expected = SHAPES[name][3 if to_play == "b" else 4]
+    assert pns_result(name, to_play).value == expected
+
+
+@pytest.mark.parametrize("to_play", ["b", "w"])
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_alphabeta_and_pns_agree_on_every_shape(name, to_play):
+    assert alphabeta(shape_problem(name, to_play), 400_000).value == pns_result(name, to_play).value
+
+
 @pytest.mark.parametrize("name", sorted(SEARCHES))
-@pytest.mark.parametrize("diagram, vital", [(STRAIGHT_THREE, "B1"), (BENT_THREE_CORNER, "A1")])
-def test_three_point_eyes_die_or_live_by_the_vital_point(name, diagram, vital):
-    search = SEARCHES[name]
-    kill, size = problem(diagram, "b", "kill", "A3" if diagram is BENT_THREE_CORNER else "A2")
-    r = search(kill, 200_000)
+@pytest.mark.parametrize("shape, vital", [("straight three", "B1"), ("bent three", "A1"),
+                                          ("bulky five", "C1"), ("rabbity six", "C2")])
+def test_nakade_shapes_die_or_live_by_the_vital_point(name, shape, vital):
+    diagram, target, region, _, _ = SHAPES[shape]
+    kill, size = problem(diagram, "b", "kill", target, region)
+    r = SEARCHES[name](kill, 200_000)
     assert r.value == 1 and gtp(r.move, size) == vital
-    live, _ = problem(diagram, "w", "live", "A3" if diagram is BENT_THREE_CORNER else "A2")
-    r = search(live, 200_000)
-    assert r.value == -1 and gtp(r.move, size) == vital
+    # White lives by taking the vital point: with it White's, Black to play cannot kill
+    size, black, white = parse_diagram(diagram.strip().splitlines())
+    area = parse_points(region, size) if region else None
+    after = make_problem(size, black, white + parse_points(vital, size), "b", "kill",
+                         parse_points(target, size), area)
+    assert SEARCHES[name](after, 200_000).value == -1
 
 
-@pytest.mark.parametrize("name", sorted(SEARCHES))
-def test_two_eyes_live_and_a_false_eye_dies_with_black_to_play(name):
-    search = SEARCHES[name]
-    alive, _ = problem(TWO_EYES, "b", "kill", "A2")
-    assert search(alive, 200_000).value == -1
-    dead, _ = problem(FALSE_EYE, "b", "kill", "A2")
-    assert search(dead, 200_000).value == 1
+def test_seki_is_held_by_passing_and_counts_as_alive():
+    live, _ = problem(SEKI, "w", "live", "E2", "A1-G2")
+    r = alphabeta(live, 100_000)
+    assert r.value == -1 and r.move == 0  # White keeps the string, by passing
+    kill, _ = problem(SEKI, "w", "kill", "B2", "A1-G2")
+    assert alphabeta(kill, 100_000).value == 1  # nor can White kill Black's inner string
 
 
 def test_dfpn_agrees_on_the_straight_three():
