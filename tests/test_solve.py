@@ -221,7 +221,7 @@ def test_cli_solves_an_sgf_problem(tmp_path):
     assert answer["result"] == "win" and answer["move"] == "B5"
 
 
-@pytest.mark.parametrize("search", [pns, dfpn])
+@pytest.mark.parametrize("search", [alphabeta, pns, dfpn])
 def test_3x3_is_black_by_9_from_the_centre(search):
     # van der Werf, van den Herik, Uiterwijk 2003, "Solving Go on small boards": 3x3 is
     # Black by 9 (area scoring, positional superko), the optimal first move the centre
