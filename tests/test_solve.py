@@ -33,8 +33,8 @@ def test_2x2_is_won_by_one_point_by_the_first_player(to_play, value):
     # 2x2, area scoring, positional superko: the first player wins by 1 (Bill Taylor's
     # proof, https://senseis.xmp.net/?2x2Board; John Tromp's solver, tromp.github.io/java/go/twoxtwo.html)
     p = make_problem(2, [], [], to_play, "score")
-    values = {name: f(p, 100_000).value for name, f in SEARCHES.items()}
-    assert values == {"alphabeta": value, "pns": value}
+    values = {name: f(p, 100_000).value for name, f in {**SEARCHES, "dfpn": dfpn}.items()}
+    assert values == {"alphabeta": value, "pns": value, "dfpn": value}
 
 
 # the eye is A1 B1 C1 on the bottom edge; white's string A2-D2, D1
