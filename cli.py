@@ -426,7 +426,7 @@ def demo(sgf_path, playouts, size, gnugo_level) -> None:
 @click.option("--time", "seconds", type=click.FloatRange(0, min_open=True), default=None,
               help="Give up after this many seconds.")
 @click.option("--algorithm", default="pns", show_default=True,
-              type=click.Choice(["pns", "dfpn", "alphabeta"]))
+              type=click.Choice(["pns", "dfpn", "alphabeta", "ubfm"]))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def solve(sgf_file, goal, to_play, region, max_nodes, seconds, algorithm, as_json) -> None:
     """Solve a life-and-death problem, a ladder or a tiny board exactly (superko, area scoring)."""

@@ -12,6 +12,7 @@ from shapemill.engine.solve.dfpn import dfpn
 from shapemill.engine.solve.pns import pns
 from shapemill.engine.solve.position import make_problem, parse_diagram
 from shapemill.engine.solve.run import parse_points
+from shapemill.engine.solve.ubfm import ubfm
 
 SEARCHES = {"alphabeta": alphabeta, "pns": pns}
 
@@ -197,6 +198,21 @@ def test_nakade_shapes_die_or_live_by_the_vital_point(name, shape, vital):
     after = make_problem(size, black, white + parse_points(vital, size), "b", "kill",
                          parse_points(target, size), area)
     assert SEARCHES[name](after, 200_000).value == -1
+
+
+@pytest.mark.parametrize("shape, vital", [("straight three", "B1"), ("bent three", "A1")])
+def test_ubfm_finds_the_vital_point_of_three_point_eyes(shape, vital):
+    diagram, target, _, _, _ = SHAPES[shape]
+    for to_play, goal, value in (("b", "kill", 1), ("w", "live", -1)):
+        p, size = problem(diagram, to_play, goal, target)
+        r = ubfm(p, 10_000)
+        assert r.value == value and gtp(r.move, size) == vital
+
+
+@pytest.mark.parametrize("to_play", ["b", "w"])
+def test_ubfm_agrees_with_pns_on_2x2(to_play):
+    p = make_problem(2, [], [], to_play, "score")
+    assert ubfm(p, 100_000).value == pns(p, 100_000).value == (1 if to_play == "b" else -1)
 
 
 def test_seki_is_held_by_passing_and_counts_as_alive():

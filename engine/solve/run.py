@@ -11,8 +11,9 @@ from .dfpn import dfpn
 from .pns import pns
 from .position import make_problem, read_sgf_position
 from .table import Result
+from .ubfm import ubfm
 
-ALGORITHMS = {"pns": pns, "dfpn": dfpn, "alphabeta": alphabeta}
+ALGORITHMS = {"pns": pns, "dfpn": dfpn, "alphabeta": alphabeta, "ubfm": ubfm}
 
 
 def parse_points(text: str, size: int) -> list[tuple[int, int]]:
