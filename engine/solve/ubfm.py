@@ -12,7 +12,7 @@ The tree is not a graph, so superko is exact: every node knows its own path.
 from __future__ import annotations
 
 from ...go.rules import BLACK, HASH, PASS
-from .game import OPEN, Problem, State, seed_playouts
+from .game import OPEN, Problem, seed_playouts
 from .table import OutOfBudget, Result, Search
 
 #: Random playouts a new leaf is valued by.
