@@ -428,7 +428,9 @@ def demo(sgf_path, playouts, size, gnugo_level) -> None:
 @click.option("--algorithm", default="pns", show_default=True,
               type=click.Choice(["pns", "dfpn", "alphabeta", "ubfm"]))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def solve(sgf_file, goal, to_play, region, max_nodes, seconds, algorithm, as_json) -> None:
+@click.option("--sgf", "sgf_out", default=None, metavar="OUT",
+              help="Write the solution tree (main line, the opponent's tries as variations) as SGF.")
+def solve(sgf_file, goal, to_play, region, max_nodes, seconds, algorithm, as_json, sgf_out) -> None:
     """Solve a life-and-death problem, a ladder or a tiny board exactly (superko, area scoring)."""
     import json
 
@@ -436,8 +438,8 @@ def solve(sgf_file, goal, to_play, region, max_nodes, seconds, algorithm, as_jso
     from .errors import ShapemillError
 
     try:
-        answer = solve_file(sgf_file, goal.split(), to_play, region, algorithm, max_nodes, seconds)
-    except ShapemillError as e:
+        answer = solve_file(sgf_file, goal.split(), to_play, region, algorithm, max_nodes, seconds, sgf_out)
+    except (ShapemillError, OSError) as e:
         raise click.ClickException(str(e)) from None
     if as_json:
         click.echo(json.dumps(answer))

@@ -237,6 +237,24 @@ def test_cli_solves_an_sgf_problem(tmp_path):
     assert answer["result"] == "win" and answer["move"] == "B5"
 
 
+def test_solution_tree_is_sgf_that_starts_with_the_solvers_move(tmp_path):
+    from sgfmill import sgf as sgfmill_sgf
+
+    problem_file, tree = tmp_path / "three.sgf", tmp_path / "tree.sgf"
+    problem_file.write_text("(;GM[1]SZ[5]PL[B]AB[ac][bc][cc][dc][ec][eb][ea]AW[ab][bb][cb][db][da])")
+    out = CliRunner().invoke(main, ["solve", str(problem_file), "--goal", "kill A4", "--sgf", str(tree)])
+    assert out.exit_code == 0 and out.output.startswith("win B5"), out.output
+    game = sgfmill_sgf.Sgf_game.from_bytes(tree.read_bytes())
+    root = game.get_root()
+    first = root[0]
+    assert first.get_move() == ("b", (4, 1))  # B5
+    assert len(root.get_setup_stones()[0]) == 7 and len(root.get_setup_stones()[1]) == 5
+    tries = {child.get_move()[1] for child in first}
+    assert len(tries) > 1 and None in tries  # White's tries, pass among them, as variations
+    colours = [node.get_move()[0] for node in game.get_main_sequence()[1:]]
+    assert colours == ["b", "w"] * (len(colours) // 2) + ["b"] * (len(colours) % 2)
+
+
 @pytest.mark.parametrize("search", [alphabeta, pns, dfpn])
 def test_3x3_is_black_by_9_from_the_centre(search):
     # van der Werf, van den Herik, Uiterwijk 2003, "Solving Go on small boards": 3x3 is

@@ -27,12 +27,20 @@ FIRST_DEPTH = 8
 UNLIMITED = 1 << 30
 
 
-def alphabeta(problem: Problem, max_nodes: int = 1_000_000, seconds: float | None = None) -> Result:
-    """Black's exact value of the problem and the best first move, or None when the budget runs out."""
+def alphabeta(problem: Problem, max_nodes: int = 1_000_000, seconds: float | None = None,
+              history: tuple[int, ...] = (), tables: tuple[dict, dict] | None = None) -> Result:
+    """Black's exact value of the problem and the best first move, or None when the budget runs out.
+
+    ``history``: board hashes of the positions before the root (superko bans them);
+    ``tables``: the bounds and best-move tables of an earlier search to go on from."""
     search = Search(max_nodes, seconds)
-    best: dict[int, int] = {}
+    if tables is not None:
+        search.table, best = tables
+    else:
+        best: dict[int, int] = {}
     root = problem.root
-    search.path[int(root.m[HASH])] = 0
+    for h in (*history, int(root.m[HASH])):
+        search.path.setdefault(h, len(search.path))
 
     def negamax(s: State, alpha: int, beta: int, depth: int) -> tuple[int, int, int]:
         search.visit()
