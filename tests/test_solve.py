@@ -215,6 +215,23 @@ def test_ubfm_agrees_with_pns_on_2x2(to_play):
     assert ubfm(p, 100_000).value == pns(p, 100_000).value == (1 if to_play == "b" else -1)
 
 
+def test_mined_priors_order_the_moves_strongest_first_and_keep_the_value():
+    from shapemill.miner.prior import MovePrior
+    from shapemill.patterns.defaults import RATINGS, default_table
+
+    kill, size = problem(STRAIGHT_THREE, "b", "kill", "A2")
+    plain = alphabeta(kill, 200_000)
+    kill.prior = MovePrior(default_table(RATINGS))
+    moves, _, _, _ = kill.expand(kill.root)
+    strength = kill.prior(kill.root.b, kill.root.m, kill.root.color)
+    before_pass = [int(mv) for mv in moves[: list(moves).index(0)]]
+    assert [strength[mv] for mv in before_pass] == sorted((strength[mv] for mv in before_pass), reverse=True)
+    unordered = problem(STRAIGHT_THREE, "b", "kill", "A2")[0].expand(kill.root)[0]
+    assert sorted(moves.tolist()) == sorted(unordered.tolist()) and moves.tolist() != unordered.tolist()
+    r = alphabeta(kill, 200_000)
+    assert r.value == plain.value == 1 and gtp(r.move, size) == "B1"
+
+
 def test_seki_is_held_by_passing_and_counts_as_alive():
     live, _ = problem(SEKI, "w", "live", "E2", "A1-G2")
     r = alphabeta(live, 100_000)

@@ -230,6 +230,9 @@ class Problem:
     #: for ``score`` on the whole board, else the identity), and their inverses
     maps: np.ndarray = field(default=None)
     inverse: np.ndarray = field(default=None)
+    #: move strengths (``miner.prior.MovePrior``: ``(b, m, color) -> strength by point``) that
+    #: order each position's moves, strongest first; None keeps the board's order
+    prior: object = None
 
     def __post_init__(self) -> None:
         if self.mark is None:
@@ -255,8 +258,15 @@ class Problem:
         return int(h) ^ (int(_KEYS[0, 1]) if s.passed else 0), int(t)
 
     def expand(self, s: State):
-        """``expand`` of the numba core for this problem's state."""
-        return expand(s.b, s.m, s.color, s.passed, self.region, self.goal, self.mark)
+        """``expand`` of the numba core for this problem's state; with a prior, the moves
+        before the pass and those after it each strongest first."""
+        moves, hashes, kos, values = expand(s.b, s.m, s.color, s.passed, self.region, self.goal, self.mark)
+        if self.prior is not None:
+            strength = self.prior(s.b, s.m, s.color)[moves]
+            group = np.cumsum(moves == PASS) + (moves == PASS)
+            order = np.lexsort((-strength, group))
+            moves, hashes, kos, values = moves[order], hashes[order], kos[order], values[order]
+        return moves, hashes, kos, values
 
     def child(self, s: State, move: int) -> State:
         """The state after ``move`` (a board point or PASS)."""
