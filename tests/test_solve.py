@@ -279,3 +279,27 @@ def test_3x3_is_black_by_9_from_the_centre(search):
     p = make_problem(3, [], [], "b", "score")
     r = search(p, 300_000)
     assert r.value == 9 and gtp(r.move, 3) == "B2"
+
+
+# Ladders on 9x9: White's C3 after Black's C2 B3 D4 runs to the left edge or to the bottom
+# edge, whichever Black chooses; B5 breaks the first, E2 the second, E1 and A5 F2 neither.
+LADDERS = [
+    ("C2 B3 D4", "C3", "b", True),
+    ("C2 B3 D4", "C3 B5 E2", "b", False),
+    ("C2 B3 D4", "C3 B5 E1", "b", True),
+    ("C2 B3 D4", "C3 A5 F2", "b", True),
+    ("C2 B3 D4 D3", "C3", "w", True),  # in atari, White to move
+    ("C2 B3 D4 D3", "C3 B5", "w", False),
+]
+
+
+@pytest.mark.parametrize("black, white, to_play, caught", LADDERS)
+def test_ladder_reader_and_solver_agree(black, white, to_play, caught):
+    from shapemill.go.reading import ladder_captured
+
+    size = 9
+    p = make_problem(size, parse_points(black, size), parse_points(white, size), to_play, "capture",
+                     parse_points("C3", size), [(r, c) for r in range(size) for c in range(size)])
+    read = ladder_captured(p.root.b, p.root.m, 3 * (size + 2) + 3, to_play == "w")
+    assert read == caught
+    assert pns(p, 300_000).value == (1 if caught else -1)
