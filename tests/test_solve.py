@@ -303,3 +303,28 @@ def test_ladder_reader_and_solver_agree(black, white, to_play, caught):
     read = ladder_captured(p.root.b, p.root.m, 3 * (size + 2) + 3, to_play == "w")
     assert read == caught
     assert pns(p, 300_000).value == (1 if caught else -1)
+
+
+def test_proven_status_of_two_eyes_and_a_false_eye():
+    from shapemill.engine.solve.status import proven_status
+
+    for diagram, white_status in ((TWO_EYES, "alive"), (FALSE_EYE, "dead")):
+        size, black, white = parse_diagram(diagram.strip().splitlines())
+        found = proven_status(size, set(black), set(white))
+        assert {found[p] for p in white} == {white_status}
+        assert "dead" not in {found.get(p) for p in black}  # the wall: alive, or unproved in budget
+
+
+def test_gtp_final_status_list_uses_the_proof():
+    from shapemill.engine.gtp import GtpEngine
+    from shapemill.engine.mcts import SearchConfig
+
+    engine = GtpEngine(SearchConfig(playouts=50, seed=1), size=6)
+    assert engine.handle("boardsize 6")[0] == "=\n\n"
+    size, black, white = parse_diagram(FALSE_EYE.strip().splitlines())
+    letters = "ABCDEFGHJ"
+    for color, stones in (("b", black), ("w", white)):
+        for r, c in stones:
+            assert engine.handle(f"play {color} {letters[c]}{r + 1}")[0] == "=\n\n"
+    dead = set(engine.handle("final_status_list dead")[0][2:].split())
+    assert dead == {"A2", "B2", "C2", "B1", "D1"}
