@@ -447,9 +447,13 @@ def demo(sgf_path, playouts, size, gnugo_level) -> None:
 @click.option("--time", "seconds", type=click.FloatRange(0, min_open=True), default=None,
               help="Give up after this many seconds.")
 @click.option("--algorithm", default="pns", show_default=True,
-              type=click.Choice(["pns", "dfpn", "alphabeta"]))
+              type=click.Choice(["pns", "dfpn", "alphabeta", "ubfm"]))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def solve(sgf_file, goal, to_play, region, max_nodes, seconds, algorithm, as_json) -> None:
+@click.option("--sgf", "sgf_out", default=None, metavar="OUT",
+              help="Write the solution tree (main line, the opponent's tries as variations) as SGF.")
+@click.option("--ratings", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Order each position's moves by this ratings table's move strengths, strongest first.")
+def solve(sgf_file, goal, to_play, region, max_nodes, seconds, algorithm, as_json, sgf_out, ratings) -> None:
     """Solve a life-and-death problem, a ladder or a tiny board exactly (superko, area scoring)."""
     import json
 
@@ -457,8 +461,9 @@ def solve(sgf_file, goal, to_play, region, max_nodes, seconds, algorithm, as_jso
     from .errors import ShapemillError
 
     try:
-        answer = solve_file(sgf_file, goal.split(), to_play, region, algorithm, max_nodes, seconds)
-    except ShapemillError as e:
+        answer = solve_file(sgf_file, goal.split(), to_play, region, algorithm, max_nodes, seconds, sgf_out,
+                            ratings)
+    except (ShapemillError, OSError) as e:
         raise click.ClickException(str(e)) from None
     if as_json:
         click.echo(json.dumps(answer))

@@ -29,6 +29,7 @@ from ..errors import ShapemillError
 from ..go.board import Board, IllegalMove
 from ..miner.prior import MovePrior
 from .mcts import RESIGN, MoveInfo, Search, SearchConfig, choose_move, dead_stones, score_without_dead
+from .solve.status import proven_status
 
 LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 NAME, VERSION = "shapemill", "0.1.0"
@@ -512,7 +513,11 @@ class GtpEngine:
         if a[0] == "seki":
             return ""
         dead = set(dead_stones(self.board, self._ownership()))
-        stones = self.board.stones("b") | self.board.stones("w")
+        black, white = self.board.stones("b"), self.board.stones("w")
+        # where the solver proves a string's status within its small budget, the proof wins
+        for point, status in proven_status(self.board.size, black, white).items():
+            (dead.add if status == "dead" else dead.discard)(point)
+        stones = black | white
         chosen = dead if a[0] == "dead" else stones - dead
         return "\n".join(format_vertex(p) for p in sorted(chosen))
 

@@ -12,6 +12,7 @@ from shapemill.engine.solve.dfpn import dfpn
 from shapemill.engine.solve.pns import pns
 from shapemill.engine.solve.position import make_problem, parse_diagram
 from shapemill.engine.solve.run import parse_points
+from shapemill.engine.solve.ubfm import ubfm
 
 SEARCHES = {"alphabeta": alphabeta, "pns": pns}
 
@@ -33,8 +34,8 @@ def test_2x2_is_won_by_one_point_by_the_first_player(to_play, value):
     # 2x2, area scoring, positional superko: the first player wins by 1 (Bill Taylor's
     # proof, https://senseis.xmp.net/?2x2Board; John Tromp's solver, tromp.github.io/java/go/twoxtwo.html)
     p = make_problem(2, [], [], to_play, "score")
-    values = {name: f(p, 100_000).value for name, f in SEARCHES.items()}
-    assert values == {"alphabeta": value, "pns": value}
+    values = {name: f(p, 100_000).value for name, f in {**SEARCHES, "dfpn": dfpn}.items()}
+    assert values == {"alphabeta": value, "pns": value, "dfpn": value}
 
 
 # the eye is A1 B1 C1 on the bottom edge; white's string A2-D2, D1
@@ -73,25 +74,170 @@ O O O X X .
 . O . O X .
 """
 
+# Textbook shapes. The nakade shapes are White groups inside an immortal Black wall (outside
+# the region); Black's value +1 means Black's side wins the fight.
+BULKY_FIVE = """
+. . . . . . .
+. . . . . . .
+. . . . . . .
+X X X X X X .
+O O O O X X .
+O . . O O X .
+O . . . O X .
+"""
+
+RABBITY_SIX = """
+. . . . . . .
+. . . . . . .
+X X X X X . .
+X O O O X X .
+O O . O O X .
+O . . . O X .
+O O . . O X .
+"""
+
+# The L group: Black's stones enclose a 2 by 3 corner area without the two first-line stones
+# ("legs") at the ends of the L; White's wall leaves it no outside liberty.
+L_GROUP = """
+. . . . . . .
+. . . . . . .
+. . . . . . .
+O O O O O . .
+. X X X O . .
+. . . X O . .
+. . . . O . .
+"""
+
+L_LEG_LONG = L_GROUP.replace(". . . . O . .\n", ". . . X O . .\n")
+L_LEG_SHORT = L_GROUP.replace(". X X X O . .", "X X X X O . .")
+
+# The J group as reconstructed here: the L group with a leg on the short side, its corner
+# stone replaced by a diagonal step down to the edge.
+J_GROUP = """
+. . . . . . .
+. . . . . . .
+. . . . . . .
+O O O O O O .
+X X X . O . .
+. . . X O . .
+. . . X O . .
+"""
+
+# Seki: Black's and White's inner strings each have one eye and share C1; the outer walls
+# (row 3) are immortal. Whoever plays C1 is captured, so both pass and both live.
+SEKI = """
+. . . . . . .
+. . . . . . .
+. . . . . . .
+. . . . . . .
+O O O X X X X
+X X X O O O X
+. X . O . O X
+"""
+
+SHAPES = {
+    # name: (diagram, target, region, Black's value with Black to play, with White to play)
+    "straight three": (STRAIGHT_THREE, "A2", None, 1, -1),
+    "bent three": (BENT_THREE_CORNER, "A3", None, 1, -1),
+    "bulky five": (BULKY_FIVE, "A1", None, 1, -1),
+    "rabbity six": (RABBITY_SIX, "A1", None, 1, -1),
+    "two eyes": (TWO_EYES, "A2", None, -1, -1),
+    "false eye": (FALSE_EYE, "A2", None, 1, 1),
+    # https://senseis.xmp.net/?LGroup: "This shape is dead even if Black plays first."
+    "L group": (L_GROUP, "B3", None, -1, -1),
+    # https://senseis.xmp.net/?L1group: with a leg on either side "the group lives or dies
+    # according to who plays first".
+    "L+1, leg on the long side": (L_LEG_LONG, "B3", None, 1, -1),
+    "L+1, leg on the short side": (L_LEG_SHORT, "B3", None, 1, -1),
+    # https://senseis.xmp.net/?JGroups: "It has the same status as an L+1 group: it lives or
+    # dies according to who has sente." (The stored page has the text, not the diagram.)
+    "J group": (J_GROUP, "A3", "A1-F3", 1, -1),
+    # seki counts as alive: the defender keeps the string when both pass
+    "seki": (SEKI, "E2", "A1-G2", -1, -1),
+}
+
+#: (name, to play) -> PNS's result, shared by the status and the agreement tests
+_PNS: dict = {}
+
+
+def shape_problem(name: str, to_play: str):
+    diagram, target, region, _, _ = SHAPES[name]
+    return problem(diagram, to_play, "kill", target, region)[0]
+
+
+def pns_result(name: str, to_play: str):
+    if (name, to_play) not in _PNS:
+        _PNS[name, to_play] = pns(shape_problem(name, to_play), 400_000)
+    return _PNS[name, to_play]
+
+
+@pytest.mark.parametrize("to_play", ["b", "w"])
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_textbook_shapes_have_their_textbook_status(name, to_play):
+    expected = SHAPES[name][3 if to_play == "b" else 4]
+    assert pns_result(name, to_play).value == expected
+
+
+@pytest.mark.parametrize("to_play", ["b", "w"])
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_alphabeta_and_pns_agree_on_every_shape(name, to_play):
+    assert alphabeta(shape_problem(name, to_play), 400_000).value == pns_result(name, to_play).value
+
+
 @pytest.mark.parametrize("name", sorted(SEARCHES))
-@pytest.mark.parametrize("diagram, vital", [(STRAIGHT_THREE, "B1"), (BENT_THREE_CORNER, "A1")])
-def test_three_point_eyes_die_or_live_by_the_vital_point(name, diagram, vital):
-    search = SEARCHES[name]
-    kill, size = problem(diagram, "b", "kill", "A3" if diagram is BENT_THREE_CORNER else "A2")
-    r = search(kill, 200_000)
+@pytest.mark.parametrize("shape, vital", [("straight three", "B1"), ("bent three", "A1"),
+                                          ("bulky five", "C1"), ("rabbity six", "C2")])
+def test_nakade_shapes_die_or_live_by_the_vital_point(name, shape, vital):
+    diagram, target, region, _, _ = SHAPES[shape]
+    kill, size = problem(diagram, "b", "kill", target, region)
+    r = SEARCHES[name](kill, 200_000)
     assert r.value == 1 and gtp(r.move, size) == vital
-    live, _ = problem(diagram, "w", "live", "A3" if diagram is BENT_THREE_CORNER else "A2")
-    r = search(live, 200_000)
-    assert r.value == -1 and gtp(r.move, size) == vital
+    # White lives by taking the vital point: with it White's, Black to play cannot kill
+    size, black, white = parse_diagram(diagram.strip().splitlines())
+    area = parse_points(region, size) if region else None
+    after = make_problem(size, black, white + parse_points(vital, size), "b", "kill",
+                         parse_points(target, size), area)
+    assert SEARCHES[name](after, 200_000).value == -1
 
 
-@pytest.mark.parametrize("name", sorted(SEARCHES))
-def test_two_eyes_live_and_a_false_eye_dies_with_black_to_play(name):
-    search = SEARCHES[name]
-    alive, _ = problem(TWO_EYES, "b", "kill", "A2")
-    assert search(alive, 200_000).value == -1
-    dead, _ = problem(FALSE_EYE, "b", "kill", "A2")
-    assert search(dead, 200_000).value == 1
+@pytest.mark.parametrize("shape, vital", [("straight three", "B1"), ("bent three", "A1")])
+def test_ubfm_finds_the_vital_point_of_three_point_eyes(shape, vital):
+    diagram, target, _, _, _ = SHAPES[shape]
+    for to_play, goal, value in (("b", "kill", 1), ("w", "live", -1)):
+        p, size = problem(diagram, to_play, goal, target)
+        r = ubfm(p, 10_000)
+        assert r.value == value and gtp(r.move, size) == vital
+
+
+@pytest.mark.parametrize("to_play", ["b", "w"])
+def test_ubfm_agrees_with_pns_on_2x2(to_play):
+    p = make_problem(2, [], [], to_play, "score")
+    assert ubfm(p, 100_000).value == pns(p, 100_000).value == (1 if to_play == "b" else -1)
+
+
+def test_mined_priors_order_the_moves_strongest_first_and_keep_the_value():
+    from shapemill.miner.prior import MovePrior
+    from shapemill.patterns.defaults import RATINGS, default_table
+
+    kill, size = problem(STRAIGHT_THREE, "b", "kill", "A2")
+    plain = alphabeta(kill, 200_000)
+    kill.prior = MovePrior(default_table(RATINGS))
+    moves, _, _, _ = kill.expand(kill.root)
+    strength = kill.prior(kill.root.b, kill.root.m, kill.root.color)
+    before_pass = [int(mv) for mv in moves[: list(moves).index(0)]]
+    assert [strength[mv] for mv in before_pass] == sorted((strength[mv] for mv in before_pass), reverse=True)
+    unordered = problem(STRAIGHT_THREE, "b", "kill", "A2")[0].expand(kill.root)[0]
+    assert sorted(moves.tolist()) == sorted(unordered.tolist()) and moves.tolist() != unordered.tolist()
+    r = alphabeta(kill, 200_000)
+    assert r.value == plain.value == 1 and gtp(r.move, size) == "B1"
+
+
+def test_seki_is_held_by_passing_and_counts_as_alive():
+    live, _ = problem(SEKI, "w", "live", "E2", "A1-G2")
+    r = alphabeta(live, 100_000)
+    assert r.value == -1 and r.move == 0  # White keeps the string, by passing
+    kill, _ = problem(SEKI, "w", "kill", "B2", "A1-G2")
+    assert alphabeta(kill, 100_000).value == 1  # nor can White kill Black's inner string
 
 
 def test_dfpn_agrees_on_the_straight_three():
@@ -108,10 +254,77 @@ def test_cli_solves_an_sgf_problem(tmp_path):
     assert answer["result"] == "win" and answer["move"] == "B5"
 
 
-@pytest.mark.parametrize("search", [pns, dfpn])
+def test_solution_tree_is_sgf_that_starts_with_the_solvers_move(tmp_path):
+    from sgfmill import sgf as sgfmill_sgf
+
+    problem_file, tree = tmp_path / "three.sgf", tmp_path / "tree.sgf"
+    problem_file.write_text("(;GM[1]SZ[5]PL[B]AB[ac][bc][cc][dc][ec][eb][ea]AW[ab][bb][cb][db][da])")
+    out = CliRunner().invoke(main, ["solve", str(problem_file), "--goal", "kill A4", "--sgf", str(tree)])
+    assert out.exit_code == 0 and out.output.startswith("win B5"), out.output
+    game = sgfmill_sgf.Sgf_game.from_bytes(tree.read_bytes())
+    root = game.get_root()
+    first = root[0]
+    assert first.get_move() == ("b", (4, 1))  # B5
+    assert len(root.get_setup_stones()[0]) == 7 and len(root.get_setup_stones()[1]) == 5
+    tries = {child.get_move()[1] for child in first}
+    assert len(tries) > 1 and None in tries  # White's tries, pass among them, as variations
+    colours = [node.get_move()[0] for node in game.get_main_sequence()[1:]]
+    assert colours == ["b", "w"] * (len(colours) // 2) + ["b"] * (len(colours) % 2)
+
+
+@pytest.mark.parametrize("search", [alphabeta, pns, dfpn])
 def test_3x3_is_black_by_9_from_the_centre(search):
     # van der Werf, van den Herik, Uiterwijk 2003, "Solving Go on small boards": 3x3 is
     # Black by 9 (area scoring, positional superko), the optimal first move the centre
     p = make_problem(3, [], [], "b", "score")
     r = search(p, 300_000)
     assert r.value == 9 and gtp(r.move, 3) == "B2"
+
+
+# Ladders on 9x9: White's C3 after Black's C2 B3 D4 runs to the left edge or to the bottom
+# edge, whichever Black chooses; B5 breaks the first, E2 the second, E1 and A5 F2 neither.
+LADDERS = [
+    ("C2 B3 D4", "C3", "b", True),
+    ("C2 B3 D4", "C3 B5 E2", "b", False),
+    ("C2 B3 D4", "C3 B5 E1", "b", True),
+    ("C2 B3 D4", "C3 A5 F2", "b", True),
+    ("C2 B3 D4 D3", "C3", "w", True),  # in atari, White to move
+    ("C2 B3 D4 D3", "C3 B5", "w", False),
+]
+
+
+@pytest.mark.parametrize("black, white, to_play, caught", LADDERS)
+def test_ladder_reader_and_solver_agree(black, white, to_play, caught):
+    from shapemill.go.reading import ladder_captured
+
+    size = 9
+    p = make_problem(size, parse_points(black, size), parse_points(white, size), to_play, "capture",
+                     parse_points("C3", size), [(r, c) for r in range(size) for c in range(size)])
+    read = ladder_captured(p.root.b, p.root.m, 3 * (size + 2) + 3, to_play == "w")
+    assert read == caught
+    assert pns(p, 300_000).value == (1 if caught else -1)
+
+
+def test_proven_status_of_two_eyes_and_a_false_eye():
+    from shapemill.engine.solve.status import proven_status
+
+    for diagram, white_status in ((TWO_EYES, "alive"), (FALSE_EYE, "dead")):
+        size, black, white = parse_diagram(diagram.strip().splitlines())
+        found = proven_status(size, set(black), set(white))
+        assert {found.get(p) for p in white} == {white_status}
+        assert "dead" not in {found.get(p) for p in black}  # the wall: alive, or unproved in budget
+
+
+def test_gtp_final_status_list_uses_the_proof():
+    from shapemill.engine.gtp import GtpEngine
+    from shapemill.engine.mcts import SearchConfig
+
+    engine = GtpEngine(SearchConfig(playouts=50, seed=1), size=6)
+    assert engine.handle("boardsize 6")[0] == "=\n\n"
+    size, black, white = parse_diagram(FALSE_EYE.strip().splitlines())
+    letters = "ABCDEFGHJ"
+    for color, stones in (("b", black), ("w", white)):
+        for r, c in stones:
+            assert engine.handle(f"play {color} {letters[c]}{r + 1}")[0] == "=\n\n"
+    dead = set(engine.handle("final_status_list dead")[0][2:].split())
+    assert dead == {"A2", "B2", "C2", "B1", "D1"}

@@ -1,8 +1,14 @@
-"""Minimax with alpha-beta pruning to the end of the game, with a transposition table.
+"""Minimax with alpha-beta pruning to the end of the game: null windows, iterative deepening,
+a transposition table under the board's symmetries.
 
-Negamax over the side to move's value, fail-soft; the table keeps bounds on
-Black's value and each position's best move, tried first. Moves that decide the
-goal are tried before the others, pass last.
+Negamax over the side to move's value, fail-soft. The value is found by bisecting the
+range with null-window tests ("Black gets at least g"). For a score, each test is an
+iteratively deepened search: a node at the depth limit is a win for its parent's mover that
+no result built on it may be stored for (it is marked like a superko ban above the root),
+and the next iteration goes twice as deep.
+The table keeps bounds on Black's value and each position's best move (in the frame of
+the symmetry the position was looked up under), tried first; then the moves that decide
+the goal, pass before the others.
 """
 
 from __future__ import annotations
@@ -10,33 +16,48 @@ from __future__ import annotations
 import sys
 
 from ...go.rules import BLACK, HASH, PASS
-from .game import OPEN, Problem, State
+from .game import KIND, OPEN, SCORE, Problem, State
 from .table import FREE, OutOfBudget, Result, Search
+
+#: ``dep`` of a result that reached the depth limit: below every path index.
+HORIZON = -1
+#: First depth limit of the iterative deepening (whole-board scores only: on the shapes of the
+#: tests it multiplied the nodes, its unstored shallow results searched again at each depth).
+FIRST_DEPTH = 8
+UNLIMITED = 1 << 30
 
 
 def alphabeta(problem: Problem, max_nodes: int = 1_000_000, seconds: float | None = None,
-              window: tuple[int, int] | None = None) -> Result:
+              history: tuple[int, ...] = (), tables: tuple[dict, dict] | None = None) -> Result:
     """Black's exact value of the problem and the best first move, or None when the budget runs out.
 
-    With ``window`` (alpha, beta on Black's value) the value is exact only inside it, else a bound."""
+    ``history``: board hashes of the positions before the root (superko bans them);
+    ``tables``: the bounds and best-move tables of an earlier search to go on from."""
     search = Search(max_nodes, seconds)
-    best: dict[int, int] = {}
+    if tables is not None:
+        search.table, best = tables
+    else:
+        best: dict[int, int] = {}
     root = problem.root
-    search.path[int(root.m[HASH])] = 0
+    for h in (*history, int(root.m[HASH])):
+        search.path.setdefault(h, len(search.path))
 
-    def negamax(s: State, alpha: int, beta: int) -> tuple[int, int, int]:
+    def negamax(s: State, alpha: int, beta: int, depth: int) -> tuple[int, int, int]:
         search.visit()
         sign = 1 if s.color == BLACK else -1
-        key = problem.key(s)
+        key, t = problem.canonical(s)
         lo, hi = search.bounds(key, problem.lo, problem.hi)
         lo, hi = (lo, hi) if sign == 1 else (-hi, -lo)
+        stored = best.get(key)
+        first = None if stored is None else int(problem.inverse[t, stored])
         if lo >= beta or hi <= alpha or lo == hi:
-            return (lo if lo >= beta or lo == hi else hi), FREE, best.get(key, PASS)
+            return (lo if lo >= beta or lo == hi else hi), FREE, PASS if first is None else first
+        if depth == 0:
+            return alpha, HORIZON, PASS
         alpha, beta = max(alpha, lo), min(beta, hi)
         alpha0 = alpha
         own = search.path[int(s.m[HASH])]
         moves, hashes, _, values = problem.expand(s)
-        first = best.get(key)
         order = sorted(range(len(moves)), key=lambda i: (
             moves[i] != first, -(sign * values[i]) if values[i] != OPEN else 0, moves[i] != PASS))
         value, move, dep = -FREE, PASS, FREE
@@ -52,7 +73,7 @@ def alphabeta(problem: Problem, max_nodes: int = 1_000_000, seconds: float | Non
                 if mv != PASS:
                     search.path[h] = len(search.path)
                 try:
-                    cv, cdep, _ = negamax(child, -beta, -alpha)
+                    cv, cdep, _ = negamax(child, -beta, -alpha, depth - 1)
                 finally:
                     if mv != PASS:
                         del search.path[h]
@@ -63,7 +84,7 @@ def alphabeta(problem: Problem, max_nodes: int = 1_000_000, seconds: float | Non
             alpha = max(alpha, v)
             if alpha >= beta:
                 break
-        best[key] = move
+        best[key] = int(problem.maps[t, move])
         if dep >= own:
             lo = value if value > alpha0 else problem.lo * 2
             hi = value if value < beta else problem.hi * 2
@@ -72,16 +93,32 @@ def alphabeta(problem: Problem, max_nodes: int = 1_000_000, seconds: float | Non
             search.store(key, max(lo, problem.lo), min(hi, problem.hi))
         return value, dep, move
 
+    def test(goal: int) -> tuple[int, int]:
+        """Black's value tested against ``goal`` (a bound: at least ``goal`` or below it) and the
+        root's best move, deepening until no result rests on the depth limit."""
+        alpha, beta = (goal - 1, goal) if root.color == BLACK else (-goal, -goal + 1)
+        depth = FIRST_DEPTH if problem.goal[KIND] == SCORE else UNLIMITED
+        while True:
+            v, dep, move = negamax(root, alpha, beta, depth)
+            if dep != HORIZON:
+                return (v if root.color == BLACK else -v), move
+            depth *= 2
+
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 100_000))  # games under superko run long
+    lo, hi, move = problem.lo, problem.hi, None
     try:
-        alpha, beta = window or (problem.lo - 1, problem.hi + 1)
-        if root.color != BLACK:
-            alpha, beta = -beta, -alpha
-        v, _, move = negamax(root, alpha, beta)
+        while lo < hi:
+            goal = (lo + hi + 1) // 2
+            v, m = test(goal)
+            if v >= goal:
+                lo = min(hi, v)
+            else:
+                hi = max(lo, v)
+            if move is None or (v >= goal) == (root.color == BLACK):
+                move = m
     except OutOfBudget:
         return search.result(None, None)
     finally:
         sys.setrecursionlimit(limit)
-    return search.result(v if root.color == BLACK else -v, move)
-
+    return search.result(lo, move)

@@ -17,6 +17,7 @@ from numba import njit
 from ...go.reading import liberties
 from ...go.rules import (
     BLACK,
+    BORDER,
     COLOR,
     EMPTY,
     HASH,
@@ -27,6 +28,8 @@ from ...go.rules import (
     PASS,
     SIZE,
     STRIDE,
+    WHITE,
+    ZOBRIST,
     area_score,
     illegal_reason,
     in_atari,
@@ -134,6 +137,70 @@ def expand(b: np.ndarray, m: np.ndarray, color: int, passed: bool, region: np.nd
     return moves[:k], hashes[:k], kos[:k], values[:k]
 
 
+@njit(cache=True)
+def seed_playouts(seed: int) -> None:
+    """Seed the random generator of ``playout_value`` (numba keeps its own)."""
+    np.random.seed(seed)
+
+
+@njit(cache=True)
+def playout_value(b: np.ndarray, m: np.ndarray, color: int, passed: bool, region: np.ndarray,
+                  goal: np.ndarray, mark: np.ndarray) -> int:
+    """Black's value after random region moves (no own eye filled, superko ignored)
+    from the position, in place, until the goal is decided or both sides pass."""
+    cand = np.flatnonzero(region).astype(np.int64)
+    passes = 1 if passed else 0
+    for _ in range(4 * len(cand) + 8):
+        np.random.shuffle(cand)
+        p = PASS
+        for q in cand:
+            if b[COLOR, q] == EMPTY and not is_eye(b, m, color, q) and may_play(b, m, region, color, q):
+                p = q
+                break
+        play(b, m, color, p)
+        if p == PASS:
+            passes += 1
+            if passes == 2:
+                break
+        else:
+            passes = 0
+            v = decided(b, m, goal, mark)
+            if v != OPEN:
+                return v
+        color = 3 - color
+    return final_value(b, m, goal)
+
+
+def symmetries(size: int) -> np.ndarray:
+    """The board's eight symmetries as point maps (``[t, p]`` is the image of point ``p``)."""
+    w = size + 2
+    maps = np.tile(np.arange(w * w, dtype=np.int64), (8, 1))
+    for t in range(8):
+        for r in range(size):
+            for c in range(size):
+                rr, cc = (c, r) if t & 4 else (r, c)
+                rr = size - 1 - rr if t & 1 else rr
+                cc = size - 1 - cc if t & 2 else cc
+                maps[t, (r + 1) * w + c + 1] = (rr + 1) * w + cc + 1
+    return maps
+
+
+@njit(cache=True)
+def canonical_hash(b: np.ndarray, m: np.ndarray, maps: np.ndarray, color: int):
+    """The smallest over the symmetries of the stones' Zobrist hash with the ko point and the
+    side to move, and the symmetry that gives it."""
+    best, which = np.int64(0), 0
+    for t in range(maps.shape[0]):
+        h = _KEYS[color, maps[t, m[KO]]]
+        for p in range(b.shape[1]):
+            c = b[COLOR, p]
+            if c == BLACK or c == WHITE:
+                h ^= ZOBRIST[c, maps[t, p]]
+        if t == 0 or h < best:
+            best, which = h, t
+    return best, which
+
+
 def child_key(board_hash: int, color: int, ko: int, passed: bool) -> int:
     """Transposition key of a position from its board hash, side to move, ko point and pass flag."""
     return board_hash ^ int(_KEYS[color, ko]) ^ (int(_KEYS[0, 1]) if passed else 0)
@@ -159,10 +226,23 @@ class Problem:
     lo: int = -1
     hi: int = 1
     mark: np.ndarray = field(default=None)
+    #: point maps of the symmetries positions are looked up under (the whole board's eight
+    #: for ``score`` on the whole board, else the identity), and their inverses
+    maps: np.ndarray = field(default=None)
+    inverse: np.ndarray = field(default=None)
+    #: move strengths (``miner.prior.MovePrior``: ``(b, m, color) -> strength by point``) that
+    #: order each position's moves, strongest first; None keeps the board's order
+    prior: object = None
 
     def __post_init__(self) -> None:
         if self.mark is None:
             self.mark = np.zeros(self.root.b.shape[1], dtype=np.int32)
+        n = self.root.b.shape[1]
+        whole = all(self.region[p] or self.root.b[COLOR, p] == BORDER for p in range(n))
+        if self.maps is None:
+            self.maps = (symmetries(self.size) if self.goal[KIND] == SCORE and whole
+                         else np.arange(n, dtype=np.int64)[None, :])
+        self.inverse = np.argsort(self.maps, axis=1)
 
     @property
     def size(self) -> int:
@@ -172,15 +252,31 @@ class Problem:
         """Transposition key: the stones, the side to move, the ko point, a pass just made."""
         return child_key(int(s.m[HASH]), s.color, int(s.m[KO]), s.passed)
 
+    def canonical(self, s: State) -> tuple[int, int]:
+        """Transposition key of the position under its symmetries, and the symmetry used."""
+        h, t = canonical_hash(s.b, s.m, self.maps, s.color)
+        return int(h) ^ (int(_KEYS[0, 1]) if s.passed else 0), int(t)
+
     def expand(self, s: State):
-        """``expand`` of the numba core for this problem's state."""
-        return expand(s.b, s.m, s.color, s.passed, self.region, self.goal, self.mark)
+        """``expand`` of the numba core for this problem's state; with a prior, the moves
+        before the pass and those after it each strongest first."""
+        moves, hashes, kos, values = expand(s.b, s.m, s.color, s.passed, self.region, self.goal, self.mark)
+        if self.prior is not None:
+            strength = self.prior(s.b, s.m, s.color)[moves]
+            group = np.cumsum(moves == PASS) + (moves == PASS)
+            order = np.lexsort((-strength, group))
+            moves, hashes, kos, values = moves[order], hashes[order], kos[order], values[order]
+        return moves, hashes, kos, values
 
     def child(self, s: State, move: int) -> State:
         """The state after ``move`` (a board point or PASS)."""
         b, m = s.b.copy(), s.m.copy()
         play(b, m, s.color, move)
         return State(b, m, 3 - s.color, move == PASS)
+
+    def playout(self, s: State) -> int:
+        """Black's value at the end of one random playout from ``s``."""
+        return int(playout_value(s.b.copy(), s.m.copy(), s.color, s.passed, self.region, self.goal, self.mark))
 
     def root_value(self) -> int:
         """Black's value if the goal is settled in the root position already, else OPEN."""

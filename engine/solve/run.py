@@ -5,14 +5,20 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...errors import ShapemillError
+from ...files import check_writable
+from ...miner.prior import MovePrior
+from ...patterns.tables import TableError
 from ..gtp import GtpError, format_vertex, parse_vertex
 from .alphabeta import alphabeta
 from .dfpn import dfpn
+from .game import OPEN
 from .pns import pns
 from .position import make_problem, read_sgf_position
+from .solution import write_solution_sgf
 from .table import Result
+from .ubfm import ubfm
 
-ALGORITHMS = {"pns": pns, "dfpn": dfpn, "alphabeta": alphabeta}
+ALGORITHMS = {"pns": pns, "dfpn": dfpn, "alphabeta": alphabeta, "ubfm": ubfm}
 
 
 def parse_points(text: str, size: int) -> list[tuple[int, int]]:
@@ -32,18 +38,31 @@ def parse_points(text: str, size: int) -> list[tuple[int, int]]:
 
 
 def solve_file(path: str | Path, goal: list[str], to_play: str | None, region: str | None,
-               algorithm: str, max_nodes: int, seconds: float | None) -> dict:
+               algorithm: str, max_nodes: int, seconds: float | None, sgf_out: str | None = None,
+               ratings: str | None = None) -> dict:
     """Solve the SGF file's position for ``goal`` (its name and GTP points); the answer as a dict
-    with result (for the side to move), move, value, nodes, seconds."""
+    with result (for the side to move), move, value, nodes, seconds. ``sgf_out``: where to
+    write the solution tree (``solution.py``); ``ratings``: a ratings table whose move strengths
+    order the moves (``miner.prior``)."""
     size, black, white, sgf_to_play = read_sgf_position(path)
     color = to_play or sgf_to_play
     targets = parse_points(" ".join(goal[1:]), size)
     area = parse_points(region, size) if region else None
     problem = make_problem(size, black, white, color, goal[0], targets, area)
+    if ratings:
+        try:
+            problem.prior = MovePrior(ratings)
+        except TableError as e:
+            raise ShapemillError(str(e)) from None
     settled = problem.root_value()
-    if settled != -(1 << 40):
+    if settled != OPEN:
         return _answer(Result(settled, None, 0, 0.0), goal[0], color, size)
-    return _answer(ALGORITHMS[algorithm](problem, max_nodes, seconds), goal[0], color, size)
+    if sgf_out:
+        check_writable(sgf_out)
+    result = ALGORITHMS[algorithm](problem, max_nodes, seconds)
+    if sgf_out:
+        write_solution_sgf(sgf_out, problem, result, max(10_000, result.nodes))
+    return _answer(result, goal[0], color, size)
 
 
 def _answer(r: Result, goal: str, color: str, size: int) -> dict:
