@@ -1,0 +1,77 @@
+"""Seconds per move of the search on 19x19 with the ratings table's priors: none, at the root
+only, at every node (``--prior-visits 2``: at expansion) or once a node has more visits.
+
+Positions: the empty board and the positions after 10 and 30 moves of a fixed opening
+(Black to move in each); ``--playouts`` per move, a fresh search each time, after a
+warm-up that compiles the kernels. The machine's other load counts too: compare rows of one
+run only. Run the same file under an older checkout (``PYTHONPATH``) for a "before" column:
+options its ``SearchConfig`` lacks are skipped.
+
+    python bench/tree_priors.py [--playouts 1000 5000] [--prior-visits 2 8 32]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import time
+
+from shapemill.engine.mcts import Search, SearchConfig
+from shapemill.go import rules
+from shapemill.go.board import Board
+from shapemill.miner.prior import MovePrior
+from shapemill.patterns.defaults import RATINGS, default_table
+
+#: A 19x19 opening (row, column from the top left), Black first.
+OPENING = [(3, 15), (15, 3), (2, 3), (16, 15), (14, 16), (16, 12), (9, 16), (4, 2), (2, 13), (5, 3),
+           (3, 4), (2, 9), (13, 2), (12, 3), (12, 2), (11, 3), (10, 2), (16, 16), (14, 15), (15, 17),
+           (9, 3), (16, 6), (2, 6), (9, 9), (5, 9), (13, 13), (7, 15), (6, 2), (8, 2), (2, 2)]
+
+
+def positions() -> list[tuple[Board, int]]:
+    """The empty board and the positions after 10 and 30 opening moves, with the colour to move."""
+    out = []
+    board = Board(19)
+    for i, point in enumerate(OPENING + [None]):
+        if i in (0, 10, 30):
+            out.append((board.copy(), rules.BLACK if i % 2 == 0 else rules.WHITE))
+        if point is not None:
+            board.play("b" if i % 2 == 0 else "w", point)
+    return out
+
+
+def seconds_per_move(config: SearchConfig, prior: MovePrior | None, tree: bool) -> float:
+    """Mean wall-clock seconds of one fresh search of each position."""
+    total = 0.0
+    cases = positions()
+    for board, color in cases:
+        root = prior(board.b, board.m, color) if prior else None
+        knowledge = prior.knowledge(19) if prior and tree else None
+        start = time.perf_counter()
+        Search(config).run(board, color, root, knowledge)
+        total += time.perf_counter() - start
+    return total / len(cases)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--playouts", type=int, nargs="+", default=[1000, 5000])
+    parser.add_argument("--prior-visits", type=int, nargs="+", default=[2, 8, 32])
+    args = parser.parse_args()
+    prior = MovePrior(default_table(RATINGS))
+    fields = {f.name for f in dataclasses.fields(SearchConfig)}
+    Search(SearchConfig(playouts=64)).run(Board(19), rules.BLACK, None, prior.knowledge(19))  # compile
+    print("| playouts | priors | s/move |")
+    print("|---|---|---|")
+    for playouts in args.playouts:
+        base = SearchConfig(playouts=playouts, seed=1)
+        rows = [("none", base, None, False), ("root only", base, prior, False)]
+        for visits in args.prior_visits if "prior_visits" in fields else [2]:
+            config = dataclasses.replace(base, prior_visits=visits) if "prior_visits" in fields else base
+            rows.append((f"every node, from {visits} visits", config, prior, True))
+        for name, config, table, tree in rows:
+            print(f"| {playouts:,} | {name} | {seconds_per_move(config, table, tree):.2f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
