@@ -1,11 +1,12 @@
 """Seconds per move of the search on 19x19 with the ratings table's priors: none, at the root
-only, at every node (``--prior-visits 2``: at expansion) or once a node has more visits.
+only, at every node (``--prior-visits 2``: at expansion) or once a node has more visits,
+with the pattern cache, and at expansion without it (the engine before the cache and
+``--prior-visits``: the "before" row of the same run).
 
 Positions: the empty board and the positions after 10 and 30 moves of a fixed opening
 (Black to move in each); ``--playouts`` per move, a fresh search each time, after a
 warm-up that compiles the kernels. The machine's other load counts too: compare rows of one
-run only. Run the same file under an older checkout (``PYTHONPATH``) for a "before" column:
-options its ``SearchConfig`` lacks are skipped.
+run only.
 
     python bench/tree_priors.py [--playouts 1000 5000] [--prior-visits 2 8 32]
 """
@@ -16,6 +17,7 @@ import argparse
 import dataclasses
 import time
 
+from shapemill.engine import mcts
 from shapemill.engine.mcts import Search, SearchConfig
 from shapemill.go import rules
 from shapemill.go.board import Board
@@ -40,8 +42,10 @@ def positions() -> list[tuple[Board, int]]:
     return out
 
 
-def seconds_per_move(config: SearchConfig, prior: MovePrior | None, tree: bool) -> float:
-    """Mean wall-clock seconds of one fresh search of each position."""
+def seconds_per_move(config: SearchConfig, prior: MovePrior | None, tree: bool, slots: int) -> float:
+    """Mean wall-clock seconds of one fresh search of each position, the pattern cache
+    holding ``slots`` positions (1: as good as none)."""
+    mcts.CACHE_SLOTS, kept = slots, mcts.CACHE_SLOTS
     total = 0.0
     cases = positions()
     for board, color in cases:
@@ -50,6 +54,7 @@ def seconds_per_move(config: SearchConfig, prior: MovePrior | None, tree: bool) 
         start = time.perf_counter()
         Search(config).run(board, color, root, knowledge)
         total += time.perf_counter() - start
+    mcts.CACHE_SLOTS = kept
     return total / len(cases)
 
 
@@ -59,18 +64,20 @@ def main() -> None:
     parser.add_argument("--prior-visits", type=int, nargs="+", default=[2, 8, 32])
     args = parser.parse_args()
     prior = MovePrior(default_table(RATINGS))
-    fields = {f.name for f in dataclasses.fields(SearchConfig)}
-    Search(SearchConfig(playouts=64)).run(Board(19), rules.BLACK, None, prior.knowledge(19))  # compile
+    for knowledge in (prior.knowledge(19), None):  # compile both kernels (with and without a table)
+        Search(SearchConfig(playouts=64)).run(Board(19), rules.BLACK, None, knowledge)
     print("| playouts | priors | s/move |")
     print("|---|---|---|")
     for playouts in args.playouts:
         base = SearchConfig(playouts=playouts, seed=1)
-        rows = [("none", base, None, False), ("root only", base, prior, False)]
-        for visits in args.prior_visits if "prior_visits" in fields else [2]:
-            config = dataclasses.replace(base, prior_visits=visits) if "prior_visits" in fields else base
-            rows.append((f"every node, from {visits} visits", config, prior, True))
-        for name, config, table, tree in rows:
-            print(f"| {playouts:,} | {name} | {seconds_per_move(config, table, tree):.2f} |", flush=True)
+        slots = mcts.CACHE_SLOTS
+        rows = [("none", base, None, False, slots), ("root only", base, prior, False, slots),
+                ("every node at expansion, no cache (as before)", base, prior, True, 1)]
+        for visits in args.prior_visits:
+            config = dataclasses.replace(base, prior_visits=visits)
+            rows.append((f"every node, from {visits} visits, cache", config, prior, True, slots))
+        for name, config, table, tree, n in rows:
+            print(f"| {playouts:,} | {name} | {seconds_per_move(config, table, tree, n):.2f} |", flush=True)
 
 
 if __name__ == "__main__":
