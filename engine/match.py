@@ -14,9 +14,11 @@ import shlex
 import subprocess
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..files import write_text_atomic
 from ..go.board import Board
 from .gtp import GtpEngine, format_vertex, parse_vertex
 
@@ -169,9 +171,10 @@ def _sgf_result(text: str) -> str:
 
 
 def run_match(first: str, second: str, games: int, size: int, komi: float, sgf_dir: str,
-              alternate: bool, report=print) -> tuple[Tally, Tally]:
+              alternate: bool, report=print, concurrency: int = 1) -> tuple[Tally, Tally]:
     """Play ``games`` games of ``first`` (Black, or alternating colours from game 2 on
-    with ``alternate``) against ``second``, saving ``game-NNNN.sgf`` in ``sgf_dir``.
+    with ``alternate``) against ``second``, saving ``game-NNNN.sgf`` in ``sgf_dir``;
+    ``concurrency`` games at a time (each program is its own process).
 
     Games already in the folder are counted, not replayed, so an interrupted match
     resumes where it stopped (their times are not known again and are not counted).
@@ -182,34 +185,36 @@ def run_match(first: str, second: str, games: int, size: int, komi: float, sgf_d
     folder = Path(sgf_dir)
     folder.mkdir(parents=True, exist_ok=True)
     tallies = (Tally(first), Tally(second))
-    for i in range(games):
-        swap = alternate and i % 2 == 1
-        black, white = (tallies[1], tallies[0]) if swap else tallies
+
+    def sides(i: int) -> tuple[Tally, Tally]:
+        return (tallies[1], tallies[0]) if alternate and i % 2 == 1 else tallies
+
+    def play(i: int) -> tuple[str, GameRecord | None]:
         path = folder / f"game-{i + 1:04d}.sgf"
         if path.exists():
-            result = _sgf_result(path.read_text())
-            seconds = None
-        else:
-            b, w = (GtpClient(t.command.replace("{game}", str(i + 1))) for t in (black, white))
-            try:
-                record = play_game(b, w, size, komi)
-            finally:
-                b.close()
-                w.close()
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text(to_sgf(record, size, komi, b.command, w.command))
-            tmp.replace(path)
-            result = record.result
-            seconds = record.seconds
-            if not record.agreed:
-                report(f"game {i + 1}: final_score disagreement {record.scores}, counted {result}")
+            return _sgf_result(path.read_text()), None
+        b, w = (GtpClient(t.command.replace("{game}", str(i + 1))) for t in sides(i))
+        try:
+            record = play_game(b, w, size, komi)
+        finally:
+            b.close()
+            w.close()
+        write_text_atomic(path, to_sgf(record, size, komi, b.command, w.command))
+        return record.result, record
+
+    with ThreadPoolExecutor(max(1, concurrency)) as pool:  # the threads wait on the programs' pipes
+        for i, (result, record) in enumerate(pool.map(play, range(games))):
+            black, white = sides(i)
+            if record is not None:
+                if not record.agreed:
+                    report(f"game {i + 1}: final_score disagreement {record.scores}, counted {result}")
+                for tally, color in ((black, "b"), (white, "w")):
+                    tally.seconds += record.seconds[color]
+                    tally.moves += sum(1 for c, _ in record.moves if c == color)
+            winner = result[:1].lower()
             for tally, color in ((black, "b"), (white, "w")):
-                tally.seconds += seconds[color]
-                tally.moves += sum(1 for c, _ in record.moves if c == color)
-        winner = result[:1].lower()
-        for tally, color in ((black, "b"), (white, "w")):
-            tally.games += 1
-            tally.wins += 1.0 if winner == color else 0.5 if result == "0" else 0.0
-        report(f"game {i + 1}: {black.command!r} (B) vs {white.command!r} (W): {result}"
-               + ("  (from the folder)" if seconds is None else ""))
+                tally.games += 1
+                tally.wins += 1.0 if winner == color else 0.5 if result == "0" else 0.0
+            report(f"game {i + 1}: {black.command!r} (B) vs {white.command!r} (W): {result}"
+                   + ("  (from the folder)" if record is None else ""))
     return tallies
