@@ -277,6 +277,7 @@ def simulate(b0: np.ndarray, m0: np.ndarray, color: int, t: np.ndarray, f: np.nd
                 if at_root:
                     add_table_prior(node, t, f, prior, params)
                 elif params[TREE_PRIOR] > 0 and visits >= params[PRIOR_AT] - 1:
+                    t[KNOWN, node] = 1  # at once: another thread passing meanwhile must not add them twice
                     move_strengths(b, m, c, knowledge, node_prior, cache)
                     add_table_prior(node, t, f, node_prior, params)
             if depth + 2 >= len(path):
