@@ -304,29 +304,37 @@ def _playout_gammas(ratings: str | None):
 @click.option("--c-ucb", default=1.0, show_default=True, type=click.FloatRange(0), help="Exploration constant.")
 @click.option("--c-pb", default=1.0, show_default=True, type=click.FloatRange(0),
               help="Weight of the progressive-bias / PUCT / Eq. 3 delta term.")
-@click.option("--playout-policy", default="mogo", show_default=True, type=click.Choice(["mogo", "gamma", "random"]),
+@click.option("--playout-policy", default="mogo", show_default=True,
+              type=click.Choice(["mogo", "gamma", "ppa", "random"]),
               help="mogo: MoGo's rules; gamma: moves drawn by their rated tactical gammas (about 30x slower); "
-                   "random: uniform.")
+                   "ppa: gamma, its weights adapted during each search toward the playouts' winners' moves "
+                   "(Cazenave's Playout Policy Adaptation); random: uniform.")
+@click.option("--ppa-rate", default=0.32, show_default=True, type=click.FloatRange(0),
+              help="Learning rate of --playout-policy ppa.")
 @click.option("--tree-priors/--root-priors", default=True, show_default=True,
               help="The ratings table's priors at every node of the tree, or at the root only (faster).")
+@click.option("--prior-visits", default=2, show_default=True, type=click.IntRange(1),
+              help="With --tree-priors: visits a node has when its moves get the table's priors (2: at once, "
+                   "when it is expanded; more is cheaper).")
 @click.option("--rave/--no-rave", default=True, show_default=True, help="RAVE / AMAF values in the tree.")
 @click.option("--threads", default=1, show_default=True, type=click.IntRange(1), help="Search threads.")
 @click.option("--parallel", default="root", show_default=True, type=click.Choice(["root", "tree"]),
               help="root: one tree per thread, merged at the root; tree: one shared tree with virtual loss.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Random seed: equal seeds, equal moves.")
 def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, bandit, c_ucb, c_pb, playout_policy,
-        tree_priors, rave, threads, parallel, seed) -> None:
+        ppa_rate, tree_priors, prior_visits, rave, threads, parallel, seed) -> None:
     """A GTP 2 engine on stdin / stdout (MCTS with RAVE and MoGo playouts)."""
     from .engine.gtp import run_gtp
     from .engine.mcts import SearchConfig
 
-    prior = _move_prior(ratings, no_priors, playouts_use_ratings=playout_policy == "gamma")
-    gammas = _playout_gammas(ratings) if playout_policy == "gamma" else None
+    prior = _move_prior(ratings, no_priors, playouts_use_ratings=playout_policy in ("gamma", "ppa"))
+    gammas = _playout_gammas(ratings) if playout_policy in ("gamma", "ppa") else None
     if bandit == "amaf" and not rave:
         raise click.UsageError("--bandit amaf explores by the AMAF values: it needs --rave")
     config = SearchConfig(playouts=playouts, time_per_move=time_per_move, prior_mode=prior_mode, bandit=bandit,
                           c_ucb=c_ucb, c_pb=c_pb, policy=playout_policy, gammas=gammas, tree_priors=tree_priors,
-                          rave=rave, seed=seed, threads=threads, parallel=parallel)
+                          prior_visits=prior_visits, ppa_rate=ppa_rate, rave=rave, seed=seed, threads=threads,
+                          parallel=parallel)
     run_gtp(config, size, prior)
 
 

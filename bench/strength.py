@@ -1,22 +1,28 @@
-"""Benchmark of playing strength: matches against GnuGo and priors against no priors.
+"""Benchmark of playing strength at equal time: GnuGo, priors, playout policies, parallelism.
 
-    python bench/strength.py                        # the issue's settings (hours)
-    python bench/strength.py --games 4 --playouts 500 --skip-priors   # a smoke run
-    python bench/strength.py --ratings ratings.parquet --json
-    python bench/strength.py --skip-gnugo --ratings R --playouts 2000 --seeds 3,4 --out batch2   # a second batch
+GnuGo's own seconds per move are measured first, in the same run: ``--calibrate`` games
+(default 2) of GnuGo against itself on each board size, played ``--concurrency`` at a time
+as the matches are, so the machine's load is the same. Our engine then gets that time per
+move (``shapemill gtp --time-per-move``); ``--seconds S`` gives it instead. Colours
+alternate, games are kept as SGF under ``--out`` (a run resumes from there), and each row
+gives wins, win rate, its 95% Wilson interval, and both sides' measured seconds per move.
 
-1. shapemill (``--no-priors``) against ``gnugo --mode gtp --level 10 --chinese-rules``
-   on 9x9, komi 7.5, colours alternating, ``--playouts`` per move (default 10,000),
-   ``--games`` games (default 40). Target: at least 60% wins. GnuGo scores by
-   Japanese rules unless told otherwise, and its ``final_score`` would then disagree
-   with ours on every game that has prisoners.
-2. shapemill with ``--ratings`` priors against the same engine with ``--no-priors``
-   at equal playouts on 19x19 (default 20 games). Target: at least 60% wins.
+    python bench/strength.py                                  # every part (many hours)
+    python bench/strength.py --parts gnugo19 --games 20 --concurrency 2
+    python bench/strength.py --parts gnugo9,policies --games 4 --seconds 0.1   # a smoke run
 
-``--seeds A,B`` sets the seed prefixes of the two engines (``--seed A{game}``), so that
-batches run side by side in separate ``--out`` folders play different games; their
-tallies add up. Each line gives wins, win rate and its 95% Wilson interval, and the seconds per
-move of each side; games are saved under ``--out`` (a run resumes from there).
+Parts (``--parts``, comma-separated; default all):
+
+- ``gnugo19``: shapemill (bundled priors) against ``--gnugo`` on 19x19. Target >= 50% (goal 70%).
+- ``gnugo9``: the same on 9x9. Target >= 80%.
+- ``priors``: bundled priors (at every node) against ``--no-priors``, and against
+  ``--root-priors``, on 19x19. Target >= 70% against none.
+- ``policies``: ``--playout-policy ppa`` against ``mogo`` and against ``gamma`` (``--policy-size``, 9).
+- ``parallel``: ``--threads 2 --parallel tree`` against ``--parallel root`` (``--policy-size``);
+  two threads a side, so run it with ``--concurrency 1`` on two cores.
+
+Both sides of the engine-against-engine parts get the GnuGo time of their board size.
+``--engine`` adds options to every shapemill command (e.g. ``--prior-visits 8``).
 """
 
 from __future__ import annotations
@@ -27,66 +33,109 @@ import shutil
 import sys
 from pathlib import Path
 
+GNUGO = "/usr/games/gnugo --mode gtp --level 10 --chinese-rules"
+PARTS = ("gnugo19", "gnugo9", "priors", "policies", "parallel")
+TARGETS = {"vs GnuGo 19x19": ">= 50%", "vs GnuGo 9x9": ">= 80%", "tree priors vs no-priors 19x19": ">= 70%"}
 
-def engine(args: argparse.Namespace, size: int, priors: str | None, side: int) -> str:
-    """The command of engine ``side`` (1: ours, 2: its opponent in part 2); its seed
-    changes with the game (``{game}``), so that games against a deterministic opponent differ."""
-    source = f"--ratings {priors}" if priors else "--no-priors"
+
+def shapemill(args: argparse.Namespace, size: int, seconds: float, options: str, side: int = 1) -> str:
+    """A shapemill GTP command at ``seconds`` a move; its seed changes with the game
+    (``{game}``) so that games against a deterministic opponent differ."""
     seed = args.seeds.split(",")[side - 1]
-    return (f"{sys.executable} -m shapemill.cli gtp {source} --size {size} --playouts {args.playouts}"
-            f" --seed {seed}{{game}}")
+    return (f"{sys.executable} -m shapemill.cli gtp --size {size} --time-per-move {seconds:.3f} {options}"
+            f" {args.engine} --seed {seed}{{game}}").replace("  ", " ")
+
+
+def gnugo_seconds(args: argparse.Namespace, size: int, report) -> float:
+    """GnuGo's mean seconds per move against itself on ``size``, measured now."""
+    from shapemill.engine.match import run_match
+
+    folder = Path(args.out) / f"calibration-{size}x{size}"
+    shutil.rmtree(folder, ignore_errors=True)  # times of saved games are not known again
+    first, second = run_match(args.gnugo, args.gnugo, args.calibrate, size, 7.5, str(folder), alternate=True,
+                              report=report, concurrency=args.concurrency)
+    moves = first.moves + second.moves
+    return (first.seconds + second.seconds) / moves
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=40)
-    parser.add_argument("--prior-games", type=int, default=20)
-    parser.add_argument("--playouts", type=int, default=10_000)
-    parser.add_argument("--gnugo", default="/usr/games/gnugo --mode gtp --level 10 --chinese-rules")
-    parser.add_argument("--ratings", default=None, help="ratings table for part 2")
-    parser.add_argument("--skip-priors", action="store_true", help="only part 1")
-    parser.add_argument("--skip-gnugo", action="store_true", help="only part 2")
-    parser.add_argument("--seeds", default="1,2", help="seed prefixes of our engine and of its opponent in part 2")
+    parser.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated, of {', '.join(PARTS)}")
+    parser.add_argument("--games", type=int, default=20, help="games per match (default 20)")
+    parser.add_argument("--gnugo", default=GNUGO)
+    parser.add_argument("--seconds", type=float, default=None, help="our seconds per move (default: GnuGo's)")
+    parser.add_argument("--calibrate", type=int, default=2, help="GnuGo-vs-GnuGo games that time GnuGo (default 2)")
+    parser.add_argument("--concurrency", type=int, default=1, help="games played at once (default 1)")
+    parser.add_argument("--policy-size", type=int, default=9, help="board of the policies and parallel parts")
+    parser.add_argument("--engine", default="", help="options added to every shapemill command")
+    parser.add_argument("--seeds", default="1,2", help="seed prefixes of our engine and of its opponent")
     parser.add_argument("--out", default="bench-strength", help="folder of the games")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    parts = [p for p in args.parts.split(",") if p]
+    if unknown := set(parts) - set(PARTS):
+        parser.error(f"unknown parts {sorted(unknown)}")
 
     from shapemill.engine.match import run_match, wilson
 
     quiet = (lambda line: None) if args.json else print
+    per_move: dict[int, float] = {}
+
+    def seconds(size: int) -> float:
+        if args.seconds is not None:
+            return args.seconds
+        if size not in per_move:
+            if not shutil.which(args.gnugo.split()[0]):
+                parser.error(f"{args.gnugo.split()[0]} not found: give --seconds")
+            per_move[size] = gnugo_seconds(args, size, quiet)
+            quiet(f"GnuGo on {size}x{size}: {per_move[size]:.3f} s a move")
+        return per_move[size]
+
+    matches = []  # name, (ours, theirs) when called, size
+    for size, part in ((19, "gnugo19"), (9, "gnugo9")):
+        if part in parts:
+            matches.append((f"vs GnuGo {size}x{size}", lambda s=size: (shapemill(args, s, seconds(s), ""),
+                                                                          args.gnugo), size))
+    if "priors" in parts:
+        for other in ("--no-priors", "--root-priors"):
+            matches.append((f"tree priors vs {other[2:]} 19x19", lambda o=other: (
+                shapemill(args, 19, seconds(19), ""), shapemill(args, 19, seconds(19), o, 2)), 19))
+    ps = args.policy_size
+    if "policies" in parts:
+        for other in ("mogo", "gamma"):
+            matches.append((f"ppa vs {other} {ps}x{ps}", lambda o=other: (
+                shapemill(args, ps, seconds(ps), "--playout-policy ppa"),
+                shapemill(args, ps, seconds(ps), f"--playout-policy {o}", 2)), ps))
+    if "parallel" in parts:
+        matches.append((f"tree vs root 2 threads {ps}x{ps}", lambda: (
+            shapemill(args, ps, seconds(ps), "--threads 2 --parallel tree"),
+            shapemill(args, ps, seconds(ps), "--threads 2 --parallel root", 2)), ps))
     rows = []
-    matches = []
-    if not args.skip_gnugo and shutil.which(args.gnugo.split()[0]):
-        matches.append(("vs GnuGo 9x9", engine(args, 9, None, 1), args.gnugo, args.games, 9))
-    elif not args.skip_gnugo:
-        quiet(f"{args.gnugo.split()[0]} not found: skipping the GnuGo match")
-    if not args.skip_priors:
-        if not args.ratings:
-            parser.error("part 2 needs --ratings (or --skip-priors)")
-        matches.append(("priors vs no priors 19x19", engine(args, 19, args.ratings, 1), engine(args, 19, None, 2),
-                        args.prior_games, 19))
-    for name, ours, theirs, games, size in matches:
+    for name, commands, size in matches:
+        ours, theirs = commands()
         folder = Path(args.out) / name.replace(" ", "-")
-        tallies = run_match(ours, theirs, games, size, 7.5, str(folder), alternate=True, report=quiet)
-        us, them = tallies
+        us, them = run_match(ours, theirs, args.games, size, 7.5, str(folder), alternate=True, report=quiet,
+                             concurrency=args.concurrency)
         low, high = wilson(us.wins, us.games)
         rows.append({
             "match": name, "games": us.games, "wins": us.wins, "win_rate": us.wins / us.games,
-            "ci_low": low, "ci_high": high,
+            "ci_low": low, "ci_high": high, "target": TARGETS.get(name, ""), "ours": ours, "theirs": theirs,
             "s_per_move": us.seconds / us.moves if us.moves else None,
             "opponent_s_per_move": them.seconds / them.moves if them.moves else None,
         })
     if args.json:
-        print(json.dumps({"playouts": args.playouts, "matches": rows}))
+        print(json.dumps({"gnugo_seconds_per_move": per_move, "matches": rows}))
         return 0
-    print(f"{'match':28}{'games':>7}{'wins':>7}{'win rate':>10}{'95% interval':>18}{'s/move':>9}{'opp s/move':>12}")
+    print(f"{'match':30}{'games':>7}{'wins':>7}{'win rate':>10}{'95% interval':>18}{'s/move':>9}"
+          f"{'opp s/move':>12}{'target':>9}")
     for r in rows:
-        per_move = f"{r['s_per_move']:.2f}" if r["s_per_move"] is not None else "-"
+        mine = f"{r['s_per_move']:.2f}" if r["s_per_move"] is not None else "-"
         opp = f"{r['opponent_s_per_move']:.2f}" if r["opponent_s_per_move"] is not None else "-"
         interval = f"[{r['ci_low']:.1%}, {r['ci_high']:.1%}]"
-        print(f"{r['match']:28}{r['games']:>7}{r['wins']:>7g}{r['win_rate']:>10.1%}"
-              f"{interval:>18}{per_move:>9}{opp:>12}")
-    print(f"{args.playouts:,} playouts per move; targets: 60% against GnuGo level 10, 60% with priors")
+        print(f"{r['match']:30}{r['games']:>7}{r['wins']:>7g}{r['win_rate']:>10.1%}"
+              f"{interval:>18}{mine:>9}{opp:>12}{r['target']:>9}")
+    for size, s in sorted(per_move.items()):
+        print(f"GnuGo's own time on {size}x{size}, measured in this run: {s:.3f} s a move")
     return 0
 
 

@@ -17,6 +17,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -314,9 +315,11 @@ def check_manifest(folder: Path, settings: dict) -> None:
 
 
 def run_match(first: str, second: str, games: int, size: int, komi: float, sgf_dir: str,
-              alternate: bool, report=print, move_timeout: float | None = None) -> tuple[Tally, Tally]:
+              alternate: bool, report=print, move_timeout: float | None = None,
+              concurrency: int = 1) -> tuple[Tally, Tally]:
     """Play ``games`` games of ``first`` (Black, or alternating colours from game 2 on
-    with ``alternate``) against ``second``, saving ``game-NNNN.sgf`` in ``sgf_dir``.
+    with ``alternate``) against ``second``, saving ``game-NNNN.sgf`` in ``sgf_dir``;
+    ``concurrency`` games at a time (each program is its own process).
 
     Games already in the folder are counted, not replayed, so an interrupted match
     resumes where it stopped (their times are not known again and are not counted);
@@ -331,28 +334,33 @@ def run_match(first: str, second: str, games: int, size: int, komi: float, sgf_d
     folder.mkdir(parents=True, exist_ok=True)
     check_manifest(folder, {"black": first, "white": second, "size": size, "komi": komi, "alternate": alternate})
     tallies = (Tally(first), Tally(second))
-    for i in range(games):
-        swap = alternate and i % 2 == 1
-        black, white = (tallies[1], tallies[0]) if swap else tallies
+
+    def sides(i: int) -> tuple[Tally, Tally]:
+        return (tallies[1], tallies[0]) if alternate and i % 2 == 1 else tallies
+
+    def play(i: int) -> tuple[str, str, GameRecord | None]:
         path = folder / f"game-{i + 1:04d}.sgf"
         if path.exists():
-            result, why = _sgf_result(path)
-            seconds = None
-        else:
-            record, commands = _match_game(black.command, white.command, i + 1, size, komi, move_timeout, report)
-            write_text_atomic(path, to_sgf(record, size, komi, *commands))
-            result, why, seconds = record.result, record.reason, record.seconds
-            if not record.agreed:
-                report(f"game {i + 1}: final_score disagreement {record.scores}, counted {result}")
+            return _sgf_result(path) + (None,)
+        record, commands = _match_game(*(t.command for t in sides(i)), i + 1, size, komi, move_timeout, report)
+        write_text_atomic(path, to_sgf(record, size, komi, *commands))
+        return record.result, record.reason, record
+
+    with ThreadPoolExecutor(max(1, concurrency)) as pool:  # the threads wait on the programs' pipes
+        for i, (result, why, record) in enumerate(pool.map(play, range(games))):
+            black, white = sides(i)
+            if record is not None:
+                if not record.agreed:
+                    report(f"game {i + 1}: final_score disagreement {record.scores}, counted {result}")
+                for tally, color in ((black, "b"), (white, "w")):
+                    tally.seconds += record.seconds[color]
+                    tally.moves += sum(1 for c, _ in record.moves if c == color)
+            winner = result[:1].lower()
             for tally, color in ((black, "b"), (white, "w")):
-                tally.seconds += seconds[color]
-                tally.moves += sum(1 for c, _ in record.moves if c == color)
-        winner = result[:1].lower()
-        for tally, color in ((black, "b"), (white, "w")):
-            tally.games += 1
-            tally.wins += 1.0 if winner == color else 0.5 if result == "0" else 0.0
-        report(f"game {i + 1}: {black.command!r} (B) vs {white.command!r} (W): {result}"
-               + (f" ({why})" if why else "") + ("  (from the folder)" if seconds is None else ""))
+                tally.games += 1
+                tally.wins += 1.0 if winner == color else 0.5 if result == "0" else 0.0
+            report(f"game {i + 1}: {black.command!r} (B) vs {white.command!r} (W): {result}"
+                   + (f" ({why})" if why else "") + ("  (from the folder)" if record is None else ""))
     return tallies
 
 

@@ -8,7 +8,7 @@ wins (capture, save atari, 3x3 shape, self-atari penalty) plus the external
 prior: the ratings table's move strengths, given for the root and, with
 ``knowledge``, computed in the kernel for every node. With progressive widening
 only the ``K(N)`` best children by prior are searchable. The playout (MoGo,
-gamma-weighted or uniform random) scores the board by area; every node on the
+gamma-weighted, gamma-weighted adapted during the search (PPA) or uniform random) scores the board by area; every node on the
 path gets the result and its children get the AMAF update of the moves played
 later by the same colour. The numba RNG is seeded by ``Search``, so with one
 thread equal seeds give equal searches. With several threads, root parallelism
@@ -47,8 +47,8 @@ from ..go.rules import (
     is_eye,
     play,
 )
-from ..miner.prior import NO_KNOWLEDGE, move_strengths
-from .playout_gamma import gamma_playout
+from ..miner.prior import CACHE_SLOTS, NO_KNOWLEDGE, move_strengths, prior_cache
+from .playout_gamma import gamma_playout, ppa_weights
 from .playout_mogo import PATTERNS, mogo_playout
 from .playout_random import random_playout
 from .selection import (
@@ -61,12 +61,15 @@ from .selection import (
     EXPAND_AT,
     FIRST,
     FPU,
+    KNOWN,
     KOMI,
     MOVE,
     N_FIELDS,
+    N_NODE_INTS,
     N_PARAMS,
     NCHILD,
     POLICY,
+    PRIOR_AT,
     PRIOR_MODE,
     PRIOR_MODES,
     PRIOR_N,
@@ -85,8 +88,8 @@ from .selection import (
 )
 
 #: Playout policies, by their value at ``params[POLICY]``.
-POLICIES = ("random", "mogo", "gamma")
-RANDOM_PLAYOUTS, MOGO_PLAYOUTS, GAMMA_PLAYOUTS = range(3)
+POLICIES = ("random", "mogo", "gamma", "ppa")
+RANDOM_PLAYOUTS, MOGO_PLAYOUTS, GAMMA_PLAYOUTS, PPA_PLAYOUTS = range(4)
 
 NO_GAMMAS = np.ones((1, 1))  # the gamma table passed when the policy is not gamma
 
@@ -138,11 +141,45 @@ def _atari_moves(b: np.ndarray, m: np.ndarray, color: int) -> np.ndarray:
 
 
 @njit(cache=True)
+def _prior_virtual_wins(prob: float, k: int, params: np.ndarray) -> tuple[float, float]:
+    """Virtual (visits, wins) of the table's probability ``prob`` of a move among ``k``:
+    ``PRIOR_N`` visits won in proportion ``r / (r + 1)``, ``r = prob * k`` (1 when uniform)."""
+    rel = prob * k
+    return params[PRIOR_N], params[PRIOR_N] * rel / (rel + 1)
+
+
+@njit(cache=True)
+def add_table_prior(node: int, t: np.ndarray, f: np.ndarray, strength: np.ndarray, params: np.ndarray) -> None:
+    """Give the children of ``node``, expanded with a uniform prior, the table's priors
+    (``strength`` per board point): probability ``PROB``, and virtual wins moved from
+    the uniform prior's to the table's, so that they end as ``expand`` would have
+    written them with ``strength``; marks the node ``KNOWN``. The children's order
+    (progressive widening's) is left as it is."""
+    first, k = t[FIRST, node], t[NCHILD, node]
+    t[KNOWN, node] = 1
+    total = 0.0
+    for c in range(first, first + k):
+        total += strength[t[MOVE, c]]
+    if total <= 0:
+        return
+    _, uniform_w = _prior_virtual_wins(1.0 / k, k, params)
+    for c in range(first, first + k):
+        prob = strength[t[MOVE, c]] / total
+        f[0, PROB, c] = prob
+        if params[PRIOR_N] > 0:
+            _, dw = _prior_virtual_wins(prob, k, params)
+            f[0, PWINS, c] += dw - uniform_w
+
+
+@njit(cache=True)
 def expand(b: np.ndarray, m: np.ndarray, color: int, node: int, t: np.ndarray, f: np.ndarray,
-           n_nodes: int, limit: int, prior: np.ndarray, allowed: np.ndarray, params: np.ndarray) -> int:
+           n_nodes: int, limit: int, prior: np.ndarray, allowed: np.ndarray, params: np.ndarray,
+           known: bool) -> int:
     """Give ``node`` its children (legal moves of ``color`` filling no own eye), sorted by
     prior value, at nodes ``n_nodes`` on; returns the next free node (unchanged when
     the children would pass ``limit``, the end of this thread's share of the arrays).
+    ``prior``: the external strength per point; ``known``: whether it is final, else
+    it is uniform and ``add_table_prior`` gives the table's later (``KNOWN``).
     The children are written before ``node`` points to them, so that another thread
     reading the tree meanwhile sees ``node`` either as a leaf or with all its children."""
     size = m[SIZE]
@@ -172,9 +209,9 @@ def expand(b: np.ndarray, m: np.ndarray, color: int, node: int, t: np.ndarray, f
     for j in range(k):
         prob = prior[moves[j]] / total if total > 0 else 1.0 / k
         if params[PRIOR_N] > 0 and total > 0:  # the external prior as virtual wins
-            rel = prob * k  # 1 for a uniform prior
-            pn[j] += params[PRIOR_N]
-            pw[j] += params[PRIOR_N] * rel / (rel + 1)
+            dn, dw = _prior_virtual_wins(prob, k, params)
+            pn[j] += dn
+            pw[j] += dw
         value[j] = prob if params[WIDEN] > 0 else pw[j] / pn[j]
     order = np.argsort(-value[:k], kind="mergesort")
     for j in range(k):
@@ -183,10 +220,12 @@ def expand(b: np.ndarray, m: np.ndarray, color: int, node: int, t: np.ndarray, f
         t[MOVE, c] = moves[o]
         t[FIRST, c] = -1
         t[NCHILD, c] = 0
+        t[KNOWN, c] = 0
         f[:, :, c] = 0.0
         f[0, PVISITS, c] = pn[o]
         f[0, PWINS, c] = pw[o]
         f[0, PROB, c] = prior[moves[o]] / total if total > 0 else 1.0 / k
+    t[KNOWN, node] = known
     t[NCHILD, node] = k
     t[FIRST, node] = n_nodes
     return n_nodes + k
@@ -195,14 +234,17 @@ def expand(b: np.ndarray, m: np.ndarray, color: int, node: int, t: np.ndarray, f
 @njit(cache=True, nogil=True)
 def simulate(b0: np.ndarray, m0: np.ndarray, color: int, t: np.ndarray, f: np.ndarray, pool: np.ndarray,
              thread: int, root: int, n_sims: int, prior: np.ndarray, allowed: np.ndarray, params: np.ndarray,
-             owner: np.ndarray, gammas: np.ndarray, knowledge) -> None:
+             owner: np.ndarray, gammas: np.ndarray, knowledge, cache, adapt) -> None:
     """Run ``n_sims`` simulations from ``root`` (position ``b0, m0``, ``color`` to move)
     as search thread ``thread``: its statistics go to ``f[thread]``, its new nodes to
     its share ``pool[thread] = (next free node, end)`` of the arrays. Adds final-board
     ownership (+1 Black, -1 White per point) to ``owner``. ``gammas``: the gamma
     policy's table (``engine.gamma``); ``knowledge``: the ratings table
     (``MovePrior.knowledge``) whose move strengths are the prior of the nodes below
-    the root when ``params[TREE_PRIOR]`` is set. With ``params[VLOSS]`` each node on
+    the root when ``params[TREE_PRIOR]`` is set, given to a node's children once it has
+    ``params[PRIOR_AT]`` visits (at its expansion, or later by ``add_table_prior``);
+    ``cache``: this thread's ``prior_cache`` of the positions' patterns; ``adapt``: this
+    thread's ``ppa_weights``, which the ppa policy's playouts follow and adapt. With ``params[VLOSS]`` each node on
     the way down counts that many lost visits until the playout's result replaces
     them (virtual loss), so that other threads descending meanwhile spread out."""
     size = m0[SIZE]
@@ -220,14 +262,24 @@ def simulate(b0: np.ndarray, m0: np.ndarray, color: int, t: np.ndarray, f: np.nd
         node, depth, c = root, 0, color
         path[0] = root
         while True:  # descend, expanding a leaf once it has been visited enough
-            if t[FIRST, node] < 0 and (node == root or stat(f, VISITS, node) >= params[EXPAND_AT] - 1):
-                at_root = node == root
+            at_root = node == root
+            visits = stat(f, VISITS, node)
+            if t[FIRST, node] < 0 and (at_root or visits >= params[EXPAND_AT] - 1):
                 below = uniform
-                if not at_root and params[TREE_PRIOR] > 0:
-                    move_strengths(b, m, c, knowledge, node_prior)
+                due = params[TREE_PRIOR] > 0 and visits >= params[PRIOR_AT] - 1
+                if not at_root and due:
+                    move_strengths(b, m, c, knowledge, node_prior, cache)
                     below = node_prior
                 pool[thread, 0] = expand(b, m, c, node, t, f, pool[thread, 0], pool[thread, 1],
-                                         prior if at_root else below, allowed if at_root else everywhere, params)
+                                         prior if at_root else below, allowed if at_root else everywhere, params,
+                                         at_root or due or params[TREE_PRIOR] == 0)
+            elif t[FIRST, node] >= 0 and t[KNOWN, node] == 0:  # expanded before the table's priors were due
+                if at_root:
+                    add_table_prior(node, t, f, prior, params)
+                elif params[TREE_PRIOR] > 0 and visits >= params[PRIOR_AT] - 1:
+                    t[KNOWN, node] = 1  # at once: another thread passing meanwhile must not add them twice
+                    move_strengths(b, m, c, knowledge, node_prior, cache)
+                    add_table_prior(node, t, f, node_prior, params)
             if depth + 2 >= len(path):
                 break
             child = select_child(node, t, f, params)
@@ -245,8 +297,8 @@ def simulate(b0: np.ndarray, m0: np.ndarray, color: int, t: np.ndarray, f: np.nd
                 break
         if params[POLICY] == MOGO_PLAYOUTS:
             score, n = mogo_playout(b, m, c, params[KOMI], seq[depth:])
-        elif params[POLICY] == GAMMA_PLAYOUTS:
-            score, n = gamma_playout(b, m, c, params[KOMI], seq[depth:], gammas)
+        elif params[POLICY] == GAMMA_PLAYOUTS or params[POLICY] == PPA_PLAYOUTS:
+            score, n = gamma_playout(b, m, c, params[KOMI], seq[depth:], gammas, adapt)
         else:
             score, n = random_playout(b, m, c, params[KOMI]), 0
         black_wins = score > 0
@@ -304,7 +356,9 @@ class SearchConfig:
     time_per_move: float | None = None
     prior_mode: str = "virtual-wins"  # virtual-wins | progressive-bias | puct | mogo
     tree_priors: bool = True  # the ratings table's priors at every node, not only at the root
-    policy: str = "mogo"  # mogo | gamma | random
+    prior_visits: int = 2  # visits a node below the root has when its children get the table's priors
+    policy: str = "mogo"  # mogo | gamma | ppa | random
+    ppa_rate: float = 0.32  # Playout Policy Adaptation's learning rate alpha (policy ppa)
     gammas: np.ndarray | None = None  # the gamma policy's table (engine.gamma.playout_gammas)
     rave: bool = True
     bandit: str = "amaf"  # ucb1 | tuned1 | tuned2 | amaf (RAVE alone explores: Gelly & Silver 2007)
@@ -361,7 +415,7 @@ class Tree:
 
     def __init__(self, max_nodes: int, threads: int = 1) -> None:
         self.max_nodes = max_nodes
-        self.t = np.zeros((3, max_nodes), dtype=np.int64)
+        self.t = np.zeros((N_NODE_INTS, max_nodes), dtype=np.int64)
         self.f = np.zeros((threads, N_FIELDS, max_nodes))
         span = (max_nodes - 1) // threads
         self.bounds = np.array([(1 + k * span, 1 + (k + 1) * span) for k in range(threads)], dtype=np.int64)
@@ -417,7 +471,8 @@ class Tree:
         return int(hits[0]) if len(hits) else -1
 
     def grow(self, board: Board, color: int, config: SearchConfig, prior: np.ndarray, allowed: np.ndarray,
-             params: np.ndarray, owner: np.ndarray, knowledge: tuple, thread: int = 0, stop=None) -> int:
+             params: np.ndarray, owner: np.ndarray, knowledge: tuple, cache: tuple, adapt: tuple,
+             thread: int = 0, stop=None) -> int:
         """Simulate from the root in batches as search thread ``thread`` until
         ``config``'s playouts or seconds are spent, or ``stop`` (an Event) is set;
         returns the number of playouts. The numba kernel releases the GIL, so
@@ -429,7 +484,7 @@ class Tree:
         while done < target:
             n = min(64, target - done)
             simulate(board.b, board.m, color, self.t, self.f, self.pool, thread, self.root, n,
-                     prior, allowed, params, owner, gammas, knowledge)
+                     prior, allowed, params, owner, gammas, knowledge, cache, adapt)
             done += n
             if config.time_per_move is not None and time.perf_counter() - start > config.time_per_move:
                 break
@@ -470,8 +525,8 @@ class Search:
     with tree parallelism, one tree that all threads grow, with virtual loss."""
 
     def __init__(self, config: SearchConfig) -> None:
-        if config.policy == "gamma" and config.gammas is None:
-            raise ValueError("the gamma playout policy needs a table of gammas (SearchConfig.gammas)")
+        if config.policy in ("gamma", "ppa") and config.gammas is None:
+            raise ValueError(f"the {config.policy} playout policy needs a table of gammas (SearchConfig.gammas)")
         if config.bandit not in BANDITS or config.prior_mode not in PRIOR_MODES:
             raise ValueError(f"unknown bandit {config.bandit!r} or prior mode {config.prior_mode!r}")
         if config.bandit == "amaf" and not config.rave:
@@ -481,6 +536,9 @@ class Search:
         self.config = config
         self._trees: list[Tree] = []
         self._runs = 0
+        self._caches: list[tuple] = []
+        self._cache_of: tuple | None = None  # the board points and table the caches hold patterns of
+        self.adapted: list[tuple] = []  # each thread's ppa_weights after the last run
 
     @property
     def shared(self) -> bool:
@@ -494,6 +552,7 @@ class Search:
         p[PRIOR_MODE], p[C_PB], p[FPU] = PRIOR_MODES.index(c.prior_mode), c.c_pb, c.fpu
         p[PRIOR_N] = c.prior_n if c.prior_mode != "puct" else 0.0
         p[WIDEN], p[EXPAND_AT], p[USE_RAVE] = c.widen, c.expand_at, c.rave
+        p[PRIOR_AT] = c.prior_visits if c.widen <= 0 else 0.0  # widening orders the children by their priors
         p[POLICY], p[KOMI] = POLICIES.index(c.policy), c.komi
         p[VLOSS] = c.virtual_loss if self.shared else 0.0
         return p
@@ -520,27 +579,34 @@ class Search:
         params[TREE_PRIOR] = knowledge is not None
         knowledge = NO_KNOWLEDGE if knowledge is None else knowledge
         owners = [np.zeros(w * w) for _ in range(threads)]
+        if self._cache_of != (w * w, id(knowledge[3])):
+            slots = 1 if knowledge is NO_KNOWLEDGE else CACHE_SLOTS
+            self._caches = [prior_cache(w * w, slots) for _ in range(threads)]
+            self._cache_of = (w * w, id(knowledge[3]))
+        rate = cfg.ppa_rate if cfg.policy == "ppa" else 0.0
+        adapts = [ppa_weights(w * w, rate) for _ in range(threads)]  # the ppa weights live for one search
+        self.adapted = adapts
         for tree in self._trees:
             tree.find_root(board, color)
         if threads == 1:
             if self._runs == 0:
                 seed_rng(cfg.seed)  # once: later moves go on with the same stream
             done = [self._trees[0].grow(board, color, cfg, prior, allowed, params, owners[0], knowledge,
-                                        stop=stop)]
+                                        self._caches[0], adapts[0], stop=stop)]
         else:
             share = replace(cfg, playouts=-(-cfg.playouts // threads))
             head = 0
             if self.shared and self._trees[0].t[FIRST, self._trees[0].root] < 0:
                 seed_rng(cfg.seed + 7919 * self._runs)  # the root's children, before the threads share them
                 head = self._trees[0].grow(board, color, replace(share, playouts=1, time_per_move=None), prior,
-                                           allowed, params, owners[0], knowledge)
+                                           allowed, params, owners[0], knowledge, self._caches[0], adapts[0])
 
             def work(k: int) -> int:
                 seed_rng(cfg.seed + 7919 * self._runs + k)  # numba's RNG is per thread
                 tree = self._trees[0] if self.shared else self._trees[k]
                 mine = replace(share, playouts=share.playouts - head) if k == 0 else share
-                return tree.grow(board, color, mine, prior, allowed, params, owners[k], knowledge, k if self.shared
-                                 else 0, stop)
+                return tree.grow(board, color, mine, prior, allowed, params, owners[k], knowledge, self._caches[k],
+                                 adapts[k], k if self.shared else 0, stop)
 
             with ThreadPoolExecutor(threads) as pool:
                 done = list(pool.map(work, range(threads)))

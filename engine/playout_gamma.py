@@ -19,6 +19,12 @@ again at every move would cost more than it gives a playout). The two
 distances, which change with every move, are multiplied in when the move is
 drawn. Own eyes and illegal points weigh nothing; a point drawn that turns out
 illegal (a ko) is struck out and the draw repeated.
+
+Playout Policy Adaptation (Cazenave 2015; ``--playout-policy ppa``) learns during one
+search: each colour has a weight ``w[p]`` per point, added to the log-gamma of the
+move there (so the search starts from the mined gammas), and after each playout the
+winner's weights move toward the moves it played (``ppa_update``). The weights live
+for one search (``ppa_weights``).
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from numba import njit
 
 from ..go.changes import new_tracker, play_tracked, stale_points
 from ..go.rules import (
+    BLACK,
     COLOR,
     EMPTIES,
     EMPTY,
@@ -37,11 +44,18 @@ from ..go.rules import (
     PASS,
     SIZE,
     STRIDE,
+    WHITE,
     area_score,
     illegal_reason,
     is_eye,
 )
-from ..miner.features import FEATURE_LEVELS, FEATURES, N_FEATURES, distance_level, point_features
+from ..miner.features import (
+    FEATURE_LEVELS,
+    FEATURES,
+    N_FEATURES,
+    distance_level,
+    point_features,
+)
 from ..miner.features.table import F_LAST2_DIST, F_LAST_DIST
 
 
@@ -85,9 +99,10 @@ def _base_gamma(b: np.ndarray, m: np.ndarray, color: int, p: int, gammas: np.nda
 
 @njit(cache=True)
 def _draw(b: np.ndarray, m: np.ndarray, color: int, base: np.ndarray, gammas: np.ndarray,
-          weight: np.ndarray) -> int:
-    """A move of ``color`` drawn in proportion to its gamma, or PASS when every
-    point weighs nothing."""
+          weight: np.ndarray, bias=None, mass=None) -> int:
+    """A move of ``color`` drawn in proportion to its gamma (times ``bias[p]``, Playout
+    Policy Adaptation's ``exp(w[p])``, when given), or PASS when every point weighs
+    nothing. With ``mass``, each point's probability at this draw is added to it."""
     w = m[STRIDE]
     last, last2 = m[LAST], m[LAST2]
     n = m[N_EMPTY]
@@ -99,8 +114,13 @@ def _draw(b: np.ndarray, m: np.ndarray, color: int, base: np.ndarray, gammas: np
             g *= gammas[F_LAST_DIST, distance_level(p, last, w, 0)]
         if g > 0.0 and last2 != PASS:
             g *= gammas[F_LAST2_DIST, distance_level(p, last2, w, 1)]
+        if bias is not None:
+            g *= bias[p]
         weight[i] = g
         total += g
+    if mass is not None and total > 0.0:
+        for i in range(n):
+            mass[b[EMPTIES, i]] += weight[i] / total
     while total > 0.0:
         r = np.random.random() * total
         chosen = -1
@@ -147,37 +167,75 @@ def _refresh(b: np.ndarray, m: np.ndarray, color: int, gammas: np.ndarray, state
 
 
 @njit(cache=True)
-def _play_drawn(b: np.ndarray, m: np.ndarray, color: int, gammas: np.ndarray, state, n: int) -> int:
+def _play_drawn(b: np.ndarray, m: np.ndarray, color: int, gammas: np.ndarray, state, n: int,
+                adapt=None) -> int:
     """Draw the ``n``-th move of a playout by the (refreshed) gammas, play it and
-    mark what it changes; returns it."""
+    mark what it changes; returns it. ``adapt``: a ``ppa_weights`` tuple whose
+    weights bias the draw and whose masses it adds to, when its rate is not 0."""
     tracker, _, base, weight = state
-    p = _draw(b, m, color, base[color], gammas, weight)
+    if adapt is None:
+        p = _draw(b, m, color, base[color], gammas, weight)
+    elif adapt[3] > 0:
+        p = _draw(b, m, color, base[color], gammas, weight, adapt[1][color], adapt[2][color])
+    else:
+        p = _draw(b, m, color, base[color], gammas, weight, adapt[1][color])
     play_tracked(b, m, color, p, tracker, n)
     return p
 
 
 @njit(cache=True)
-def gamma_move(b: np.ndarray, m: np.ndarray, color: int, gammas: np.ndarray, state, n: int) -> int:
+def gamma_move(b: np.ndarray, m: np.ndarray, color: int, gammas: np.ndarray, state, n: int,
+               adapt=None) -> int:
     """Draw and play the ``n``-th move of a playout (``color`` to move); returns it."""
     _refresh(b, m, color, gammas, state, n)
-    return _play_drawn(b, m, color, gammas, state, n)
+    return _play_drawn(b, m, color, gammas, state, n, adapt)
+
+
+def ppa_weights(points: int, rate: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """Playout Policy Adaptation's state for one search: per colour and point the weight
+    ``w`` added to the log-gamma (0: the mined gammas as they are), ``exp(w)``, the
+    probability mass of the current playout's draws, and the learning rate (0: none)."""
+    return np.zeros((3, points)), np.ones((3, points)), np.zeros((3, points)), float(rate)
+
+
+@njit(cache=True)
+def ppa_update(adapt, moves: np.ndarray, n: int, color: int, winner: int) -> None:
+    """Cazenave's (2015) adaptation after a playout of ``n`` moves (``moves``, the first
+    by ``color``) that ``winner`` won: for each move ``x`` of the winner,
+    ``w[x] += rate`` and ``w[y] -= rate * exp(w[y]) / sum_z exp(w[z])`` for every move
+    ``y`` it could have drawn there (the probabilities of the draw, gathered in the
+    mass, under the weights the playout was drawn with); the loser's weights stay.
+    Empties the masses for the next playout."""
+    weights, bias, mass, rate = adapt
+    for i in range(0 if color == winner else 1, n, 2):
+        if moves[i] != PASS:
+            weights[winner, moves[i]] += rate
+    for p in range(weights.shape[1]):
+        weights[winner, p] -= rate * mass[winner, p]
+        bias[winner, p] = np.exp(weights[winner, p])
+    mass[:] = 0.0
 
 
 @njit(cache=True)
 def gamma_playout(b: np.ndarray, m: np.ndarray, color: int, komi: float, moves: np.ndarray,
-                  gammas: np.ndarray) -> tuple[float, int]:
+                  gammas: np.ndarray, adapt=None) -> tuple[float, int]:
     """Play gamma-weighted moves to the end, in place (``color`` to move); returns
     the area score (Black minus White) and how many moves were written to
-    ``moves`` (for AMAF), as ``mogo_playout`` does."""
+    ``moves`` (for AMAF), as ``mogo_playout`` does. With ``adapt`` (``ppa_weights``)
+    the draws follow its weights too and, with a rate, adapt them to the winner."""
     size = m[SIZE]
     limit = min(3 * size * size, len(moves))
     state = gamma_state(b, m, gammas)
+    first = color
     passes = 0
     n = 0
     while passes < 2 and n < limit:
-        p = gamma_move(b, m, color, gammas, state, n)
+        p = gamma_move(b, m, color, gammas, state, n, adapt)
         moves[n] = p
         passes = passes + 1 if p == PASS else 0
         n += 1
         color = 3 - color
-    return area_score(b, m, komi), n
+    score = area_score(b, m, komi)
+    if adapt is not None and adapt[3] > 0:
+        ppa_update(adapt, moves, n, first, BLACK if score > 0 else WHITE)
+    return score, n

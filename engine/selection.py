@@ -1,7 +1,7 @@
 """Which child a simulation descends to: the bandit and prior formulas of the tree.
 
-The tree lives in flat arrays: ``t[MOVE | FIRST | NCHILD, node]`` (children are
-contiguous) and ``f[thread, field, node]``. The statistics (real visits and
+The tree lives in flat arrays: ``t[MOVE | FIRST | NCHILD | KNOWN, node]`` (children
+are contiguous) and ``f[thread, field, node]``. The statistics (real visits and
 wins, AMAF visits and wins) are kept per search thread, each thread writing
 only its own slice, and read as their sum over the threads; the prior fields
 (virtual visits and wins, prior probability) are written once, at expansion,
@@ -20,12 +20,13 @@ from numba import njit
 # Node fields of the float table ``f[thread]``.
 VISITS, WINS, PVISITS, PWINS, AVISITS, AWINS, PROB = range(7)
 N_FIELDS = 7
-# Node fields of the int table ``t``.
-MOVE, FIRST, NCHILD = range(3)
+# Node fields of the int table ``t``; ``KNOWN``: 1 once the node's children carry the table's priors.
+MOVE, FIRST, NCHILD, KNOWN = range(4)
+N_NODE_INTS = 4
 
 # Parameters, in the float vector ``params``.
 (C_UCB, BANDIT, RAVE_EQUIV, C_PB, PRIOR_N, WIDEN, EXPAND_AT, USE_RAVE, POLICY, KOMI, TREE_PRIOR, PRIOR_MODE,
- FPU, VLOSS, PPA_RATE) = range(15)
+ FPU, VLOSS, PRIOR_AT) = range(15)
 N_PARAMS = 15
 #: Bandit formulas, by their value at ``params[BANDIT]``.
 BANDITS = ("ucb1", "tuned1", "tuned2", "amaf")

@@ -173,18 +173,9 @@ def _largest_pattern(state, q, r, c, rel, delta, max_ring, lookup, far, stones, 
 
 
 @njit(cache=True)
-def candidate_levels(
-    b, m, color, points, pad, delta, max_ring, lookup, far, level_index, scratch, state, levels, pattern,
-) -> None:
-    """The features of each candidate ``points[i]``: ``pattern[i]`` its largest known
-    pattern (-1 if none), ``levels[i, f]`` the level of tactical feature ``f``, 0 where
-    absent or where the vocabulary does not know the level.
-
-    ``lookup`` is ``Vocabulary.lookup``, ``far`` the board size's ``FarRings``;
-    ``levels`` is ``[len(points), N_FEATURES]``; ``state`` (padded board) is scratch.
-    """
-    n_features = level_index.shape[0] - 2
-    tactical_features_with(b, m, color, points, levels, scratch)
+def candidate_patterns(b, m, color, points, pad, delta, max_ring, lookup, far, state, pattern) -> None:
+    """``pattern[i]``: the largest known pattern of candidate ``points[i]`` (-1 if none).
+    Arguments as for ``candidate_levels``."""
     fill_padded(b, m, pad, state)
     stones = board_stones(b, m)
     rel = RELATIVE[color]
@@ -195,9 +186,43 @@ def candidate_levels(
         p = points[i]
         q = padded_point(p, m, pad)
         pattern[i] = _largest_pattern(state, q, p // w - 1, p % w - 1, rel, delta, max_ring, lookup, far, stones, h, acc)
+
+
+@njit(cache=True)
+def candidate_tactical(b, m, color, points, level_index, scratch, levels) -> None:
+    """``levels[i, f]``: the level of tactical feature ``f`` of candidate ``points[i]``,
+    0 where absent or where the vocabulary does not know the level."""
+    n_features = level_index.shape[0] - 2
+    tactical_features_with(b, m, color, points, levels, scratch)
+    for i in range(len(points)):
         for f in range(n_features):
             if level_index[f + 1, levels[i, f]] < 0:
                 levels[i, f] = 0
+
+
+@njit(cache=True)
+def candidate_levels(
+    b, m, color, points, pad, delta, max_ring, lookup, far, level_index, scratch, state, levels, pattern,
+) -> None:
+    """The features of each candidate ``points[i]``: ``pattern[i]`` its largest known
+    pattern (-1 if none), ``levels[i, f]`` the level of tactical feature ``f``, 0 where
+    absent or where the vocabulary does not know the level.
+
+    ``lookup`` is ``Vocabulary.lookup``, ``far`` the board size's ``FarRings``;
+    ``levels`` is ``[len(points), N_FEATURES]``; ``state`` (padded board) is scratch.
+    """
+    candidate_tactical(b, m, color, points, level_index, scratch, levels)
+    candidate_patterns(b, m, color, points, pad, delta, max_ring, lookup, far, state, pattern)
+
+
+@njit(cache=True)
+def team_of(pattern: int, levels: np.ndarray, level_index: np.ndarray, team: np.ndarray) -> None:
+    """One candidate's team from its largest pattern and tactical levels: ``team[0]``
+    the pattern, ``team[f]`` the feature number of tactical feature ``f - 1``; -1 where absent."""
+    team[0] = pattern
+    for f in range(level_index.shape[0] - 2):
+        level = levels[f]
+        team[f + 1] = level_index[f + 1, level] if level else -1
 
 
 @njit(cache=True)
@@ -209,14 +234,10 @@ def candidate_teams(
 
     Arguments as for ``candidate_levels``.
     """
-    n_features = level_index.shape[0] - 2
     pattern = np.empty(len(points), dtype=np.int32)
     candidate_levels(b, m, color, points, pad, delta, max_ring, lookup, far, level_index, scratch, state, levels, pattern)
     for i in range(len(points)):
-        team[i, 0] = pattern[i]
-        for f in range(n_features):
-            level = levels[i, f]
-            team[i, f + 1] = level_index[f + 1, level] if level else -1
+        team_of(pattern[i], levels[i], level_index, team[i])
 
 
 #: A candidate's tactical levels and pass flag as one integer (mixed radix): its

@@ -15,34 +15,87 @@ import pyarrow.parquet as pq
 from numba import njit
 
 from ..go.reading import legal_moves, reading_scratch
-from ..go.rings import FarRings, far_rings, geometry
-from ..go.rules import SIZE, STRIDE
+from ..go.rings import MIN_RING, FarRings, far_rings, geometry
+from ..go.rules import HASH, SIZE, STRIDE
 from ..patterns.tables import TableError, check_table, read_table
-from .candidates import MODEL_COLUMNS, candidate_teams, ratings_model
+from .candidates import (
+    MODEL_COLUMNS,
+    candidate_patterns,
+    candidate_tactical,
+    ratings_model,
+    team_of,
+)
 from .features import N_FEATURES
+
+#: Slots of a ``prior_cache`` (a power of two): positions whose patterns are kept.
+CACHE_SLOTS = 1024
+NOT_READ = -2  # a cached point whose pattern was not read (not a legal move then)
+_COLOUR_KEY = np.array([0, 0x2545F4914F6CDD1D, 0x1B873593CC9E2D51 ^ 0x7FFFFFFF], dtype=np.int64)
+
+
+def prior_cache(points: int, slots: int = CACHE_SLOTS) -> tuple[np.ndarray, np.ndarray]:
+    """An empty cache of the largest patterns of ``slots`` positions of ``points`` board
+    points, for ``move_strengths``: keys (0: empty) and each position's pattern per point."""
+    return np.zeros(slots, dtype=np.int64), np.full((slots, points), NOT_READ, dtype=np.int32)
 
 
 @njit(cache=True)
-def move_strengths(b: np.ndarray, m: np.ndarray, color: int, knowledge, out: np.ndarray) -> None:
+def cached_patterns(b: np.ndarray, m: np.ndarray, color: int, points: np.ndarray, knowledge, cache,
+                    pattern: np.ndarray) -> None:
+    """``pattern[i]``: the largest known pattern of the move ``color`` at ``points[i]``, read
+    from ``cache`` when it holds the position (same stones, same colour to move: the
+    patterns depend on nothing else), else read from the board and kept there. The
+    cache is direct-mapped by the position's Zobrist hash; a slot holds one position."""
+    pad, delta, max_ring, lookup, far, _, _ = knowledge
+    keys, known = cache
+    key = m[HASH] ^ _COLOUR_KEY[color]
+    key = key if key != 0 else 1
+    slot = np.int64(np.uint64(key) * np.uint64(0x9E3779B97F4A7C15) >> np.uint64(40)) & (len(keys) - 1)
+    if keys[slot] != key:
+        keys[slot] = key
+        known[slot, :] = NOT_READ
+    missing = np.empty(len(points), dtype=np.int64)
+    n_missing = 0
+    for i in range(len(points)):
+        pattern[i] = known[slot, points[i]]
+        if pattern[i] == NOT_READ:
+            missing[n_missing] = points[i]
+            n_missing += 1
+    if n_missing == 0:
+        return
+    w = m[STRIDE]
+    stride = w - 2 + 2 * pad
+    read = np.empty(n_missing, dtype=np.int32)
+    candidate_patterns(b, m, color, missing[:n_missing], pad, delta, max_ring, lookup, far,
+                       np.empty(stride * stride, dtype=np.int8), read)
+    for j in range(n_missing):
+        known[slot, missing[j]] = read[j]
+    for i in range(len(points)):
+        pattern[i] = known[slot, points[i]]
+
+
+@njit(cache=True)
+def move_strengths(b: np.ndarray, m: np.ndarray, color: int, knowledge, out: np.ndarray, cache) -> None:
     """``out[p]``: the strength of the move ``color`` at ``p`` (0 where illegal), the
-    product of its team's gammas; ``knowledge`` is ``MovePrior.knowledge``'s tuple.
-    Runs inside the search, so all of it is numba."""
-    pad, delta, max_ring, lookup, far, level_index, gamma = knowledge
+    product of its team's gammas; ``knowledge`` is ``MovePrior.knowledge``'s tuple,
+    ``cache`` a ``prior_cache`` of the board size (the patterns of positions seen
+    before are read from it; the tactical features are read afresh, they depend on
+    the last moves and the ko). Runs inside the search, so all of it is numba."""
+    level_index, gamma = knowledge[5], knowledge[6]
     points = legal_moves(b, m, color)
     n = len(points)
     levels = np.zeros((n, N_FEATURES), dtype=np.int32)
-    team = np.zeros((n, N_FEATURES + 1), dtype=np.int32)
-    w = m[STRIDE]
-    stride = w - 2 + 2 * pad
-    state = np.empty(stride * stride, dtype=np.int8)
-    candidate_teams(b, m, color, points, pad, delta, max_ring, lookup, far, level_index, reading_scratch(b, m),
-                    state, levels, team)
+    pattern = np.empty(n, dtype=np.int32)
+    team = np.zeros(N_FEATURES + 1, dtype=np.int32)
+    candidate_tactical(b, m, color, points, level_index, reading_scratch(b, m), levels)
+    cached_patterns(b, m, color, points, knowledge, cache, pattern)
     out[:] = 0.0
     for i in range(n):
+        team_of(pattern[i], levels[i], level_index, team)
         s = 1.0
-        for k in range(team.shape[1]):
-            if team[i, k] >= 0:
-                s *= gamma[team[i, k]]
+        for k in range(len(team)):
+            if team[k] >= 0:
+                s *= gamma[team[k]]
         out[points[i]] = s
 
 
@@ -88,10 +141,12 @@ class MovePrior:
                 raise TableError(f"{self.path}: unusable ratings ({type(exc).__name__}: {exc})") from None
         vocab, gamma = self.model
         geo = geometry(size)
-        return geo.pad, geo.delta, geo.max_ring, vocab.lookup, far_rings(size), vocab.level_index, gamma
+        largest = int(vocab.pattern_rings.max()) if len(vocab.pattern_rings) else MIN_RING
+        max_ring = min(geo.max_ring, largest)  # no ring past the table's largest can be known
+        return geo.pad, geo.delta, max_ring, vocab.lookup, far_rings(size), vocab.level_index, gamma
 
     def __call__(self, b: np.ndarray, m: np.ndarray, color: int) -> np.ndarray:
         """``out[p]``: the strength of point ``p`` for ``color`` (0 where illegal)."""
         out = np.zeros(b.shape[1])
-        move_strengths(b, m, color, self.knowledge(int(m[SIZE])), out)
+        move_strengths(b, m, color, self.knowledge(int(m[SIZE])), out, prior_cache(b.shape[1], 1))
         return out

@@ -33,3 +33,20 @@ def test_wilson_interval():
     low, high = wilson(30, 40)
     assert 0.59 < low < 0.61 and 0.85 < high < 0.87
     assert wilson(0, 0) == (0.0, 1.0)
+
+
+def test_games_played_two_at_once_are_the_games_played_one_by_one(tmp_path):
+    """Seeded engines play the same games whether the match runs them one by one or two
+    at once, and the tallies count each game once, with its colours."""
+    from shapemill.engine.match import run_match
+
+    first, second = ENGINE + " --seed 1{game}", ENGINE + " --seed 2{game}"
+    tallies = {}
+    for concurrency in (1, 2):
+        folder = tmp_path / str(concurrency)
+        tallies[concurrency] = run_match(first, second, 2, 7, 7.5, str(folder), alternate=True,
+                                         report=lambda line: None, concurrency=concurrency)
+    for name in ("game-0001.sgf", "game-0002.sgf"):
+        assert (tmp_path / "1" / name).read_text() == (tmp_path / "2" / name).read_text()
+    for one, two in zip(tallies[1], tallies[2]):
+        assert (one.games, one.wins, one.moves) == (two.games, two.wins, two.moves) and one.games == 2

@@ -1,0 +1,119 @@
+"""The table's priors in the tree made cheap: the pattern cache, the largest ring, and
+priors given after a node's expansion equal the exact ones computed at once."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from shapemill.engine.mcts import Search, SearchConfig, add_table_prior, expand
+from shapemill.engine.selection import (
+    FIRST,
+    KNOWN,
+    MOVE,
+    N_FIELDS,
+    N_NODE_INTS,
+    NCHILD,
+    PROB,
+    PVISITS,
+    PWINS,
+    VISITS,
+)
+from shapemill.go import rules
+from shapemill.go.board import Board
+from shapemill.go.rings import geometry
+from shapemill.miner.prior import MovePrior, move_strengths, prior_cache
+from shapemill.patterns.defaults import RATINGS, default_table
+
+
+@pytest.fixture(scope="module")
+def prior() -> MovePrior:
+    return MovePrior(default_table(RATINGS))
+
+
+def game(size: int, moves: list[tuple[int, int]]) -> list[Board]:
+    """The positions of a game, one after each move (Black first)."""
+    board, out = Board(size), []
+    for i, point in enumerate(moves):
+        board.play("b" if i % 2 == 0 else "w", point)
+        out.append(board.copy())
+    return out
+
+
+MOVES = [(2, 2), (6, 6), (2, 6), (6, 2), (4, 4), (3, 3), (3, 2), (4, 3), (5, 4), (2, 4), (3, 4)]
+
+
+def strengths(board: Board, color: int, knowledge: tuple, cache: tuple) -> np.ndarray:
+    out = np.zeros(board.b.shape[1])
+    move_strengths(board.b, board.m, color, knowledge, out, cache)
+    return out
+
+
+def test_cached_strengths_equal_a_fresh_read(prior):
+    """Every position read twice through one cache (the second read hits it) gives the
+    strengths of a fresh read, for both colours; and the same stones reached by other
+    last moves (a transposition: the patterns hit, the distances differ) too."""
+    knowledge = prior.knowledge(9)
+    cache = prior_cache(121)
+    for board in game(9, MOVES):
+        for color in (rules.BLACK, rules.WHITE):
+            fresh = strengths(board, color, knowledge, prior_cache(121))
+            assert fresh.max() > 0
+            assert np.array_equal(strengths(board, color, knowledge, cache), fresh)
+            assert np.array_equal(strengths(board, color, knowledge, cache), fresh)
+    swapped = MOVES[:-3] + [MOVES[-1], MOVES[-2], MOVES[-3]]  # the same stones, other last moves
+    other = game(9, swapped)[-1]
+    assert other.zobrist == game(9, MOVES)[-1].zobrist
+    fresh = strengths(other, rules.WHITE, knowledge, prior_cache(121))
+    assert np.array_equal(strengths(other, rules.WHITE, knowledge, cache), fresh)
+    assert not np.array_equal(fresh, strengths(game(9, MOVES)[-1], rules.WHITE, knowledge, prior_cache(121)))
+
+
+def test_rings_past_the_tables_largest_are_not_read_and_change_nothing(prior):
+    knowledge = prior.knowledge(9)
+    largest = int(prior.model[0].pattern_rings.max())
+    assert knowledge[2] == min(geometry(9).max_ring, largest)
+    every_ring = (*knowledge[:2], geometry(9).max_ring, *knowledge[3:])
+    for board in game(9, MOVES):
+        assert np.array_equal(strengths(board, rules.BLACK, knowledge, prior_cache(121)),
+                              strengths(board, rules.BLACK, every_ring, prior_cache(121)))
+
+
+def test_priors_given_after_expansion_equal_those_given_at_expansion(prior):
+    """A node expanded with the uniform prior and given the table's later ends with the
+    children's virtual visits, wins and probabilities of a node expanded with the table's."""
+    board = game(9, MOVES)[-1]
+    strength = prior(board.b, board.m, rules.WHITE)
+    params = Search(SearchConfig())._params()
+    w = board.size + 2
+    trees = []
+    for late in (False, True):
+        t, f = np.zeros((N_NODE_INTS, 200), dtype=np.int64), np.zeros((1, N_FIELDS, 200))
+        t[FIRST, 0] = -1
+        expand(board.b, board.m, rules.WHITE, 0, t, f, 1, 200, np.ones(w * w) if late else strength,
+               np.ones(w * w, dtype=np.bool_), params, not late)
+        assert t[KNOWN, 0] == (not late)
+        if late:
+            add_table_prior(0, t, f, strength, params)
+        kids = np.arange(t[FIRST, 0], t[FIRST, 0] + t[NCHILD, 0])
+        order = np.argsort(t[MOVE, kids])
+        trees.append((t[MOVE, kids][order], f[0][:, kids][:, order]))
+        assert t[KNOWN, 0] == 1
+    assert np.array_equal(trees[0][0], trees[1][0])
+    for field in (PVISITS, PWINS, PROB):
+        assert np.allclose(trees[0][1][field], trees[1][1][field])
+    assert not np.allclose(trees[0][1][PROB], trees[0][1][PROB][0])
+
+
+def test_nodes_get_the_tables_priors_once_they_have_the_visits(prior):
+    board = game(9, MOVES[:4])[-1]
+    search = Search(SearchConfig(playouts=600, seed=3, prior_visits=8))
+    search.run(board, rules.BLACK, prior(board.b, board.m, rules.BLACK), prior.knowledge(9))
+    tree = search._trees[0]
+    expanded = np.flatnonzero(tree.t[FIRST, 1:tree.pool[0, 0]] >= 0) + 1
+    known = tree.t[KNOWN, expanded] == 1
+    visits = tree.f[0, VISITS, expanded]
+    assert known.any() and (~known).any()
+    assert np.all(visits[~known] < 8) and np.all(visits[known] >= 7)
+    for node in expanded[~known]:
+        kids = tree.children(node)
+        assert np.allclose(tree.f[0, PROB, kids], 1 / len(kids))
