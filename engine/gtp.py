@@ -24,8 +24,8 @@ from typing import TextIO
 
 import numpy as np
 
-from ..go import rules
 from ..errors import ShapemillError
+from ..go import rules
 from ..go.board import Board, IllegalMove
 from ..miner.prior import MovePrior
 from .mcts import RESIGN, MoveInfo, Search, SearchConfig, choose_move, dead_stones, score_without_dead
