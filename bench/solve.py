@@ -1,6 +1,6 @@
 """Nodes and seconds of each exact search on the tiny boards and the eye-shape set, in one run.
 
-    PYTHONPATH=... flock /work/bench.lock python bench/solve.py [--big SECONDS] [--priors]
+    python bench/solve.py [--big SECONDS] [--priors]
 
 Alpha-beta is the reference the others are compared with in the same run. Every shape of
 ``tests/test_solve.py`` (with Black and with White to move), 2x2 and 3x3 from the empty
