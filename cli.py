@@ -445,7 +445,7 @@ def demo(sgf_path, playouts, size, gnugo_level) -> None:
 @main.command()
 @click.argument("sgf_file", type=click.Path(exists=True, dir_okay=False))
 @click.option("--goal", required=True, metavar="GOAL [POINTS]",
-              help="kill P, live P, capture P, connect A B, or score (the whole board, komi 0).")
+              help="kill P, live P, capture P, ladder P, connect A B, or score (the whole board, komi 0).")
 @click.option("--to-play", type=click.Choice(["b", "w"]), default=None,
               help="Side to move (default: the SGF's PL, or the colour after its last move).")
 @click.option("--region", default=None, metavar="POINTS",

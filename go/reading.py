@@ -187,7 +187,8 @@ def libs_after(
 
 #: Deepest ladder reading, in moves (a ladder across a 19x19 board is about 70).
 LADDER_DEPTH = 96
-_MAX_CHILDREN = 8
+#: Most moves a ladder position has (``ladder_moves`` writes at most this many).
+LADDER_WIDTH = 8
 
 
 @njit(cache=True)
@@ -200,10 +201,19 @@ def _captures_any(b: np.ndarray, w: int, color: int, x: int) -> bool:
 
 
 @njit(cache=True)
-def _ladder_expand(b: np.ndarray, m: np.ndarray, s: int, attacker: bool,
-                   moves: np.ndarray, mark: np.ndarray) -> int:
-    """Write the moves worth trying at a ladder node into ``moves``; returns their
-    number, or when the node is decided already -2 (captured) or -1 (escaped)."""
+def ladder_moves(b: np.ndarray, m: np.ndarray, s: int, attacker: bool,
+                 moves: np.ndarray, mark: np.ndarray) -> int:
+    """The ladder's moves in this position for the string of stone ``s``, written into
+    ``moves`` (int32, ``LADDER_WIDTH`` long); returns their number, or when the
+    position is decided already -2 (captured) or -1 (escaped).
+
+    Attacker to move: one liberty, captured if taking it is legal (else escaped);
+    three or more, escaped; two, the ataris at either liberty, less those the
+    defender escapes at once (three liberties after extending); none left: escaped.
+    Defender to move (the string in atari): escaped if extending gives three or more
+    liberties; else extending when it gives two, and capturing each adjacent
+    attacking string in atari; none: captured. The one definition of a ladder, for
+    ``read_ladder`` and the solver's ``ladder`` goal."""
     w = m[STRIDE]
     h = b[HEAD, s]
     d = np.int64(b[COLOR, s])
@@ -259,7 +269,7 @@ def _ladder_expand(b: np.ndarray, m: np.ndarray, s: int, attacker: bool,
                 ha = b[HEAD, q]
                 if in_atari(b, ha):
                     cp = atari_point(b, ha)
-                    if cp != lib and k < _MAX_CHILDREN and illegal_reason(b, m, d, cp) == OK:
+                    if cp != lib and k < LADDER_WIDTH and illegal_reason(b, m, d, cp) == OK:
                         fresh = True
                         for j in range(k):
                             if moves[j] == cp:
@@ -294,7 +304,7 @@ def read_ladder(work: np.ndarray, mwork: np.ndarray, moves: np.ndarray, mark: np
     nxt = np.empty(depth, dtype=np.int64)
     share = np.empty(depth, dtype=np.int64)
     # node k: attacker to move when (k odd) == defender_to_move
-    r = _ladder_expand(work[0], mwork[0], np.int64(s), not defender_to_move, moves[0], mark)
+    r = ladder_moves(work[0], mwork[0], np.int64(s), not defender_to_move, moves[0], mark)
     if r < 0:
         return r == -2
     nmv[0] = r
@@ -313,7 +323,7 @@ def read_ladder(work: np.ndarray, mwork: np.ndarray, moves: np.ndarray, mark: np
                 work[k + 1] = work[k]
                 mwork[k + 1] = mwork[k]
                 play(work[k + 1], mwork[k + 1], 3 - d if attacker else d, mv)
-                r = _ladder_expand(
+                r = ladder_moves(
                     work[k + 1], mwork[k + 1], np.int64(s), not attacker, moves[k + 1], mark
                 )
                 if r >= 0:
@@ -344,7 +354,7 @@ def ladder_scratch(b: np.ndarray, m: np.ndarray):
     """Scratch arrays for ``_ladder``: board stack, meta stack, moves."""
     work = np.empty((LADDER_DEPTH, b.shape[0], b.shape[1]), dtype=np.int32)
     mwork = np.empty((LADDER_DEPTH, m.shape[0]), dtype=np.int64)
-    moves = np.empty((LADDER_DEPTH, _MAX_CHILDREN), dtype=np.int32)
+    moves = np.empty((LADDER_DEPTH, LADDER_WIDTH), dtype=np.int32)
     return work, mwork, moves
 
 

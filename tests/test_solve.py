@@ -13,6 +13,7 @@ from shapemill.engine.solve.pns import pns
 from shapemill.engine.solve.position import make_problem, parse_diagram
 from shapemill.engine.solve.run import parse_points
 from shapemill.engine.solve.ubfm import ubfm
+from shapemill.errors import ShapemillError
 
 SEARCHES = {"alphabeta": alphabeta, "pns": pns}
 
@@ -303,6 +304,41 @@ def test_ladder_reader_and_solver_agree(black, white, to_play, caught):
     read = ladder_captured(p.root.b, p.root.m, 3 * (size + 2) + 3, to_play == "w")
     assert read == caught
     assert pns(p, 300_000).value == (1 if caught else -1)
+
+
+# Ladders across 19x19: Black's E4 ataris White's D4 (Black C4 D3 C5 around it); the ladder
+# runs up and to the right to the top edge unless a White stone on its way breaks it.
+LONG_LADDERS = [
+    ("C4 D3 C5", "D4", "b", True),
+    ("C4 D3 C5 E4", "D4", "w", True),
+    ("C4 D3 C5 E4", "D4 Q16", "w", False),
+    ("C4 D3 C5 E4", "D4 O14", "w", False),
+    ("C4 D3 C5", "D4 R17", "b", False),
+]
+
+
+@pytest.mark.parametrize("black, white, to_play, caught", LONG_LADDERS)
+@pytest.mark.parametrize("search", [alphabeta, pns, dfpn])
+def test_ladder_goal_agrees_with_the_miner_across_the_board(black, white, to_play, caught, search):
+    from shapemill.go.reading import ladder_captured
+
+    size = 19
+    p = make_problem(size, parse_points(black, size), parse_points(white, size), to_play, "ladder",
+                     parse_points("D4", size))
+    assert ladder_captured(p.root.b, p.root.m, 4 * (size + 2) + 4, to_play == "w") == caught
+    r = search(p, 2_000)
+    assert r.value == (1 if caught else -1) and r.nodes < 2_000
+
+
+def test_ladder_goal_needs_the_defender_in_atari_and_escapes_at_three_liberties():
+    # White's C3 with Black C2 B3 on 9x9, Black to move: either atari leaves White three
+    # liberties after extending, so the ladder fails; with White to move C3 is not in atari
+    size = 9
+    black, white, c3 = parse_points("C2 B3", size), parse_points("C3", size), parse_points("C3", size)
+    r = pns(make_problem(size, black, white, "b", "ladder", c3), 10_000)
+    assert r.value == -1 and r.nodes <= 3
+    with pytest.raises(ShapemillError, match="in atari"):
+        make_problem(size, black, white, "w", "ladder", c3)
 
 
 def test_proven_status_of_two_eyes_and_a_false_eye():

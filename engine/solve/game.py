@@ -3,7 +3,9 @@
 A goal is decided for Black or White (``BLACK_WINS``, ``WHITE_WINS``) or, for
 ``score``, worth Black's area less White's when both sides pass in a row.
 Moves are the region's points (and pass). Stones outside the region are
-immortal: a move that would capture one is not generated. Positional superko
+immortal: a move that would capture one is not generated. A ``LADDER`` goal's
+moves are the ladder's (``go.reading.ladder_moves``) anywhere on the board, and
+a pass that loses for the side that makes it. Positional superko
 needs the path and is left to the searches (see ``Problem.expand``).
 """
 
@@ -14,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from ...go.reading import liberties
+from ...go.reading import LADDER_WIDTH, ladder_moves, liberties
 from ...go.rules import (
     BLACK,
     BORDER,
@@ -37,8 +39,9 @@ from ...go.rules import (
     play,
 )
 
-#: Goal kinds: the area score, a string's life (or its capture), two strings' connection.
-SCORE, LIFE, CONNECT = range(3)
+#: Goal kinds: the area score, a string's life (or its capture), two strings' connection,
+#: a string's capture in a ladder.
+SCORE, LIFE, CONNECT, LADDER = range(4)
 #: Goal array fields: kind, target, second target, defender, liberties that count as escape.
 KIND, TARGET, TARGET2, DEFENDER, ESCAPE = range(5)
 #: A value not decided yet (a child to search), else Black's value.
@@ -64,8 +67,9 @@ def _captures_outside(b: np.ndarray, m: np.ndarray, region: np.ndarray, color: i
 
 
 @njit(cache=True)
-def decided(b: np.ndarray, m: np.ndarray, goal: np.ndarray, mark: np.ndarray) -> int:
-    """The winner of a goal already settled on the board (Black's value for ±1), or OPEN."""
+def decided(b: np.ndarray, m: np.ndarray, goal: np.ndarray, mark: np.ndarray, color: int) -> int:
+    """The winner of a goal already settled on the board with ``color`` to move (Black's
+    value for ±1), or OPEN."""
     kind = goal[KIND]
     if kind == SCORE:
         return OPEN
@@ -79,6 +83,9 @@ def decided(b: np.ndarray, m: np.ndarray, goal: np.ndarray, mark: np.ndarray) ->
         if b[COLOR, a2] != d:
             return -win
         return win if b[HEAD, a] == b[HEAD, a2] else OPEN
+    if kind == LADDER:
+        r = ladder_moves(b, m, a, color != d, np.empty(LADDER_WIDTH, dtype=np.int32), mark)
+        return OPEN if r >= 0 else win if r == -1 else -win
     if goal[ESCAPE] > 0 and liberties(b, m, b[HEAD, a], goal[ESCAPE], mark) >= goal[ESCAPE]:
         return win
     return OPEN
@@ -109,13 +116,34 @@ def expand(b: np.ndarray, m: np.ndarray, color: int, passed: bool, region: np.nd
            goal: np.ndarray, mark: np.ndarray):
     """The moves of ``color`` (pass last) with, for each, the board hash after it,
     the ko point after it and Black's value if the move decides the goal (else OPEN).
-    Moves that fill the mover's own eye come after the pass: they are rarely good."""
+    Moves that fill the mover's own eye come after the pass: they are rarely good.
+    A ladder's moves are ``ladder_moves``, then a pass that loses (in a settled
+    position, the pass alone with the settled value)."""
     n = b.shape[1]
     moves = np.empty(n + 1, dtype=np.int64)
     hashes = np.empty(n + 1, dtype=np.int64)
     kos = np.empty(n + 1, dtype=np.int64)
     values = np.empty(n + 1, dtype=np.int64)
     k = 0
+    if goal[KIND] == LADDER:
+        ladder = np.empty(LADDER_WIDTH, dtype=np.int32)
+        r = ladder_moves(b, m, goal[TARGET], color != goal[DEFENDER], ladder, mark)
+        win = 1 if goal[DEFENDER] == BLACK else -1
+        for i in range(max(r, 0)):
+            b2 = b.copy()
+            m2 = m.copy()
+            play(b2, m2, color, ladder[i])
+            moves[k] = ladder[i]
+            hashes[k] = m2[HASH]
+            kos[k] = m2[KO]
+            values[k] = decided(b2, m2, goal, mark, 3 - color)
+            k += 1
+        moves[k] = PASS
+        hashes[k] = m[HASH]
+        kos[k] = 0
+        mover = 1 if color == BLACK else -1
+        values[k] = -mover if r >= 0 else win if r == -1 else -win
+        return moves[:k + 1], hashes[:k + 1], kos[:k + 1], values[:k + 1]
     for fill in range(2):
         if fill == 1:
             moves[k] = PASS
@@ -132,7 +160,7 @@ def expand(b: np.ndarray, m: np.ndarray, color: int, passed: bool, region: np.nd
                 moves[k] = p
                 hashes[k] = m2[HASH]
                 kos[k] = m2[KO]
-                values[k] = decided(b2, m2, goal, mark)
+                values[k] = decided(b2, m2, goal, mark, 3 - color)
                 k += 1
     return moves[:k], hashes[:k], kos[:k], values[:k]
 
@@ -147,9 +175,20 @@ def seed_playouts(seed: int) -> None:
 def playout_value(b: np.ndarray, m: np.ndarray, color: int, passed: bool, region: np.ndarray,
                   goal: np.ndarray, mark: np.ndarray) -> int:
     """Black's value after random region moves (no own eye filled, superko ignored)
-    from the position, in place, until the goal is decided or both sides pass."""
+    from the position, in place, until the goal is decided or both sides pass; for a
+    ladder, random ladder moves until it is decided."""
     cand = np.flatnonzero(region).astype(np.int64)
     passes = 1 if passed else 0
+    if goal[KIND] == LADDER:
+        ladder = np.empty(LADDER_WIDTH, dtype=np.int32)
+        for _ in range(4 * len(cand) + 8):
+            v = decided(b, m, goal, mark, color)
+            if v != OPEN:
+                return v
+            r = ladder_moves(b, m, goal[TARGET], color != goal[DEFENDER], ladder, mark)
+            play(b, m, color, ladder[np.random.randint(r)])
+            color = 3 - color
+        return 1 if goal[DEFENDER] == BLACK else -1  # not over: an escape, as for the miner
     for _ in range(4 * len(cand) + 8):
         np.random.shuffle(cand)
         p = PASS
@@ -164,7 +203,7 @@ def playout_value(b: np.ndarray, m: np.ndarray, color: int, passed: bool, region
                 break
         else:
             passes = 0
-            v = decided(b, m, goal, mark)
+            v = decided(b, m, goal, mark, 3 - color)
             if v != OPEN:
                 return v
         color = 3 - color
@@ -280,5 +319,5 @@ class Problem:
 
     def root_value(self) -> int:
         """Black's value if the goal is settled in the root position already, else OPEN."""
-        return int(decided(self.root.b, self.root.m, self.goal, self.mark))
+        return int(decided(self.root.b, self.root.m, self.goal, self.mark, self.root.color))
 

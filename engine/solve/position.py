@@ -4,7 +4,9 @@ Points are ``(row, col)`` with row 0 at the bottom, as in ``go.Board``. Goals:
 ``kill P`` and ``live P`` (the string at P is captured, or survives until both
 sides pass), ``capture P`` (captured before it reaches ``ESCAPE_LIBERTIES``
 liberties: the ladder reader's notion), ``connect A B`` (the strings at A and
-B join) and ``score`` (the whole board's area score, komi 0).
+B join), ``ladder P`` (``capture`` with only the ladder's moves, on the whole board:
+the miner's ladder, ``go.reading.ladder_moves``) and ``score`` (the whole board's
+area score, komi 0).
 """
 
 from __future__ import annotations
@@ -15,14 +17,14 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import ShapemillError
-from ...go.rules import BLACK, COLOR, NEXT, WHITE, new_board, place_setup
-from .game import CONNECT, LIFE, SCORE, Problem, State
+from ...go.rules import BLACK, COLOR, HEAD, NEXT, WHITE, in_atari, new_board, place_setup
+from .game import CONNECT, LADDER, LIFE, SCORE, Problem, State
 
 Point = tuple[int, int]
 
 #: Liberties at which a string counts as escaped for ``capture``.
 ESCAPE_LIBERTIES = 3
-GOALS = ("kill", "live", "capture", "connect", "score")
+GOALS = ("kill", "live", "capture", "ladder", "connect", "score")
 
 
 def _point(p: Point, size: int) -> int:
@@ -32,8 +34,8 @@ def _point(p: Point, size: int) -> int:
 def make_problem(size: int, black: Iterable[Point], white: Iterable[Point], to_play: str,
                  goal: str, targets: list[Point] = (), region: Iterable[Point] | None = None) -> Problem:
     """A problem: the stones, the side to move ('b' or 'w'), the goal with its
-    target points, and the region (default: the whole board for ``score``, else
-    the box around the target strings grown by one point)."""
+    target points, and the region (default: the whole board for ``score`` and
+    ``ladder``, else the box around the target strings grown by one point)."""
     b, m = new_board(size)
     for color, stones in ((BLACK, black), (WHITE, white)):
         for p in stones:
@@ -52,16 +54,20 @@ def make_problem(size: int, black: Iterable[Point], white: Iterable[Point], to_p
         g[0] = SCORE
         lo, hi = -size * size, size * size
     else:
-        g[0] = CONNECT if goal == "connect" else LIFE
+        g[0] = {"connect": CONNECT, "ladder": LADDER}.get(goal, LIFE)
         g[1] = pts[0]
         g[2] = pts[-1]
         g[3] = b[COLOR, pts[0]]
         if goal == "connect" and b[COLOR, pts[1]] != g[3]:
             raise ShapemillError("goal connect: the two strings are not of one colour")
-        g[4] = ESCAPE_LIBERTIES if goal == "capture" else 0
+        g[4] = ESCAPE_LIBERTIES if goal in ("capture", "ladder") else 0
         lo, hi = -1, 1
     w = size + 2
     mask = np.zeros(w * w, dtype=np.uint8)
+    if goal == "ladder":
+        if to_play == {BLACK: "b", WHITE: "w"}[int(g[3])] and not in_atari(b, b[HEAD, pts[0]]):
+            raise ShapemillError("goal ladder: with its own side to move the string must be in atari")
+        region = [(r, c) for r in range(size) for c in range(size)]  # its moves are its own
     if region is None:
         rows, cols = [], []
         for p in pts:
