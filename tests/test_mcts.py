@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
+from shapemill.engine.gtp import GtpEngine
 from shapemill.engine.mcts import Search, SearchConfig, choose_move
 from shapemill.engine.playout_mogo import PATTERNS, mogo_playout, nakade_point, run_mogo_playouts
 from shapemill.go import rules
@@ -167,3 +170,28 @@ def test_ratings_priors_reach_the_nodes_below_the_root():
         expected = strength / strength.sum() if knowledge is not None else np.full(len(kids), 1 / len(kids))
         assert np.allclose(tree.f[0, PROB, kids], expected)
         assert (knowledge is None) == np.allclose(expected, expected[0])
+
+
+def _answers_within(seconds: float, work) -> bool:
+    """Whether ``work()`` returns within ``seconds`` (run in a daemon thread, so a
+    search that never ends fails the test instead of hanging the suite)."""
+    done = threading.Event()
+    threading.Thread(target=lambda: (work(), done.set()), daemon=True).start()
+    return done.wait(seconds)
+
+
+@pytest.mark.parametrize("policy", ["mogo", "random"])
+@pytest.mark.parametrize("size", [2, 3, 4])
+def test_timed_and_counted_searches_on_tiny_boards_end(size, policy):
+    Search(SearchConfig(playouts=1, policy=policy)).run(Board(5), rules.BLACK)  # compile outside the deadline
+    engine = GtpEngine(SearchConfig(playouts=3, seed=1, policy=policy), size=size)
+    for line in ("play b B2", "time_settings 1 0.1 1"):  # issue 19's report on 3x3
+        assert engine.handle(line)[0] == "=\n\n"
+    answers = []
+    assert _answers_within(60, lambda: answers.append(engine.handle("genmove w")[0]))
+    assert answers[0].startswith("= ")
+    board = Board(size)
+    result = []
+    assert _answers_within(60, lambda: result.append(Search(SearchConfig(playouts=500, policy=policy)).run(
+        board, rules.BLACK)))
+    assert result[0].playouts == 500
