@@ -36,6 +36,7 @@ from ..go.rules import (
     COLOR,
     EMPTY,
     HEAD,
+    KO,
     LAST,
     PASS,
     SIZE,
@@ -172,6 +173,24 @@ def add_table_prior(node: int, t: np.ndarray, f: np.ndarray, strength: np.ndarra
 
 
 @njit(cache=True)
+def node_moves(b: np.ndarray, m: np.ndarray, color: int, allowed: np.ndarray) -> np.ndarray:
+    """The moves a node offers: ``color``'s legal moves on ``allowed`` points that fill
+    no own eye (a pass is never a child)."""
+    size = m[SIZE]
+    w = m[STRIDE]
+    moves = np.empty(size * size, dtype=np.int64)
+    k = 0
+    for row in range(1, size + 1):
+        for p in range(row * w + 1, row * w + size + 1):
+            if b[COLOR, p] != EMPTY or not allowed[p] or is_eye(b, m, color, p):
+                continue
+            if illegal_reason(b, m, color, p) == 0:
+                moves[k] = p
+                k += 1
+    return moves[:k]
+
+
+@njit(cache=True)
 def expand(b: np.ndarray, m: np.ndarray, color: int, node: int, t: np.ndarray, f: np.ndarray,
            n_nodes: int, limit: int, prior: np.ndarray, allowed: np.ndarray, params: np.ndarray,
            known: bool) -> int:
@@ -183,24 +202,16 @@ def expand(b: np.ndarray, m: np.ndarray, color: int, node: int, t: np.ndarray, f
     The children are written before ``node`` points to them, so that another thread
     reading the tree meanwhile sees ``node`` either as a leaf or with all its children."""
     size = m[SIZE]
-    w = m[STRIDE]
     if n_nodes + size * size > limit:
         return n_nodes
     near = _atari_moves(b, m, color)
-    moves = np.empty(size * size, dtype=np.int64)
-    value = np.empty(size * size)
-    pn = np.empty(size * size)
-    pw = np.empty(size * size)
-    k = 0
-    for row in range(1, size + 1):
-        for p in range(row * w + 1, row * w + size + 1):
-            if b[COLOR, p] != EMPTY or not allowed[p] or is_eye(b, m, color, p):
-                continue
-            if illegal_reason(b, m, color, p) != 0:
-                continue
-            n0, w0 = _expert_prior(b, m, color, p, near)
-            pn[k], pw[k], moves[k] = n0, w0, p
-            k += 1
+    moves = node_moves(b, m, color, allowed)
+    k = len(moves)
+    value = np.empty(k)
+    pn = np.empty(k)
+    pw = np.empty(k)
+    for j in range(k):
+        pn[j], pw[j] = _expert_prior(b, m, color, moves[j], near)
     if k == 0:
         return n_nodes
     total = 0.0
@@ -421,27 +432,28 @@ class Tree:
         self.bounds = np.array([(1 + k * span, 1 + (k + 1) * span) for k in range(threads)], dtype=np.int64)
         self.pool = self.bounds.copy()
         self.root = 0
-        self.root_key: tuple[int, int] | None = None
+        self.root_key: tuple[int, int, int] | None = None  # (stones hash, ko point, colour to move)
 
-    def find_root(self, board: Board, color: int) -> None:
-        """Reuse the subtree of the current position if the tree holds it, else start over."""
-        key = (board.zobrist, color)
-        if key == self.root_key:  # the same position again (analysis): search on
-            return
+    def find_root(self, board: Board, color: int, allowed: np.ndarray) -> None:
+        """Reuse the subtree of the current position if the tree holds it and the
+        node offers exactly the moves legal now (``allowed``: the superko mask; nodes
+        below the root were expanded without it), else start over."""
+        key = (board.zobrist, int(board.m[KO]), color)  # what the legal moves depend on
+        node = self.root if key == self.root_key else -1  # the same position again (analysis)
         half_full = np.any(self.pool[:, 0] - self.bounds[:, 0] >= (self.bounds[:, 1] - self.bounds[:, 0]) // 2)
-        if self.root_key is not None and not half_full:
-            node = self._descend(board)
-            if node >= 0:
-                self.root, self.root_key = node, key
-                return
+        if node < 0 and self.root_key is not None and not half_full:
+            node = self._descend(board, color)
+        if node >= 0 and self._offers_legal_moves(node, board, color, allowed):
+            self.root, self.root_key = node, key
+            return
         self.t[MOVE, 0], self.t[FIRST, 0], self.t[NCHILD, 0] = PASS, -1, 0
         self.f[:, :, 0] = 0.0
         self.pool[:, 0] = self.bounds[:, 0]
         self.root, self.root_key = 0, key
 
-    def _descend(self, board: Board) -> int:
+    def _descend(self, board: Board, color: int) -> int:
         """The node of the board's position: a child or grandchild of the old root
-        reached by the moves played since, or -1."""
+        reached by the moves played since, each by the colour the tree has move, or -1."""
         history = [board]
         probe = board.copy()
         for _ in range(2):
@@ -450,15 +462,24 @@ class Tree:
             probe.undo()
             history.append(probe.copy())
         for back, old in enumerate(history[1:], start=1):
-            if old.zobrist != self.root_key[0]:
+            if (old.zobrist, int(old.m[KO]), color if back % 2 == 0 else 3 - color) != self.root_key:
                 continue
-            node = self.root
+            node, mover = self.root, self.root_key[2]
             for newer in reversed(history[:back]):
-                node = self._child(node, int(newer.m[rules.LAST]))
+                move = int(newer.m[LAST])
+                if move != PASS and newer.b[COLOR, move] != mover:
+                    return -1
+                node, mover = self._child(node, move), 3 - mover
                 if node < 0:
                     return -1
             return node
         return -1
+
+    def _offers_legal_moves(self, node: int, board: Board, color: int, allowed: np.ndarray) -> bool:
+        """Whether ``node``'s children (none yet counts) are the moves ``color`` may play now."""
+        kids = self.children(node)
+        legal = node_moves(board.b, board.m, color, allowed)
+        return not len(kids) or np.array_equal(np.sort(self.t[MOVE, kids]), legal)
 
     def children(self, node: int) -> np.ndarray:
         """The node indices of ``node``'s children (empty for a leaf)."""
@@ -587,7 +608,7 @@ class Search:
         adapts = [ppa_weights(w * w, rate) for _ in range(threads)]  # the ppa weights live for one search
         self.adapted = adapts
         for tree in self._trees:
-            tree.find_root(board, color)
+            tree.find_root(board, color, allowed)
         if threads == 1:
             if self._runs == 0:
                 seed_rng(cfg.seed)  # once: later moves go on with the same stream

@@ -345,8 +345,6 @@ def test_fuzzed_gtp_input_is_answered_line_by_line_and_a_legal_genmove_follows(t
                 continue
             assert response[:1] in "=?" and response.endswith("\n\n"), (line[:80], response[:200])
             assert "\n\n" not in response[:-2], (line[:80], response[:200])
-        if not 5 <= engine.size <= 9:  # small searches; timed searches on 3x3 can hang in the kernel (open bug)
-            engine.handle("boardsize 5")
         _legal_genmove_follows(engine, rng.choice("bw"))
 
 

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
+from shapemill.engine.gtp import GtpEngine
 from shapemill.engine.mcts import Search, SearchConfig, choose_move
 from shapemill.engine.playout_mogo import PATTERNS, mogo_playout, nakade_point, run_mogo_playouts
+from shapemill.engine.selection import MOVE
 from shapemill.go import rules
 from shapemill.go.board import Board
 
@@ -167,3 +171,84 @@ def test_ratings_priors_reach_the_nodes_below_the_root():
         expected = strength / strength.sum() if knowledge is not None else np.full(len(kids), 1 / len(kids))
         assert np.allclose(tree.f[0, PROB, kids], expected)
         assert (knowledge is None) == np.allclose(expected, expected[0])
+
+
+def _answers_within(seconds: float, work) -> bool:
+    """Whether ``work()`` returns within ``seconds`` (run in a daemon thread, so a
+    search that never ends fails the test instead of hanging the suite)."""
+    done = threading.Event()
+    threading.Thread(target=lambda: (work(), done.set()), daemon=True).start()
+    return done.wait(seconds)
+
+
+@pytest.mark.parametrize("policy", ["mogo", "random"])
+@pytest.mark.parametrize("size", [2, 3, 4])
+def test_timed_and_counted_searches_on_tiny_boards_end(size, policy):
+    Search(SearchConfig(playouts=1, policy=policy)).run(Board(5), rules.BLACK)  # compile outside the deadline
+    engine = GtpEngine(SearchConfig(playouts=3, seed=1, policy=policy), size=size)
+    for line in ("play b B2", "time_settings 1 0.1 1"):  # issue 19's report on 3x3
+        assert engine.handle(line)[0] == "=\n\n"
+    answers = []
+    assert _answers_within(60, lambda: answers.append(engine.handle("genmove w")[0]))
+    assert answers[0].startswith("= ")
+    board = Board(size)
+    result = []
+    assert _answers_within(60, lambda: result.append(Search(SearchConfig(playouts=500, policy=policy)).run(
+        board, rules.BLACK)))
+    assert result[0].playouts == 500
+
+
+def _root_moves(search: Search, board: Board) -> list[tuple[int, int]]:
+    """The points the search's root offers, as ``(row, col)``."""
+    tree = search._trees[0]
+    w = board.size + 2
+    return [(int(p) // w - 1, int(p) % w - 1) for p in tree.t[MOVE, tree.children(tree.root)]]
+
+
+# A 4x4 self-play game (mogo playouts, 100 a move, seed 5) whose 12th genmove was
+# White's superko (0, 2): a root reused from the previous tree kept a child the
+# position's history forbids.
+SUPERKO_GAME = ["C2", "B3", "C3", "B2", "B4", "C1", "D2", "A2", "A1", "D1", "B1"]
+
+
+def test_every_genmove_of_a_4x4_self_play_game_is_legal():
+    engine = GtpEngine(SearchConfig(playouts=100, seed=5, policy="mogo"), size=4)
+    answers = []
+    for i in range(40):
+        color = "bw"[i % 2]
+        answers.append(engine.handle(f"genmove {color}")[0].strip())
+        assert answers[-1].startswith("= "), answers  # an illegal choice fails the engine's own play
+        if answers[-1] == "= resign" or answers[-2:] == ["= pass", "= pass"]:
+            break
+    assert [a[2:] for a in answers[:len(SUPERKO_GAME)]] == SUPERKO_GAME
+
+
+def test_a_reused_root_offers_only_moves_legal_under_superko():
+    search = Search(SearchConfig(playouts=100, seed=5, policy="mogo"))
+    board = Board(4)
+    for i, vertex in enumerate(SUPERKO_GAME + [None]):
+        color = "bw"[i % 2]
+        search.run(board, rules.BLACK if color == "b" else rules.WHITE)
+        offered = _root_moves(search, board)
+        assert offered and all(board.is_legal(color, p) for p in offered), (i, offered)
+        if 0 < i < len(SUPERKO_GAME):  # the played moves' subtrees, free of superko, are still reused
+            assert search._trees[0].root != 0, i
+        if vertex is not None:
+            board.play(color, (int(vertex[1:]) - 1, "ABCD".index(vertex[0])))
+
+
+def test_a_root_reused_for_the_same_stones_follows_the_ko_point():
+    # White (1, 1) in atari; Black's capture at (1, 2) makes a ko that White may not retake at once.
+    black, white = [(0, 1), (2, 1), (1, 0)], [(0, 2), (2, 2), (1, 3)]
+    game = board_with(5, black, white + [(1, 1)])
+    game.play("b", (1, 2))
+    set_up = board_with(5, black + [(1, 2)], white)  # the same stones, no ko
+    assert game.zobrist == set_up.zobrist and game.ko == (1, 1) and set_up.ko is None
+    search = Search(SearchConfig(playouts=50, seed=1))
+    search.run(set_up, rules.WHITE)
+    assert (1, 1) in _root_moves(search, set_up)  # the capture, legal without the ko
+    search.run(game, rules.WHITE)
+    offered = _root_moves(search, game)
+    assert offered and all(game.is_legal("w", p) for p in offered), offered
+    search.run(set_up, rules.WHITE)
+    assert (1, 1) in _root_moves(search, set_up)
