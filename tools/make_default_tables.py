@@ -73,8 +73,8 @@ def main() -> int:
     parser.add_argument("--positions", type=int, default=2_000_000, help="rate --max-positions (default 2,000,000)")
     parser.add_argument("--iterations", type=int, default=30, help="rate --max-iter (default 30)")
     parser.add_argument("--test-games", type=int, default=500, help="test games evaluated (default 500)")
-    parser.add_argument("--tolerances", default="0,0.3,1,3,10,30",
-                        help="compact-table tolerances tried (log-strength per row; default 0,0.3,1,3,10,30)")
+    parser.add_argument("--tolerances", default="0,1,3,10,30",
+                        help="compact-table tolerances tried (log-strength per row; default 0,1,3,10,30)")
     parser.add_argument("--budget-mb", type=float, default=30.0,
                         help="most MB of the two bundled tables together (default 30)")
     parser.add_argument("--slack", type=float, default=0.001,
@@ -108,7 +108,10 @@ def main() -> int:
     patterns_mb = (ROOT / "build/default-tables/shipped-patterns.parquet").stat().st_size / 2**20
 
     curve = compact_curve(ROOT / ratings, games, [float(t) for t in args.tolerances.split(",")], args.test_games)
-    fitting = [c for c in curve if c["mb"] + patterns_mb <= args.budget_mb] or [min(curve, key=lambda c: c["mb"])]
+    fitting = [c for c in curve if c["mb"] + patterns_mb <= args.budget_mb]
+    if not fitting:
+        sys.exit(f"no cut fits {args.budget_mb:g} MB with the {patterns_mb:.1f} MB patterns table: "
+                 "try larger --tolerances or --keep-played")
     top = max(c["top1"] for c in fitting)
     best = min((c for c in fitting if c["top1"] >= top - args.slack), key=lambda c: c["mb"])
     made = {
