@@ -33,6 +33,8 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -107,6 +109,7 @@ def main() -> int:
     write_table(shipped_patterns, ROOT / "build/default-tables/shipped-patterns.parquet", meta)
     patterns_mb = (ROOT / "build/default-tables/shipped-patterns.parquet").stat().st_size / 2**20
 
+    n_train = int(pc.sum(pc.equal(pq.read_table(ROOT / games, columns=["split"])["split"], "train")).as_py())
     curve = compact_curve(ROOT / ratings, games, [float(t) for t in args.tolerances.split(",")], args.test_games)
     fitting = [c for c in curve if c["mb"] + patterns_mb <= args.budget_mb]
     if not fitting:
@@ -117,7 +120,7 @@ def main() -> int:
     made = {
         "command": " ".join(["python tools/make_default_tables.py", *(a for a in sys.argv[1:] if a != "--reuse")]),
         "corpus": "tygem9d (../shared/data/tygem9d), train split",
-        "games_used": args.games or "all",
+        "games_used": min(args.games or n_train, n_train),
         "top1": best["top1"],
         "top5": best["top5"],
         "evaluated_positions": best["positions"],
