@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .positions import Teams
+from .positions import Teams, candidate
 from .rate import combination_strengths
 
 #: Move-number bands of the report: moves 1-30, 31-80, 81-150, 151 and later.
@@ -20,18 +20,19 @@ MAX_K = 30
 
 
 @njit(cache=True, parallel=True)
-def ranks_and_logp(pos_start, pattern, combo, chosen, gamma, cs) -> tuple[np.ndarray, np.ndarray]:
+def ranks_and_logp(pos_start, team, bits, chosen, gamma, cs) -> tuple[np.ndarray, np.ndarray]:
     """Rank (1 = the model's first choice) and log-probability of each move played."""
     n = len(chosen)
     rank = np.empty(n, dtype=np.int64)
     logp = np.empty(n)
     for j in prange(n):
-        w = pos_start[j] + chosen[j]
-        s = gamma[pattern[w]] * cs[combo[w]]
+        p, k = candidate(team, pos_start[j] + chosen[j], bits)
+        s = gamma[p] * cs[k]
         r = 0
         e = 0.0
         for c in range(pos_start[j], pos_start[j + 1]):
-            x = gamma[pattern[c]] * cs[combo[c]]
+            p, k = candidate(team, c, bits)
+            x = gamma[p] * cs[k]
             e += x
             if x >= s:
                 r += 1
@@ -45,7 +46,7 @@ def evaluate_teams(teams: Teams, gamma: np.ndarray) -> dict:
     move-number band; the rates of a band without positions are None (JSON null)."""
     full = np.append(gamma, 1.0)
     rank, logp = ranks_and_logp(
-        teams.pos_start, teams.pattern, teams.combo, teams.chosen, full, combination_strengths(teams.combos, full)
+        teams.pos_start, teams.team, teams.pattern_bits, teams.chosen, full, combination_strengths(teams.combos, full)
     )
     move = teams.move_number + 1
 

@@ -55,12 +55,10 @@ def write_mm(teams: Teams, group: np.ndarray, out: TextIO) -> None:
     out.write("!\n")
     combos = [" ".join(str(f) for f in row if f != teams.none) for row in teams.combos.tolist()]
     for j in range(teams.n_positions):
+        pattern, combo = teams.candidates(slice(teams.pos_start[j], teams.pos_start[j + 1]))
         lines = [
             " ".join(s for s in (str(p) if p != teams.none else "", combos[k]) if s)
-            for p, k in zip(
-                teams.pattern[teams.pos_start[j] : teams.pos_start[j + 1]].tolist(),
-                teams.combo[teams.pos_start[j] : teams.pos_start[j + 1]].tolist(),
-            )
+            for p, k in zip(pattern.tolist(), combo.tolist())
         ]
         out.write("#\n" + lines[teams.chosen[j]] + "\n" + "\n".join(lines) + "\n")
 

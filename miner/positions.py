@@ -1,15 +1,17 @@
 """The competitions of a fit: sampled positions, each a contest among its candidates.
 
-A candidate is stored as two ``int32``: its largest known pattern and its
-*combination* (tactical levels and pass flag, see :mod:`shapemill.miner.candidates`),
-8 bytes whatever the number of its features, so two million positions of some
-250 candidates hold in 4 GB (the candidate arrays are grown in place while they are
-built, never copied whole):
+A candidate is two numbers: its largest known pattern and its *combination*
+(tactical levels and pass flag, see :mod:`shapemill.miner.candidates`), packed in 48
+bits whatever the number of its features, so two million positions of some 250
+candidates hold in 3 GB (the candidate array is grown in place while it is built,
+never copied whole):
 
 - ``pos_start[j] .. pos_start[j+1]``: the candidates of position ``j``;
-- ``pattern[c]``: the feature number of candidate ``c``'s pattern, ``none`` if it has none;
-- ``combo[c]``: its row of ``combos``, whose columns are the feature numbers of the
-  tactical features and of the pass (``none`` where absent);
+- ``team[c]``: candidate ``c`` as three ``uint16``, low word first; the low
+  ``pattern_bits`` bits are the feature number of its pattern (``none`` if it has
+  none), the bits above its row of ``combos``, whose columns are the feature numbers
+  of the tactical features and of the pass (``none`` where absent). :func:`candidate`
+  unpacks one;
 - ``chosen[j]``: the index (within the position) of the move played;
 - ``move_number[j]``: how many moves were played before the position.
 
@@ -30,6 +32,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..datasets.corpus import Corpus
+from ..errors import ShapemillError
 from ..go.reading import legal_moves, reading_scratch
 from ..go.rings import far_rings, geometry
 from ..go.rules import BLACK, OK, WHITE, illegal_reason, new_board, place_setup, play, to_point
@@ -40,17 +43,64 @@ from .features import N_FEATURES
 CHUNK_POSITIONS = 1 << 16
 
 
+@njit(cache=True)
+def candidate(team, c, pattern_bits) -> tuple[int, int]:
+    """Candidate ``c``'s pattern feature and combination row."""
+    v = np.int64(team[c, 0]) | (np.int64(team[c, 1]) << 16) | (np.int64(team[c, 2]) << 32)
+    return v & ((np.int64(1) << pattern_bits) - 1), v >> pattern_bits
+
+
+@njit(cache=True)
+def _pack(team, c, pattern, combo, pattern_bits) -> None:
+    v = np.int64(pattern) | (np.int64(combo) << pattern_bits)
+    team[c, 0] = v & 0xFFFF
+    team[c, 1] = (v >> 16) & 0xFFFF
+    team[c, 2] = v >> 32
+
+
+@njit(cache=True)
+def _pack_all(team, pattern, combo, pattern_bits) -> None:
+    for c in range(len(pattern)):
+        _pack(team, c, pattern[c], combo[c], pattern_bits)
+
+
+@njit(cache=True)
+def _unpack_all(team, pattern_bits) -> tuple[np.ndarray, np.ndarray]:
+    pattern = np.empty(len(team), dtype=np.int64)
+    combo = np.empty(len(team), dtype=np.int64)
+    for c in range(len(team)):
+        pattern[c], combo[c] = candidate(team, c, pattern_bits)
+    return pattern, combo
+
+
+def pattern_bits(none: int) -> int:
+    """Bits of a candidate's pattern field when the vocabulary has ``none`` features."""
+    return max(1, int(none).bit_length())
+
+
 @dataclass
 class Teams:
     """The competitions of a set of positions (see the module docstring)."""
 
     pos_start: np.ndarray  # int64[positions + 1]
-    pattern: np.ndarray  # int32[candidates]
-    combo: np.ndarray  # int32[candidates]
+    team: np.ndarray  # uint16[candidates, 3]: pattern and combination, packed
     combos: np.ndarray  # int32[combinations, N_FEATURES + 1]
     chosen: np.ndarray  # int32[positions]
     move_number: np.ndarray  # int32[positions]
     none: int
+
+    @classmethod
+    def from_candidates(
+        cls, pos_start: np.ndarray, pattern: np.ndarray, combo: np.ndarray, combos: np.ndarray,
+        chosen: np.ndarray, move_number: np.ndarray, none: int,
+    ) -> Teams:
+        """Competitions from each candidate's pattern feature and combination row."""
+        if len(combos) > 1 << (48 - pattern_bits(none)):
+            raise ValueError("too many combinations to pack")
+        team = np.empty((len(pattern), 3), dtype=np.uint16)
+        _pack_all(team, np.asarray(pattern, np.int64), np.asarray(combo, np.int64), pattern_bits(none))
+        return cls(np.asarray(pos_start, np.int64), team, combos, np.asarray(chosen, np.int32),
+                   np.asarray(move_number, np.int32), none)
 
     @property
     def n_positions(self) -> int:
@@ -58,11 +108,19 @@ class Teams:
 
     @property
     def n_candidates(self) -> int:
-        return len(self.pattern)
+        return len(self.team)
+
+    @property
+    def pattern_bits(self) -> int:
+        return pattern_bits(self.none)
 
     @property
     def nbytes(self) -> int:
-        return sum(a.nbytes for a in (self.pos_start, self.pattern, self.combo, self.combos, self.chosen, self.move_number))
+        return sum(a.nbytes for a in (self.pos_start, self.team, self.combos, self.chosen, self.move_number))
+
+    def candidates(self, index: slice | np.ndarray = slice(None)) -> tuple[np.ndarray, np.ndarray]:
+        """The pattern features and combination rows of the candidates ``index``."""
+        return _unpack_all(np.ascontiguousarray(self.team[index]), self.pattern_bits)
 
 
 def use_threads(workers: int) -> None:
@@ -165,19 +223,20 @@ def _grow(table_keys, table_ids):
 
 @njit(cache=True)
 def _append_chunk(
-    n_cand, width, pattern_buf, key_buf, none, table_keys, table_ids, combo_keys, n_combos, pattern_out, combo_out, c,
+    n_cand, width, pattern_buf, key_buf, none, bits, table_keys, table_ids, combo_keys, n_combos, team_out, c,
 ):
-    """Copy the written positions' candidates, packed, into ``pattern_out`` /
-    ``combo_out`` from index ``c``, interning combination keys. Returns the table,
-    the keys by combination id (both possibly grown) and the number of combinations."""
+    """Copy the written positions' candidates, packed, into ``team_out`` from index
+    ``c``, interning combination keys. Returns the table, the keys by combination id
+    (both possibly grown) and the number of combinations; -1 for it when more than the
+    ``48 - bits`` bits of a candidate's combination can number."""
     for k in range(len(n_cand)):
         base = k * width
         for i in range(n_cand[k]):
-            p = pattern_buf[base + i]
-            pattern_out[c] = p if p >= 0 else none
             key = key_buf[base + i]
             s = _slot_of(key, table_keys)
             if table_keys[s] == -1:
+                if n_combos == 1 << (48 - bits):
+                    return table_keys, table_ids, combo_keys, -1
                 if 2 * (n_combos + 1) > len(table_keys):
                     table_keys, table_ids = _grow(table_keys, table_ids)
                     s = _slot_of(key, table_keys)
@@ -187,7 +246,8 @@ def _append_chunk(
                 table_ids[s] = n_combos
                 combo_keys[n_combos] = key
                 n_combos += 1
-            combo_out[c] = table_ids[s]
+            p = pattern_buf[base + i]
+            _pack(team_out, c, p if p >= 0 else none, table_ids[s], bits)
             c += 1
     return table_keys, table_ids, combo_keys, n_combos
 
@@ -217,10 +277,10 @@ def candidates_per_position(corpus: Corpus, mask: np.ndarray | None = None) -> n
 
 
 def _room(array: np.ndarray, needed: int) -> np.ndarray:
-    """``array`` with room for at least ``needed`` entries, grown in place (a
+    """``array`` with room for at least ``needed`` rows, grown in place (a
     ``realloc``, which moves no pages of a large array: no second copy in memory)."""
     if needed > len(array):
-        array.resize(max(needed, int(len(array) * 1.25)), refcheck=False)
+        array.resize((max(needed, int(len(array) * 1.25)), *array.shape[1:]), refcheck=False)
     return array
 
 
@@ -231,8 +291,9 @@ def build_teams(
     """The competitions of the positions of ``corpus`` selected by ``mask``, built
     with ``workers`` threads; ``progress(games)`` is called after each chunk of games.
 
-    The candidates go straight into their final arrays, grown in place, so that the
-    peak is the result plus one chunk's buffers."""
+    The candidates go straight into their final array, grown in place, so that the
+    peak is the result plus one chunk's buffers. Raises :class:`ShapemillError` when
+    the positions hold more tactical combinations than a packed candidate can number."""
     use_threads(workers)
     setup, setup_start = _flat_setup(corpus)
     offsets = corpus.offsets.astype(np.int64)
@@ -242,7 +303,7 @@ def build_teams(
     table_keys, table_ids = np.full(1 << 16, -1, dtype=np.int64), np.zeros(1 << 16, dtype=np.int32)
     combo_keys, n_combos = np.empty(1 << 15, dtype=np.int64), 0
     expected = int(candidates_per_position(corpus, mask).sum() * 1.05) + 1
-    pattern_out, combo_out = np.empty(expected, dtype=np.int32), np.empty(expected, dtype=np.int32)
+    team_out, bits = np.empty((expected, 3), dtype=np.uint16), pattern_bits(vocab.size)
     c = 0
     sizes, chosen, move = [], [], []
     for size in np.unique(corpus.board_size):
@@ -266,11 +327,14 @@ def build_teams(
                 pattern_buf, key_buf, n_cand, chunk_chosen, chunk_move,
             )
             total = int(n_cand.sum())
-            pattern_out, combo_out = _room(pattern_out, c + total), _room(combo_out, c + total)
+            team_out = _room(team_out, c + total)
             table_keys, table_ids, combo_keys, n_combos = _append_chunk(
-                n_cand, width, pattern_buf, key_buf, vocab.size, table_keys, table_ids, combo_keys, n_combos,
-                pattern_out, combo_out, c,
+                n_cand, width, pattern_buf, key_buf, vocab.size, bits, table_keys, table_ids, combo_keys, n_combos,
+                team_out, c,
             )
+            if n_combos < 0:
+                raise ShapemillError(f"the positions hold more than {1 << (48 - bits):,} combinations of tactical "
+                                     "features, more than a candidate can number: sample fewer positions")
             c += total
             del pattern_buf, key_buf
             written = n_cand > 0
@@ -280,12 +344,10 @@ def build_teams(
             if progress is not None:
                 progress(len(chunk))
     del table_keys, table_ids
-    pattern_out.resize(c, refcheck=False)
-    combo_out.resize(c, refcheck=False)
+    team_out.resize((c, 3), refcheck=False)
     return Teams(
         pos_start=np.concatenate([[0], np.cumsum(np.concatenate([np.zeros(0, np.int64), *sizes]))]).astype(np.int64),
-        pattern=pattern_out,
-        combo=combo_out,
+        team=team_out,
         combos=combination_rows(combo_keys[:n_combos], vocab),
         chosen=np.concatenate([np.zeros(0, np.int32), *chosen]),
         move_number=np.concatenate([np.zeros(0, np.int32), *move]),
@@ -296,7 +358,7 @@ def build_teams(
 #: Bytes of the fit per candidate (pattern and combination), per position (its start,
 #: move played, move number, total strength), per distinct combination (its row,
 #: key, interning slots, strength and sums) and per feature (the fit's arrays).
-CANDIDATE_BYTES, POSITION_BYTES, COMBINATION_BYTES, FEATURE_BYTES = 8, 32, 160, 400
+CANDIDATE_BYTES, POSITION_BYTES, COMBINATION_BYTES, FEATURE_BYTES = 6, 32, 160, 400
 
 
 def distinct_combinations(n_positions: int) -> float:

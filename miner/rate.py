@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
-from .positions import Teams, use_threads
+from .positions import Teams, candidate, use_threads
 
 
 @njit(cache=True)
@@ -65,7 +65,7 @@ def _blocks(n: int, n_blocks: int) -> np.ndarray:
 
 
 @njit(cache=True, parallel=True)
-def _pass(pos_start, pattern, combo, chosen, gamma, cs, n_blocks, by_pattern, n_out) -> tuple[float, np.ndarray, np.ndarray]:
+def _pass(pos_start, team, bits, chosen, gamma, cs, n_blocks, by_pattern, n_out) -> tuple[float, np.ndarray, np.ndarray]:
     """One pass over the candidates at the current gammas: ``(log-likelihood, E, acc)``.
 
     ``acc`` sums, over the candidates, ``cs[combo] / E_j`` by pattern when
@@ -82,17 +82,18 @@ def _pass(pos_start, pattern, combo, chosen, gamma, cs, n_blocks, by_pattern, n_
         for j in range(bounds[t], bounds[t + 1]):
             e = 0.0
             for c in range(pos_start[j], pos_start[j + 1]):
-                e += gamma[pattern[c]] * cs[combo[c]]
+                p, k = candidate(team, c, bits)
+                e += gamma[p] * cs[k]
             total[j] = e
-            w = pos_start[j] + chosen[j]
-            ll += np.log(gamma[pattern[w]] * cs[combo[w]] / e)
+            p, k = candidate(team, pos_start[j] + chosen[j], bits)
+            ll += np.log(gamma[p] * cs[k] / e)
             inv = 1.0 / e
-            if by_pattern:
-                for c in range(pos_start[j], pos_start[j + 1]):
-                    a[pattern[c]] += cs[combo[c]] * inv
-            else:
-                for c in range(pos_start[j], pos_start[j + 1]):
-                    a[combo[c]] += gamma[pattern[c]] * inv
+            for c in range(pos_start[j], pos_start[j + 1]):
+                p, k = candidate(team, c, bits)
+                if by_pattern:
+                    a[p] += cs[k] * inv
+                else:
+                    a[k] += gamma[p] * inv
         lls[t] = ll
     return lls.sum(), total, acc.sum(axis=0)
 
@@ -140,24 +141,25 @@ def wins_and_seen(teams: Teams) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     entry, the feature-less slot, is meaningless). Counted in place: no copy of the
     candidate arrays."""
     n = teams.none + 1
-    wins, as_pattern, per_combo = _counts(teams.pos_start, teams.pattern, teams.combo, teams.chosen, n, len(teams.combos))
-    won = teams.pos_start[:-1] + teams.chosen
-    wins += np.bincount(teams.combos[teams.combo[won]].ravel(), minlength=n)
+    wins, as_pattern, per_combo = _counts(teams.pos_start, teams.team, teams.pattern_bits, teams.chosen, n, len(teams.combos))
+    _, won = teams.candidates(teams.pos_start[:-1] + teams.chosen)
+    wins += np.bincount(teams.combos[won].ravel(), minlength=n)
     seen = as_pattern + _combination_counts(teams.combos, per_combo, n)
     return wins, seen, as_pattern
 
 
 @njit(cache=True)
-def _counts(pos_start, pattern, combo, chosen, n, n_combos) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _counts(pos_start, team, bits, chosen, n, n_combos) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Wins of each pattern, candidates of each pattern and of each combination."""
     wins = np.zeros(n)
     for j in range(len(chosen)):
-        wins[pattern[pos_start[j] + chosen[j]]] += 1.0
+        wins[candidate(team, pos_start[j] + chosen[j], bits)[0]] += 1.0
     as_pattern = np.zeros(n, dtype=np.int64)
     per_combo = np.zeros(n_combos, dtype=np.int64)
-    for c in range(len(pattern)):
-        as_pattern[pattern[c]] += 1
-        per_combo[combo[c]] += 1
+    for c in range(len(team)):
+        p, k = candidate(team, c, bits)
+        as_pattern[p] += 1
+        per_combo[k] += 1
     return wins, as_pattern, per_combo
 
 
@@ -179,7 +181,7 @@ def _groups(combos: np.ndarray, none: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 @njit(cache=True, parallel=True)
-def fisher_information(pos_start, pattern, combo, combos, gamma, cs, total, n_blocks, none) -> np.ndarray:
+def fisher_information(pos_start, team, bits, combos, gamma, cs, total, n_blocks, none) -> np.ndarray:
     """Observed information of each log-gamma: sum over positions of p (1 - p), p the
     share of the position's strength held by teams with the feature."""
     n = len(gamma)
@@ -190,13 +192,15 @@ def fisher_information(pos_start, pattern, combo, combos, gamma, cs, total, n_bl
         out = info[t]
         for j in range(bounds[t], bounds[t + 1]):
             for c in range(pos_start[j], pos_start[j + 1]):
-                p = gamma[pattern[c]] * cs[combo[c]] / total[j]
-                share[pattern[c]] += p
+                pattern, k = candidate(team, c, bits)
+                p = gamma[pattern] * cs[k] / total[j]
+                share[pattern] += p
                 for g in range(combos.shape[1]):
-                    share[combos[combo[c], g]] += p
+                    share[combos[k, g]] += p
             for c in range(pos_start[j], pos_start[j + 1]):
+                pattern, k = candidate(team, c, bits)
                 for g in range(-1, combos.shape[1]):
-                    f = pattern[c] if g < 0 else combos[combo[c], g]
+                    f = pattern if g < 0 else combos[k, g]
                     p = share[f]
                     if p > 0:
                         out[f] += p * (1 - p)
@@ -245,7 +249,7 @@ def fit(
     group_start, group_features = _groups(teams.combos, n)
     cs = combination_strengths(teams.combos, gamma)
     n_pos = max(1, teams.n_positions)
-    args = (teams.pos_start, teams.pattern, teams.combo, teams.chosen)
+    args = (teams.pos_start, teams.team, teams.pattern_bits, teams.chosen)
     trace: list[float] = []
     start = time.perf_counter()
     previous = -np.inf

@@ -33,7 +33,7 @@ def single_feature_teams(n_items: int, n_positions: int, seed: int) -> tuple[Tea
 
 def single_features(pos_start: list, features: list, chosen: list, n_features: int) -> Teams:
     """Teams of one feature each (in the pattern column, no tactical combination)."""
-    return Teams(
+    return Teams.from_candidates(
         pos_start=np.array(pos_start, dtype=np.int64),
         pattern=np.array(features, dtype=np.int32),
         combo=np.zeros(len(features), dtype=np.int32),
@@ -57,7 +57,7 @@ def test_mm_agrees_with_an_independent_luce_solver():
 def test_objective_never_decreases_and_an_unplayed_feature_stays_finite_and_low():
     teams, _ = single_feature_teams(n_items=6, n_positions=300, seed=2)
     # Feature 6 is a candidate of the first 50 positions and never chosen.
-    pos, cand = teams.pos_start, teams.pattern.tolist()
+    pos, cand = teams.pos_start, teams.candidates()[0].tolist()
     feats, starts = [], [0]
     for j in range(teams.n_positions):
         feats.extend(cand[pos[j] : pos[j + 1]] + ([6] if j < 50 else []))
@@ -89,7 +89,7 @@ def team_competitions(n_positions: int, seed: int) -> Teams:
         pattern.extend(p.tolist())
         combo.extend(k.tolist())
         pos.append(len(pattern))
-    return Teams(
+    return Teams.from_candidates(
         np.array(pos, dtype=np.int64), np.array(pattern, dtype=np.int32), np.array(combo, dtype=np.int32), combos,
         np.array(chosen, dtype=np.int32), np.zeros(n_positions, dtype=np.int32), none,
     )
@@ -99,9 +99,10 @@ def log_posterior_gradient(teams: Teams, gamma: np.ndarray) -> np.ndarray:
     """d(log posterior) / d(log gamma_f), computed densely and independently of the fit."""
     n = teams.none
     member = np.zeros((teams.n_candidates, n + 1))
-    member[np.arange(teams.n_candidates), teams.pattern] = 1
+    pattern, combo = teams.candidates()
+    member[np.arange(teams.n_candidates), pattern] = 1
     for g in range(teams.combos.shape[1]):
-        member[np.arange(teams.n_candidates), teams.combos[teams.combo, g]] = 1
+        member[np.arange(teams.n_candidates), teams.combos[combo, g]] = 1
     member = member[:, :n]
     strength = np.exp(member @ np.log(gamma))
     grad = 1 - 2 * gamma / (1 + gamma)
@@ -265,15 +266,15 @@ def test_built_competitions_hold_each_candidates_team_whatever_the_threads(tmp_p
     vocab = Vocabulary.from_patterns(read_table(patterns, "patterns")[0])
     teams = build_teams(corpus, vocab, sample_mask(corpus, None), workers=1)
     again = build_teams(corpus, vocab, sample_mask(corpus, None), workers=2)
-    for name in ("pos_start", "pattern", "combo", "combos", "chosen", "move_number"):
+    for name in ("pos_start", "team", "combos", "chosen", "move_number"):
         assert np.array_equal(getattr(teams, name), getattr(again, name)), name
     assert teams.n_positions == 30 and teams.none == vocab.size
     for j, (expected, chosen, n) in enumerate(explicit_teams(corpus, vocab)):
         lo = teams.pos_start[j]
         assert teams.pos_start[j + 1] - lo == len(expected) and teams.move_number[j] == n
         assert teams.chosen[j] == chosen
-        built = [{int(teams.pattern[c]), *teams.combos[teams.combo[c]].tolist()} - {teams.none}
-                 for c in range(lo, teams.pos_start[j + 1])]
+        pattern, combo = teams.candidates(slice(lo, teams.pos_start[j + 1]))
+        built = [{int(p), *teams.combos[k].tolist()} - {teams.none} for p, k in zip(pattern, combo)]
         assert built == expected
 
 
@@ -337,3 +338,19 @@ def test_export_mm_rebuilds_the_positions_of_a_fit_on_the_first_games_and_a_samp
     write_mm(build_teams(corpus, vocab, sample_mask(corpus, 13, 5)), vocab.group, fitted)
     with open(mm) as written:
         assert written.read() == fitted.getvalue() and fitted.getvalue().count("#\n") == 13
+
+
+def test_a_packed_candidate_keeps_its_pattern_and_combination_up_to_the_widest():
+    none = 5_630_297  # the bundled fit's vocabulary: 23 bits of pattern, 25 of combination
+    widest = (1 << 25) - 1
+    pattern = np.array([0, none, 1, none - 1, 65_535, 65_536])
+    combo = np.array([widest, 0, 1 << 24, 12_345, widest - 1, 3])
+    teams = Teams.from_candidates(np.array([0, 6]), pattern, combo, np.zeros((1, 1), np.int32),
+                                  np.zeros(1), np.zeros(1), none)
+    assert teams.team.dtype == np.uint16 and teams.team.nbytes == 6 * 6
+    got_pattern, got_combo = teams.candidates()
+    assert got_pattern.tolist() == pattern.tolist() and got_combo.tolist() == combo.tolist()
+    assert teams.candidates(np.array([3, 0]))[1].tolist() == [12_345, widest]
+    with pytest.raises(ValueError):
+        Teams.from_candidates(np.array([0]), pattern[:0], combo[:0], np.zeros((widest + 2, 1), np.int32),
+                              np.zeros(0), np.zeros(0), none)
