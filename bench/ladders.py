@@ -22,19 +22,18 @@ import time
 
 import numpy as np
 from numba import njit
-
 from shapemill.datasets.corpus import load_corpus
 from shapemill.engine.solve.game import LADDER, Problem, State
 from shapemill.engine.solve.pns import pns
 from shapemill.engine.solve.position import ESCAPE_LIBERTIES
 from shapemill.go.reading import (
+    escapes_at_once,
     ladder_captured,
     ladder_scratch,
     legal_moves,
     libs_after,
-    reading_scratch,
-    string_after,
     read_ladder,
+    reading_scratch,
     string_libs3,
 )
 from shapemill.go.rules import (
@@ -43,7 +42,6 @@ from shapemill.go.rules import (
     COLOR,
     EMPTY,
     HEAD,
-    NEXT,
     OK,
     PASS,
     SIZE,
@@ -93,18 +91,8 @@ def questions(b: np.ndarray, m: np.ndarray, color: int, libs3: np.ndarray, mark:
                 k += 1
             for i in range(nh):
                 h = heads[i]
-                if not captures:
-                    y = -1
-                    s = h
-                    while y < 0:
-                        for q in (s - 1, s + 1, s - w, s + w):
-                            if b[COLOR, q] == EMPTY and q != p:
-                                y = q
-                        s = b[NEXT, s]
-                        if s == h:
-                            break
-                    if string_after(b, m, other, np.int64(y), np.int64(4), mark, np.bool_(False))[0] - 1 >= 3:
-                        continue
+                if not captures and escapes_at_once(b, m, other, h, p, mark):
+                    continue
                 out[k, 0], out[k, 1], out[k, 2] = p, h, 1
                 k += 1
     return k

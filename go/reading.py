@@ -201,6 +201,28 @@ def _captures_any(b: np.ndarray, w: int, color: int, x: int) -> bool:
 
 
 @njit(cache=True)
+def other_liberty(b: np.ndarray, w: int, h: int, p: int) -> int:
+    """The liberty of the two-liberty string ``h`` that is not ``p``."""
+    s = h
+    while True:
+        for q in (s - 1, s + 1, s - w, s + w):
+            if b[COLOR, q] == EMPTY and q != p:
+                return q
+        s = b[NEXT, s]
+        if s == h:
+            return -1
+
+
+@njit(cache=True)
+def escapes_at_once(b: np.ndarray, m: np.ndarray, color: int, h: int, x: int, mark: np.ndarray) -> bool:
+    """Whether ``color``'s two-liberty string ``h``, ataried at its liberty ``x`` by a
+    move that captures nothing, escapes by extending at the other: three liberties or
+    more (``x`` taken; captures only add). Such an atari is no ladder."""
+    y = other_liberty(b, m[STRIDE], h, x)
+    return string_after(b, m, color, np.int64(y), np.int64(4), mark, np.bool_(False))[0] - 1 >= 3
+
+
+@njit(cache=True)
 def ladder_moves(b: np.ndarray, m: np.ndarray, s: int, attacker: bool,
                  moves: np.ndarray, mark: np.ndarray) -> int:
     """The ladder's moves in this position for the string of stone ``s``, written into
@@ -240,15 +262,11 @@ def ladder_moves(b: np.ndarray, m: np.ndarray, s: int, attacker: bool,
         k = 0
         for i in range(2):
             x = l1 if i == 0 else l2
-            y = l2 if i == 0 else l1
             if illegal_reason(b, m, a, x) != OK:
                 continue
-            # skip, unplayed, an atari the defender escapes at once: extending at
-            # y gives at least these liberties (x taken; captures only add)
-            if not _captures_any(b, w, a, np.int64(x)):
-                n, _ = string_after(b, m, d, np.int64(y), np.int64(4), mark, np.bool_(False))
-                if n - 1 >= 3:
-                    continue
+            # an atari the defender escapes at once is skipped unplayed
+            if not _captures_any(b, w, a, np.int64(x)) and escapes_at_once(b, m, d, h, x, mark):
+                continue
             moves[k] = x
             k += 1
         return k if k > 0 else -1
@@ -368,6 +386,19 @@ def ladder_captured(b: np.ndarray, m: np.ndarray, s: int, defender_to_move: bool
     mwork[0] = m
     return read_ladder(work, mwork, moves, mark, np.int64(s), np.bool_(defender_to_move),
                    np.int64(LADDER_BUDGET))
+
+
+@njit(cache=True)
+def runs_dead_ladder(b: np.ndarray, m: np.ndarray, color: int, p: int) -> bool:
+    """Whether ``color``'s move at ``p`` captures nothing and extends a string in atari
+    that dies in a ladder whatever its owner does (running it only feeds the opponent)."""
+    w = m[STRIDE]
+    if _captures_any(b, w, color, np.int64(p)):
+        return False
+    for q in (p - 1, p + 1, p - w, p + w):
+        if b[COLOR, q] == color and in_atari(b, b[HEAD, q]) and ladder_captured(b, m, q, True):
+            return True
+    return False
 
 
 @njit(cache=True)

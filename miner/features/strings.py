@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ...go.reading import LADDER_BUDGET, read_ladder, string_after
+from ...go.reading import LADDER_BUDGET, escapes_at_once, read_ladder, string_after
 from ...go.rules import COLOR, EMPTY, HEAD, KO, LAST, NEXT, PASS, STONES, STRIDE, atari_point, play
 from .table import (
     F_ATARI,
@@ -176,21 +176,8 @@ def string_features(b: np.ndarray, m: np.ndarray, color: int, p: int, libs3: np.
                 break
             if libs3[h] != 2:
                 continue
-            if cap_stones == 0:
-                # the other liberty y: extending there gives at least these
-                # liberties (p taken; captures only add)
-                y = -1
-                s = h
-                while y < 0:
-                    for q in (s - 1, s + 1, s - w, s + w):
-                        if b[COLOR, q] == EMPTY and q != p:
-                            y = q
-                    s = b[NEXT, s]
-                    if s == h:
-                        break
-                ext, _ = string_after(b, m, other, np.int64(y), np.int64(4), mark, np.bool_(False))
-                if ext - 1 >= 3:
-                    continue
+            if cap_stones == 0 and escapes_at_once(b, m, other, h, p, mark):
+                continue
             if not played:
                 work[0] = b
                 mwork[0] = m
