@@ -27,6 +27,7 @@ import numpy as np
 from ..errors import ShapemillError
 from ..go import rules
 from ..go.board import Board, IllegalMove
+from ..go.seki import seki_stones
 from ..miner.prior import MovePrior
 from .mcts import RESIGN, MoveInfo, Search, SearchConfig, choose_move, dead_stones, score_without_dead
 from .solve.status import proven_status
@@ -510,15 +511,14 @@ class GtpEngine:
     def cmd_final_status_list(self, a: list[str]) -> str:
         if len(a) != 1 or a[0] not in ("alive", "dead", "seki"):
             raise GtpError("syntax error")
-        if a[0] == "seki":
-            return ""
         dead = set(dead_stones(self.board, self._ownership()))
         black, white = self.board.stones("b"), self.board.stones("w")
         # where the solver proves a string's status within its small budget, the proof wins
         for point, status in proven_status(self.board.size, black, white).items():
             (dead.add if status == "dead" else dead.discard)(point)
-        stones = black | white
-        chosen = dead if a[0] == "dead" else stones - dead
+        w = self.size + 2
+        seki = {(int(p) // w - 1, int(p) % w - 1) for p in np.flatnonzero(seki_stones(self.board.b, self.board.m))} - dead
+        chosen = {"dead": dead, "seki": seki, "alive": (black | white) - dead - seki}[a[0]]
         return "\n".join(format_vertex(p) for p in sorted(chosen))
 
     def cmd_loadsgf(self, a: list[str]) -> str:

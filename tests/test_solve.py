@@ -364,3 +364,32 @@ def test_gtp_final_status_list_uses_the_proof():
             assert engine.handle(f"play {color} {letters[c]}{r + 1}")[0] == "=\n\n"
     dead = set(engine.handle("final_status_list dead")[0][2:].split())
     assert dead == {"A2", "B2", "C2", "B1", "D1"}
+
+
+def test_final_status_list_seki_names_the_strings_that_live_in_seki():
+    from shapemill.engine.gtp import GtpEngine
+    from shapemill.engine.mcts import SearchConfig
+
+    size, black, white = parse_diagram(SEKI.strip().splitlines())
+    engine = GtpEngine(SearchConfig(playouts=50, seed=1), size=size)
+    assert engine.handle(f"boardsize {size}")[0] == "=\n\n"
+    letters = "ABCDEFGHJ"
+    for color, stones in (("b", black), ("w", white)):
+        for r, c in stones:
+            assert engine.handle(f"play {color} {letters[c]}{r + 1}")[0] == "=\n\n"
+    seki = set(engine.handle("final_status_list seki")[0][2:].split())
+    assert seki == {"A2", "B2", "C2", "B1", "D2", "E2", "F2", "D1", "F1"}
+    alive = set(engine.handle("final_status_list alive")[0][2:].split())
+    assert not alive & seki and {"A3", "D3", "G1"} <= alive
+
+
+def test_a_race_with_an_outside_liberty_is_no_seki():
+    from shapemill.go.board import Board
+    from shapemill.go.seki import seki_stones
+
+    size, black, white = parse_diagram(SEKI.strip().splitlines())
+    for gap, in_seki in ((None, 9), ((2, 2), 0)):  # without C3, Black's inner string has a liberty outside
+        board = Board(size)
+        board.setup("b", black)
+        board.setup("w", [p for p in white if p != gap])
+        assert seki_stones(board.b, board.m).sum() == in_seki
