@@ -320,9 +320,12 @@ def _playout_gammas(ratings: str | None):
 @click.option("--threads", default=1, show_default=True, type=click.IntRange(1), help="Search threads.")
 @click.option("--parallel", default="root", show_default=True, type=click.Choice(["root", "tree"]),
               help="root: one tree per thread, merged at the root; tree: one shared tree with virtual loss.")
+@click.option("--check-ladders", is_flag=True,
+              help="Read the ladder of a string the chosen move extends from atari; if it dies anyway, play the "
+                   "most visited move that does not run a dead ladder.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Random seed: equal seeds, equal moves.")
 def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, bandit, c_ucb, c_pb, playout_policy,
-        ppa_rate, tree_priors, prior_visits, rave, threads, parallel, seed) -> None:
+        ppa_rate, tree_priors, prior_visits, rave, threads, parallel, check_ladders, seed) -> None:
     """A GTP 2 engine on stdin / stdout (MCTS with RAVE and MoGo playouts)."""
     from .engine.gtp import run_gtp
     from .engine.mcts import SearchConfig
@@ -334,7 +337,7 @@ def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, bandit, c
     config = SearchConfig(playouts=playouts, time_per_move=time_per_move, prior_mode=prior_mode, bandit=bandit,
                           c_ucb=c_ucb, c_pb=c_pb, policy=playout_policy, gammas=gammas, tree_priors=tree_priors,
                           prior_visits=prior_visits, ppa_rate=ppa_rate, rave=rave, seed=seed, threads=threads,
-                          parallel=parallel)
+                          parallel=parallel, check_ladders=check_ladders)
     run_gtp(config, size, prior)
 
 

@@ -30,7 +30,7 @@ from numba import njit
 from ..go import rules
 from ..go.board import Board
 from ..go.nbr3x3 import colour_code
-from ..go.reading import libs_after_up_to_2
+from ..go.reading import libs_after_up_to_2, runs_dead_ladder
 from ..go.rules import (
     BLACK,
     COLOR,
@@ -385,6 +385,7 @@ class SearchConfig:
     seed: int = 0
     komi: float = 7.5
     threads: int = 1
+    check_ladders: bool = False  # replace a chosen move that runs a dead ladder by the next most visited
     parallel: str = "root"  # root: one tree per thread; tree: one shared tree, virtual loss
     virtual_loss: float = 1.0  # lost visits a thread in the shared tree puts on its path
 
@@ -709,10 +710,20 @@ def choose_move(
     playouts' dead stones removed, so a referee's dead-stone removal cannot turn
     the result; else the search's most visited move, or resign below the threshold.
     ``prior`` is the per-point prior of the root's moves (e.g. ``MovePrior``),
-    ``knowledge`` that of the nodes below (``MovePrior.knowledge``)."""
+    ``knowledge`` that of the nodes below (``MovePrior.knowledge``). With
+    ``check_ladders``, a move that runs a dead ladder gives way to the root's most
+    visited move (then highest prior) that does not."""
     result = search.run(board, color, prior, knowledge)
     sign = 1 if color == BLACK else -1
     komi = search.config.komi
     if opponent_passed and min(board.score(komi) * sign, score_without_dead(board, result.owner, komi) * sign) > 0:
         result.move = PASS
+    if search.config.check_ladders and result.move > 0 and runs_dead_ladder(board.b, board.m, color, result.move):
+        prior = result.prior if len(result.prior) == len(result.visits) else np.zeros(len(result.visits))
+        for p in np.lexsort((-prior, -result.visits)):  # most visited, then by prior: the root's children
+            if result.visits[p] == 0 and prior[p] <= 0:
+                break
+            if p > 0 and not runs_dead_ladder(board.b, board.m, color, p):
+                result.move = int(p)
+                break
     return result

@@ -934,3 +934,23 @@ def test_real_games_levels_in_range(tygem_archives):
                 if p != rules.PASS:
                     assert p in pts
                 rules.play(b, m, color, p)
+
+
+def test_running_a_dead_ladder_is_seen_and_the_engine_can_refuse_it():
+    from shapemill.engine.mcts import Search, SearchConfig, choose_move
+    from shapemill.go.reading import runs_dead_ladder
+    from shapemill.go.rules import HEAD, WHITE, atari_point
+
+    for diagram, dead in ((LADDER, True), (BROKEN, False)):
+        bd, _ = board(diagram, [("b", "*")])
+        run = int(atari_point(bd.b, bd.b[HEAD, point(bd, (4, 4))]))
+        assert runs_dead_ladder(bd.b, bd.m, WHITE, run) == dead
+    bd, _ = board(LADDER, [("b", "*")])
+    prior = np.zeros(bd.b.shape[1])
+    prior[run] = 1.0  # a table that wants the run
+    chosen = {}
+    for check in (False, True):
+        search = Search(SearchConfig(playouts=60, seed=3, check_ladders=check))
+        chosen[check] = choose_move(search, bd, WHITE, False, prior).move
+    assert chosen[False] == run and chosen[True] not in (run, 0)
+    assert not runs_dead_ladder(bd.b, bd.m, WHITE, chosen[True])
