@@ -660,7 +660,7 @@ class Search:
         infos = []
         for p in np.flatnonzero(visits > 0):
             n, q = visits[p], wins[p] / visits[p]
-            lcb = max(0.0, q - 1.96 * np.sqrt(q * (1 - q) / n + 1e-12))
+            lcb = max(0.0, q - 1.96 * np.sqrt(max(q * (1 - q), 0.0) / n))  # q may pass 1 by rounding
             prob = float(tree.f[0, PROB, by_move[p]]) if p in by_move else 0.0
             pv = tree.principal_variation(by_move[p], pv_length) if p in by_move else [int(p)]
             infos.append(MoveInfo(int(p), int(n), float(q), prob, float(lcb), pv))
