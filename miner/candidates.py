@@ -11,7 +11,8 @@ its combination (see :mod:`shapemill.miner.positions`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pyarrow as pa
@@ -47,10 +48,12 @@ class Vocabulary:
     level_index: np.ndarray  # int32[N_FEATURES + 2, max level]: feature number, -1 if unknown
     group: np.ndarray  # int32[n]: the group of each feature
     value: np.ndarray  # uint64[n]: pattern id or level
-    lookup: np.ndarray = field(init=False, repr=False)  # pattern id -> feature number (``pattern_slots``)
 
-    def __post_init__(self) -> None:
-        self.lookup = pattern_slots(self.pattern_ids)
+    @cached_property
+    def lookup(self) -> np.ndarray:
+        """Pattern id -> feature number (``pattern_slots``), built on first use (``del``
+        frees it)."""
+        return pattern_slots(self.pattern_ids)
 
     @property
     def size(self) -> int:

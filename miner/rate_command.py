@@ -84,6 +84,7 @@ def run_rate(
                         progress=bar.update if bar is not None else None)
     if bar is not None:
         bar.close()
+    del vocab.lookup  # the fit looks no pattern up: its hash table's memory back before the fit's peak
     print(
         f"{teams.n_positions:,} positions of {len(corpus):,} games, {teams.n_candidates:,} candidates "
         f"({teams.nbytes / 2**20:,.0f} MB), {len(teams.combos):,} combinations of tactical features, "
