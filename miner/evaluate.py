@@ -46,7 +46,8 @@ def evaluate_teams(teams: Teams, gamma: np.ndarray) -> dict:
     move-number band; the rates of a band without positions are None (JSON null)."""
     full = np.append(gamma, 1.0)
     rank, logp = ranks_and_logp(
-        teams.pos_start, teams.team, teams.pattern_bits, teams.chosen, full, combination_strengths(teams.combos, full)
+        teams.pos_start, teams.team, teams.pattern_bits, teams.chosen, full,
+        combination_strengths(teams.combos, full[teams.first_tactical:]),
     )
     move = teams.move_number + 1
 

@@ -53,7 +53,7 @@ def write_mm(teams: Teams, group: np.ndarray, out: TextIO) -> None:
     for name, n in zip(GROUP_NAMES, sizes):
         out.write(f"{n} {name}\n")
     out.write("!\n")
-    combos = [" ".join(str(f) for f in row if f != teams.none) for row in teams.combos.tolist()]
+    combos = [" ".join(str(f) for f in row if f != teams.none) for row in teams.combination_features().tolist()]
     for j in range(teams.n_positions):
         pattern, combo = teams.candidates(slice(teams.pos_start[j], teams.pos_start[j + 1]))
         lines = [

@@ -10,14 +10,15 @@ never copied whole):
 - ``team[c]``: candidate ``c`` as three ``uint16``, low word first; the low
   ``pattern_bits`` bits are the feature number of its pattern (``none`` if it has
   none), the bits above its row of ``combos``, whose columns are the feature numbers
-  of the tactical features and of the pass (``none`` where absent). :func:`candidate`
-  unpacks one;
+  of the tactical features and of the pass (``none`` where absent), less
+  ``first_tactical`` (``uint16`` while the tactical features fit: a sample holds
+  millions of combinations). :func:`candidate` unpacks one;
 - ``chosen[j]``: the index (within the position) of the move played;
 - ``move_number[j]``: how many moves were played before the position.
 
 ``none`` is the vocabulary's size: a gamma array of ``none + 1`` entries whose last
-is 1 makes a candidate's strength ``gamma[pattern] * prod(gamma[combos[combo]])``
-with no branch. Positions are built game by game in parallel (numba ``prange``),
+is 1 makes a candidate's strength ``gamma[pattern] * prod(tactical[combos[combo]])``,
+``tactical = gamma[first_tactical:]``, with no branch. Positions are built game by game in parallel (numba ``prange``),
 a chunk of games at a time, and each chunk's combination keys interned into one
 table as it is appended.
 """
@@ -36,7 +37,7 @@ from ..errors import ShapemillError
 from ..go.reading import legal_moves, reading_scratch
 from ..go.rings import far_rings, geometry
 from ..go.rules import BLACK, OK, WHITE, illegal_reason, new_board, place_setup, play, to_point
-from .candidates import PASS_KEY, Vocabulary, candidate_levels, combination_key, combination_rows
+from .candidates import PASS_KEY, Vocabulary, candidate_levels, combination_key, combination_rows, offset_dtype
 from .features import N_FEATURES
 
 #: Positions built at once, about (whole games): a chunk's buffers hold its positions x (points + 1) x 12 bytes.
@@ -84,23 +85,27 @@ class Teams:
 
     pos_start: np.ndarray  # int64[positions + 1]
     team: np.ndarray  # uint16[candidates, 3]: pattern and combination, packed
-    combos: np.ndarray  # int32[combinations, N_FEATURES + 1]
+    combos: np.ndarray  # uint16[combinations, N_FEATURES + 1]: feature numbers less first_tactical
     chosen: np.ndarray  # int32[positions]
     move_number: np.ndarray  # int32[positions]
     none: int
+    first_tactical: int
 
     @classmethod
     def from_candidates(
         cls, pos_start: np.ndarray, pattern: np.ndarray, combo: np.ndarray, combos: np.ndarray,
         chosen: np.ndarray, move_number: np.ndarray, none: int,
     ) -> Teams:
-        """Competitions from each candidate's pattern feature and combination row."""
+        """Competitions from each candidate's pattern feature and combination row
+        (``combos``: rows of feature numbers)."""
         if len(combos) > 1 << (48 - pattern_bits(none)):
             raise ValueError("too many combinations to pack")
+        first = int(min(np.min(combos, initial=none), none))
         team = np.empty((len(pattern), 3), dtype=np.uint16)
         _pack_all(team, np.asarray(pattern, np.int64), np.asarray(combo, np.int64), pattern_bits(none))
-        return cls(np.asarray(pos_start, np.int64), team, combos, np.asarray(chosen, np.int32),
-                   np.asarray(move_number, np.int32), none)
+        offsets = (np.asarray(combos) - first).astype(offset_dtype(none - first))
+        return cls(np.asarray(pos_start, np.int64), team, offsets,
+                   np.asarray(chosen, np.int32), np.asarray(move_number, np.int32), none, first)
 
     @property
     def n_positions(self) -> int:
@@ -121,6 +126,10 @@ class Teams:
     def candidates(self, index: slice | np.ndarray = slice(None)) -> tuple[np.ndarray, np.ndarray]:
         """The pattern features and combination rows of the candidates ``index``."""
         return _unpack_all(np.ascontiguousarray(self.team[index]), self.pattern_bits)
+
+    def combination_features(self, rows: slice | np.ndarray = slice(None)) -> np.ndarray:
+        """The feature numbers of the combinations ``rows`` (``none`` where absent)."""
+        return self.combos[rows].astype(np.int64) + self.first_tactical
 
 
 def use_threads(workers: int) -> None:
@@ -352,13 +361,14 @@ def build_teams(
         chosen=np.concatenate([np.zeros(0, np.int32), *chosen]),
         move_number=np.concatenate([np.zeros(0, np.int32), *move]),
         none=vocab.size,
+        first_tactical=len(vocab.pattern_ids),
     )
 
 
 #: Bytes of the fit per candidate (pattern and combination), per position (its start,
 #: move played, move number, total strength), per distinct combination (its row,
 #: key, interning slots, strength and sums) and per feature (the fit's arrays).
-CANDIDATE_BYTES, POSITION_BYTES, COMBINATION_BYTES, FEATURE_BYTES = 6, 32, 160, 400
+CANDIDATE_BYTES, POSITION_BYTES, COMBINATION_BYTES, FEATURE_BYTES = 6, 32, 118, 400
 
 
 def distinct_combinations(n_positions: int) -> float:

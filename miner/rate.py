@@ -114,7 +114,8 @@ def _tactical_step(combos, group_start, group_features, gamma, gamma0, cs, a, w,
     """Update each tactical group (column ``g`` of ``combos``, its features
     ``group_features[group_start[g]:group_start[g + 1]]``) in turn against the
     minorizer of the pass that gave ``a``; ``cs`` follows the gammas (rescaled by
-    each group's change, recomputed at the end)."""
+    each group's change, recomputed at the end). ``gamma``, ``gamma0`` and ``w`` are
+    numbered as ``combos`` are (views from the first tactical feature)."""
     denom = np.zeros(len(gamma))
     ratio = np.ones(len(gamma))
     for g in range(combos.shape[1]):
@@ -140,11 +141,12 @@ def wins_and_seen(teams: Teams) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     and how often each was a candidate's pattern (arrays of ``none + 1``; the last
     entry, the feature-less slot, is meaningless). Counted in place: no copy of the
     candidate arrays."""
-    n = teams.none + 1
+    n, first = teams.none + 1, teams.first_tactical
     wins, as_pattern, per_combo = _counts(teams.pos_start, teams.team, teams.pattern_bits, teams.chosen, n, len(teams.combos))
     _, won = teams.candidates(teams.pos_start[:-1] + teams.chosen)
-    wins += np.bincount(teams.combos[won].ravel(), minlength=n)
-    seen = as_pattern + _combination_counts(teams.combos, per_combo, n)
+    wins[first:] += np.bincount(teams.combos[won].ravel(), minlength=n - first)
+    seen = as_pattern.copy()
+    seen[first:] += _combination_counts(teams.combos, per_combo, n - first)
     return wins, seen, as_pattern
 
 
@@ -165,7 +167,7 @@ def _counts(pos_start, team, bits, chosen, n, n_combos) -> tuple[np.ndarray, np.
 
 @njit(cache=True)
 def _combination_counts(combos, per_combo, n) -> np.ndarray:
-    """How many candidates hold each feature through their combination."""
+    """How many candidates hold each feature (numbered as in ``combos``) through their combination."""
     out = np.zeros(n, dtype=np.int64)
     for k in range(len(combos)):
         for g in range(combos.shape[1]):
@@ -174,16 +176,17 @@ def _combination_counts(combos, per_combo, n) -> np.ndarray:
 
 
 def _groups(combos: np.ndarray, none: int) -> tuple[np.ndarray, np.ndarray]:
-    """The features of each column of ``combos``, as CSR."""
+    """The features of each column of ``combos`` (numbered as there), as CSR."""
     features = [np.setdiff1d(np.unique(combos[:, g]), [none]) for g in range(combos.shape[1])]
     start = np.concatenate([[0], np.cumsum([len(f) for f in features])]).astype(np.int64)
     return start, (np.concatenate(features) if features else np.zeros(0)).astype(np.int64)
 
 
 @njit(cache=True, parallel=True)
-def fisher_information(pos_start, team, bits, combos, gamma, cs, total, n_blocks, none) -> np.ndarray:
+def fisher_information(pos_start, team, bits, combos, first, gamma, cs, total, n_blocks, none) -> np.ndarray:
     """Observed information of each log-gamma: sum over positions of p (1 - p), p the
-    share of the position's strength held by teams with the feature."""
+    share of the position's strength held by teams with the feature (``combos`` hold
+    feature numbers less ``first``)."""
     n = len(gamma)
     bounds = _blocks(len(total), n_blocks)
     info = np.zeros((n_blocks, n))
@@ -196,11 +199,11 @@ def fisher_information(pos_start, team, bits, combos, gamma, cs, total, n_blocks
                 p = gamma[pattern] * cs[k] / total[j]
                 share[pattern] += p
                 for g in range(combos.shape[1]):
-                    share[combos[k, g]] += p
+                    share[first + combos[k, g]] += p
             for c in range(pos_start[j], pos_start[j + 1]):
                 pattern, k = candidate(team, c, bits)
                 for g in range(-1, combos.shape[1]):
-                    f = pattern if g < 0 else combos[k, g]
+                    f = pattern if g < 0 else first + combos[k, g]
                     p = share[f]
                     if p > 0:
                         out[f] += p * (1 - p)
@@ -242,12 +245,13 @@ def fit(
     """
     use_threads(workers)
     n_blocks = max(1, min(workers, teams.n_positions))
-    n = teams.none
+    n, first = teams.none, teams.first_tactical
     gamma = np.ones(n + 1)
+    tactical = gamma[first:]  # a view: the gammas the combinations number
     w, seen, as_pattern = wins_and_seen(teams)
     patterns = np.flatnonzero(as_pattern[:n])
-    group_start, group_features = _groups(teams.combos, n)
-    cs = combination_strengths(teams.combos, gamma)
+    group_start, group_features = _groups(teams.combos, n - first)
+    cs = combination_strengths(teams.combos, tactical)
     n_pos = max(1, teams.n_positions)
     args = (teams.pos_start, teams.team, teams.pattern_bits, teams.chosen)
     trace: list[float] = []
@@ -266,9 +270,9 @@ def fit(
         gamma0 = gamma.copy()
         _update(patterns, w, acc, gamma0, gamma, prior)
         _, _, a = _pass(*args, gamma, cs, n_blocks, False, len(teams.combos))
-        _tactical_step(teams.combos, group_start, group_features, gamma, gamma0, cs, a, w, prior)
+        _tactical_step(teams.combos, group_start, group_features, tactical, gamma0[first:], cs, a, w[first:], prior)
     seconds = (time.perf_counter() - start) / max(1, len(trace))
-    info = fisher_information(*args[:3], teams.combos, gamma, cs, total, n_blocks, n)[:n]
+    info = fisher_information(*args[:3], teams.combos, first, gamma, cs, total, n_blocks, n)[:n]
     gamma = gamma[:n]
     if prior:
         info += 2 * gamma / (1 + gamma) ** 2

@@ -101,8 +101,9 @@ def log_posterior_gradient(teams: Teams, gamma: np.ndarray) -> np.ndarray:
     member = np.zeros((teams.n_candidates, n + 1))
     pattern, combo = teams.candidates()
     member[np.arange(teams.n_candidates), pattern] = 1
-    for g in range(teams.combos.shape[1]):
-        member[np.arange(teams.n_candidates), teams.combos[combo, g]] = 1
+    features = teams.combination_features(combo)
+    for g in range(features.shape[1]):
+        member[np.arange(teams.n_candidates), features[:, g]] = 1
     member = member[:, :n]
     strength = np.exp(member @ np.log(gamma))
     grad = 1 - 2 * gamma / (1 + gamma)
@@ -274,7 +275,7 @@ def test_built_competitions_hold_each_candidates_team_whatever_the_threads(tmp_p
         assert teams.pos_start[j + 1] - lo == len(expected) and teams.move_number[j] == n
         assert teams.chosen[j] == chosen
         pattern, combo = teams.candidates(slice(lo, teams.pos_start[j + 1]))
-        built = [{int(p), *teams.combos[k].tolist()} - {teams.none} for p, k in zip(pattern, combo)]
+        built = [{int(p), *teams.combination_features(k).tolist()} - {teams.none} for p, k in zip(pattern, combo)]
         assert built == expected
 
 
@@ -345,12 +346,16 @@ def test_a_packed_candidate_keeps_its_pattern_and_combination_up_to_the_widest()
     widest = (1 << 25) - 1
     pattern = np.array([0, none, 1, none - 1, 65_535, 65_536])
     combo = np.array([widest, 0, 1 << 24, 12_345, widest - 1, 3])
-    teams = Teams.from_candidates(np.array([0, 6]), pattern, combo, np.zeros((1, 1), np.int32),
-                                  np.zeros(1), np.zeros(1), none)
+    tactical = np.array([[none - 300, none]], np.int32)  # a combination row: feature numbers
+    teams = Teams.from_candidates(np.array([0, 6]), pattern, combo, tactical, np.zeros(1), np.zeros(1), none)
     assert teams.team.dtype == np.uint16 and teams.team.nbytes == 6 * 6
     got_pattern, got_combo = teams.candidates()
     assert got_pattern.tolist() == pattern.tolist() and got_combo.tolist() == combo.tolist()
     assert teams.candidates(np.array([3, 0]))[1].tolist() == [12_345, widest]
-    with pytest.raises(ValueError):
-        Teams.from_candidates(np.array([0]), pattern[:0], combo[:0], np.zeros((widest + 2, 1), np.int32),
+    assert teams.combos.dtype == np.uint16 and teams.combination_features().tolist() == tactical.tolist()
+    wide = np.array([[none - 70_000, none]], np.int32)  # tactical features past uint16 offsets: int32
+    teams = Teams.from_candidates(np.array([0, 6]), pattern, combo, wide, np.zeros(1), np.zeros(1), none)
+    assert teams.combos.dtype == np.int32 and teams.combination_features().tolist() == wide.tolist()
+    with pytest.raises(ValueError):  # more combinations than 25 bits number
+        Teams.from_candidates(np.array([0]), pattern[:0], combo[:0], np.full((widest + 2, 1), none, np.int32),
                               np.zeros(0), np.zeros(0), none)
