@@ -273,6 +273,21 @@ def test_solution_tree_is_sgf_that_starts_with_the_solvers_move(tmp_path):
     assert colours == ["b", "w"] * (len(colours) // 2) + ["b"] * (len(colours) % 2)
 
 
+@pytest.mark.parametrize("algorithm", ["alphabeta", "dfpn"])
+def test_3x3_solution_tree_goes_to_the_end_of_the_game(tmp_path, algorithm):
+    from sgfmill import sgf as sgfmill_sgf
+
+    problem_file, tree = tmp_path / "empty.sgf", tmp_path / "tree.sgf"
+    problem_file.write_text("(;GM[1]SZ[3]PL[B])")
+    out = CliRunner().invoke(main, ["solve", str(problem_file), "--goal", "score", "--algorithm", algorithm,
+                                    "--sgf", str(tree)])
+    assert out.exit_code == 0 and out.output.startswith("win B2 value +9"), out.output
+    line = [node.get_move() for node in sgfmill_sgf.Sgf_game.from_bytes(tree.read_bytes()).get_main_sequence()[1:]]
+    assert line[0] == ("b", (1, 1)) and len(line) > 8
+    assert [c for c, _ in line] == ["b", "w"] * (len(line) // 2) + ["b"] * (len(line) % 2)
+    assert line[-2:] == [("w", None), ("b", None)]  # two passes end the game
+
+
 @pytest.mark.parametrize("search", [alphabeta, pns, dfpn])
 def test_3x3_is_black_by_9_from_the_centre(search):
     # van der Werf, van den Herik, Uiterwijk 2003, "Solving Go on small boards": 3x3 is

@@ -59,9 +59,13 @@ def solve_file(path: str | Path, goal: list[str], to_play: str | None, region: s
         return _answer(Result(settled, None, 0, 0.0), goal[0], color, size)
     if sgf_out:
         check_writable(sgf_out)
-    result = ALGORITHMS[algorithm](problem, max_nodes, seconds)
+    tables = ({}, {}) if algorithm == "alphabeta" else None  # the tree goes on from alpha-beta's own table
+    if tables is not None:
+        result = alphabeta(problem, max_nodes, seconds, (), tables)
+    else:
+        result = ALGORITHMS[algorithm](problem, max_nodes, seconds)
     if sgf_out:
-        write_solution_sgf(sgf_out, problem, result, max(10_000, result.nodes))
+        write_solution_sgf(sgf_out, problem, result, max(100_000, 4 * result.nodes), tables)
     return _answer(result, goal[0], color, size)
 
 

@@ -3,10 +3,9 @@
 From the root, the side the proof is for (the side to move) plays the solver's move and
 then alpha-beta's best move in each position; at the opponent's turns every legal try is
 a variation (the best reply, by alpha-beta, first) down to ``TRY_PLIES`` plies, the best
-reply alone below. The searches share one table and a node budget (``solve`` gives it as
-many nodes as the solution took, at least 10,000); when it is spent the tree stops where
-it is (on 3x3 after the first move: alpha-beta from the centre stone, White to move, does
-not finish in 1,000,000 nodes, though it proves the empty board in 128,319).
+reply alone below. The searches share one table (the proof's when it was alpha-beta's; else
+alpha-beta proves the root first to fill it) and a node budget (``solve`` gives it four
+times the nodes the proof took, at least 100,000); when it is spent the tree stops where it is.
 """
 
 from __future__ import annotations
@@ -26,8 +25,10 @@ TRY_PLIES = 6
 MAX_NODES = 2_000
 
 
-def write_solution_sgf(path: str | Path, problem: Problem, result: Result, max_nodes: int) -> int:
-    """Write the solution tree of ``problem`` (solved as ``result``) to ``path``; its node count."""
+def write_solution_sgf(path: str | Path, problem: Problem, result: Result, max_nodes: int,
+                       tables: tuple[dict, dict] | None = None) -> int:
+    """Write the solution tree of ``problem`` (solved as ``result``) to ``path``; its node count.
+    ``tables``: alpha-beta's bounds and best moves to start from (those of the proof)."""
     from sgfmill import sgf
 
     size = problem.size
@@ -41,22 +42,37 @@ def write_solution_sgf(path: str | Path, problem: Problem, result: Result, max_n
     root.set("PL", "b" if problem.root.color == BLACK else "w")
     value = "unknown" if result.value is None else f"{result.value:+d} for Black"
     root.set("C", f"shapemill solve: value {value}")
-    tables = ({}, {})
     budget = {"nodes": max_nodes, "sgf": MAX_NODES}
     me = problem.root.color
 
-    def best_move(s: State, history: tuple[int, ...]) -> int | None:
+    def solve(s: State, history: tuple[int, ...]) -> Result | None:
         if budget["nodes"] <= 0:
             return None
         r = alphabeta(replace(problem, root=s, maps=problem.maps), budget["nodes"], None, history, tables)
         budget["nodes"] -= r.nodes
-        return r.move
+        return r
+
+    def best_move(s: State, history: tuple[int, ...], legal: dict[int, int]) -> int | None:
+        r = solve(s, history)
+        if r is None or r.move in legal:
+            return None if r is None else r.move
+        # the table's move repeats a position of this line (a superko ban here): the best legal one
+        sign, best, pick = (1 if s.color == BLACK else -1), None, None
+        for mv, v in legal.items():
+            if v == OPEN:
+                c = solve(problem.child(s, mv), history + (int(s.m[HASH]),))
+                if c is None or c.value is None:
+                    return None
+                v = c.value
+            if best is None or sign * v > sign * best:
+                best, pick = v, mv
+        return pick
 
     def grow(node, s: State, history: tuple[int, ...], ply: int, first: int | None) -> None:
         moves, hashes, _, values = problem.expand(s)
         legal = {int(mv): int(v) for mv, h, v in zip(moves, hashes, values)
                  if int(mv) == PASS or int(h) not in history}
-        main = first if first in legal else best_move(s, history)
+        main = first if first in legal else best_move(s, history, legal)
         if main is None:
             return
         tries = [main] + ([mv for mv in legal if mv != main] if s.color != me and ply < TRY_PLIES else [])
@@ -70,6 +86,9 @@ def write_solution_sgf(path: str | Path, problem: Problem, result: Result, max_n
                 nxt = problem.child(s, mv)
                 grow(child, nxt, history + (int(s.m[HASH]),), ply + 1, None)
 
+    if tables is None:  # another search's proof: alpha-beta proves the root first, for its table
+        tables = ({}, {})
+        solve(problem.root, ())
     grow(root, problem.root, (), 0, result.move)
     write_text_atomic(path, game.serialise().decode())
     return MAX_NODES - budget["sgf"] + 1
