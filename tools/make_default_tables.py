@@ -81,7 +81,8 @@ def main() -> int:
                         help="most MB of the two bundled tables together (default 30)")
     parser.add_argument("--slack", type=float, default=0.001,
                         help="ship the smallest cut within this much top-1 of the best (default 0.001)")
-    parser.add_argument("--keep-played", type=int, default=10, help="spatial patterns kept when played this often")
+    parser.add_argument("--keep-played", type=int, default=100,
+                        help="spatial patterns kept (for diagrams) when played this often (default 100)")
     parser.add_argument("--reuse", action="store_true", help="keep the scan / mine / rate outputs already made")
     parser.add_argument("--out", type=Path, default=ROOT / "patterns", help="folder of the tables (patterns/)")
     args = parser.parse_args()
