@@ -54,11 +54,13 @@ def compact_curve(ratings: Path, games: str, tolerances: list[float], test_games
     from shapemill.patterns.tables import read_table, write_table
 
     table, meta = read_table(ratings, "ratings")
+    # the fit's timing is the only parameter that differs between runs: left out, the same bytes every run
+    params = {k: v for k, v in meta["params"].items() if k != "seconds_per_iteration"}
     curve = []
     for t in tolerances:
         path = ratings.with_name(f"compact-{t:g}.parquet")
         compact = compact_ratings(table, t)
-        write_table(compact, path, {**meta, "params": {**meta["params"], "compact_tolerance": t}})
+        write_table(compact, path, {**meta, "params": {**params, "compact_tolerance": t}})
         report = json.loads(shapemill("evaluate", games, "--ratings", str(path.relative_to(ROOT)), "--split", "test",
                                       "--limit-games", str(test_games), "--json"))
         curve.append({"tolerance": t, "path": path, "rows": compact.num_rows, "mb": path.stat().st_size / 2**20,
@@ -130,9 +132,7 @@ def main() -> int:
         "curve": [{k: c[k] for k in ("tolerance", "rows", "mb", "top1")} for c in curve],
     }
     kept, kept_meta = read_table(best["path"], "ratings")
-    # the fit's timing is the only parameter that differs between runs: left out, the same bytes every run
-    params = {k: v for k, v in kept_meta["params"].items() if k != "seconds_per_iteration"}
-    write_table(kept, args.out / RATINGS, {**kept_meta, "params": params, **made})
+    write_table(kept, args.out / RATINGS, {**kept_meta, **made})
     write_table(shipped_patterns, args.out / PATTERNS, {**meta, **made})
 
     print(f"{'tolerance':>9} {'rows':>10} {'MB':>6} {'top-1':>7}")
