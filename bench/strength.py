@@ -18,8 +18,10 @@ Parts (``--parts``, comma-separated; default all):
 - ``priors``: bundled priors (at every node) against ``--no-priors``, and against
   ``--root-priors``, on 19x19. Target >= 70% against none.
 - ``policies``: ``--playout-policy ppa`` against ``mogo`` and against ``gamma`` (``--policy-size``, 9).
-- ``parallel``: ``--threads 2 --parallel tree`` against ``--parallel root`` (``--policy-size``);
-  two threads a side, so run it with ``--concurrency 1`` on two cores.
+- ``selection``: each ``--prior-mode`` and ``--bandit`` against the defaults (``virtual-wins``,
+  ``amaf``) (``--policy-size``).
+- ``parallel``: ``--threads 2 --parallel tree`` against ``--parallel root``, then each against
+  ``--threads 1`` (``--policy-size``); run it with ``--concurrency 1`` on two cores.
 
 Both sides of the engine-against-engine parts get the GnuGo time of their board size.
 ``--engine`` adds options to every shapemill command (e.g. ``--prior-visits 8``).
@@ -34,7 +36,7 @@ import sys
 from pathlib import Path
 
 GNUGO = "/usr/games/gnugo --mode gtp --level 10 --chinese-rules"
-PARTS = ("gnugo19", "gnugo9", "priors", "policies", "parallel")
+PARTS = ("gnugo19", "gnugo9", "priors", "policies", "selection", "parallel")
 TARGETS = {"vs GnuGo 19x19": ">= 50%", "vs GnuGo 9x9": ">= 80%", "tree priors vs no-priors 19x19": ">= 70%"}
 
 
@@ -66,7 +68,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=None, help="our seconds per move (default: GnuGo's)")
     parser.add_argument("--calibrate", type=int, default=2, help="GnuGo-vs-GnuGo games that time GnuGo (default 2)")
     parser.add_argument("--concurrency", type=int, default=1, help="games played at once (default 1)")
-    parser.add_argument("--policy-size", type=int, default=9, help="board of the policies and parallel parts")
+    parser.add_argument("--policy-size", type=int, default=9, help="board of the policies, selection and parallel parts")
     parser.add_argument("--engine", default="", help="options added to every shapemill command")
     parser.add_argument("--seeds", default="1,2", help="seed prefixes of our engine and of its opponent")
     parser.add_argument("--out", default="bench-strength", help="folder of the games")
@@ -106,10 +108,19 @@ def main() -> int:
             matches.append((f"ppa vs {other} {ps}x{ps}", lambda o=other: (
                 shapemill(args, ps, seconds(ps), "--playout-policy ppa"),
                 shapemill(args, ps, seconds(ps), f"--playout-policy {o}", 2)), ps))
+    if "selection" in parts:
+        for option in ("--prior-mode progressive-bias", "--prior-mode puct", "--prior-mode mogo",
+                       "--bandit ucb1", "--bandit tuned1", "--bandit tuned2"):
+            matches.append((f"{option[2:]} vs defaults {ps}x{ps}", lambda o=option: (
+                shapemill(args, ps, seconds(ps), o), shapemill(args, ps, seconds(ps), "", 2)), ps))
     if "parallel" in parts:
         matches.append((f"tree vs root 2 threads {ps}x{ps}", lambda: (
             shapemill(args, ps, seconds(ps), "--threads 2 --parallel tree"),
             shapemill(args, ps, seconds(ps), "--threads 2 --parallel root", 2)), ps))
+        for mode in ("root", "tree"):
+            matches.append((f"{mode} 2 threads vs 1 thread {ps}x{ps}", lambda m=mode: (
+                shapemill(args, ps, seconds(ps), f"--threads 2 --parallel {m}"),
+                shapemill(args, ps, seconds(ps), "--threads 1", 2)), ps))
     rows = []
     for name, commands, size in matches:
         ours, theirs = commands()
