@@ -46,7 +46,9 @@ def alphabeta(problem: Problem, max_nodes: int = 1_000_000, seconds: float | Non
         search.visit()
         sign = 1 if s.color == BLACK else -1
         key, t = problem.canonical(s)
-        lo, hi = search.bounds(key, problem.lo, problem.hi)
+        # the root searches its moves whatever the table holds: a stored best move may be a
+        # superko ban after this root's history, and the move returned must be legal here
+        lo, hi = search.bounds(key, problem.lo, problem.hi) if s is not root else (problem.lo, problem.hi)
         lo, hi = (lo, hi) if sign == 1 else (-hi, -lo)
         stored = best.get(key)
         first = None if stored is None else int(problem.inverse[t, stored])

@@ -45,34 +45,18 @@ def write_solution_sgf(path: str | Path, problem: Problem, result: Result, max_n
     budget = {"nodes": max_nodes, "sgf": MAX_NODES}
     me = problem.root.color
 
-    def solve(s: State, history: tuple[int, ...]) -> Result | None:
+    def best_move(s: State, history: tuple[int, ...]) -> int | None:
         if budget["nodes"] <= 0:
             return None
         r = alphabeta(replace(problem, root=s, maps=problem.maps), budget["nodes"], None, history, tables)
         budget["nodes"] -= r.nodes
-        return r
-
-    def best_move(s: State, history: tuple[int, ...], legal: dict[int, int]) -> int | None:
-        r = solve(s, history)
-        if r is None or r.move in legal:
-            return None if r is None else r.move
-        # the table's move repeats a position of this line (a superko ban here): the best legal one
-        sign, best, pick = (1 if s.color == BLACK else -1), None, None
-        for mv, v in legal.items():
-            if v == OPEN:
-                c = solve(problem.child(s, mv), history + (int(s.m[HASH]),))
-                if c is None or c.value is None:
-                    return None
-                v = c.value
-            if best is None or sign * v > sign * best:
-                best, pick = v, mv
-        return pick
+        return r.move
 
     def grow(node, s: State, history: tuple[int, ...], ply: int, first: int | None) -> None:
         moves, hashes, _, values = problem.expand(s)
         legal = {int(mv): int(v) for mv, h, v in zip(moves, hashes, values)
                  if int(mv) == PASS or int(h) not in history}
-        main = first if first in legal else best_move(s, history, legal)
+        main = first if first in legal else best_move(s, history)
         if main is None:
             return
         tries = [main] + ([mv for mv in legal if mv != main] if s.color != me and ply < TRY_PLIES else [])
@@ -88,7 +72,7 @@ def write_solution_sgf(path: str | Path, problem: Problem, result: Result, max_n
 
     if tables is None:  # another search's proof: alpha-beta proves the root first, for its table
         tables = ({}, {})
-        solve(problem.root, ())
+        best_move(problem.root, ())
     grow(root, problem.root, (), 0, result.move)
     write_text_atomic(path, game.serialise().decode())
     return MAX_NODES - budget["sgf"] + 1
