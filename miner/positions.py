@@ -100,7 +100,7 @@ class Teams:
         (``combos``: rows of feature numbers)."""
         if len(combos) > 1 << (48 - pattern_bits(none)):
             raise ValueError("too many combinations to pack")
-        first = int(min(np.min(combos, initial=none), none))
+        first = int(np.min(combos, initial=none))
         team = np.empty((len(pattern), 3), dtype=np.uint16)
         _pack_all(team, np.asarray(pattern, np.int64), np.asarray(combo, np.int64), pattern_bits(none))
         offsets = (np.asarray(combos) - first).astype(offset_dtype(none - first))
