@@ -3,9 +3,11 @@ a transposition table under the board's symmetries.
 
 Negamax over the side to move's value, fail-soft. The value is found by bisecting the
 range with null-window tests ("Black gets at least g"). For a score, each test is an
-iteratively deepened search: a node at the depth limit is a win for its parent's mover that
-no result built on it may be stored for (it is marked like a superko ban above the root),
-and the next iteration goes twice as deep.
+iteratively deepened search: a node at the depth limit is a win for its parent's mover, and
+the results built on it are *tainted*. They go into a table of their own with the depth they
+searched (reused at that depth or a shallower one: within an iteration a position met again
+is not searched again), never into the table of exact bounds; the next iteration goes twice
+as deep, until the root's result is not tainted.
 The table keeps bounds on Black's value and each position's best move (in the frame of
 the symmetry the position was looked up under), tried first; then the moves that decide
 the goal, pass before the others.
@@ -15,14 +17,14 @@ from __future__ import annotations
 
 import sys
 
+import numpy as np
+
 from ...go.rules import BLACK, HASH, PASS
 from .game import KIND, OPEN, SCORE, Problem, State
 from .table import FREE, OutOfBudget, Result, Search
 
-#: ``dep`` of a result that reached the depth limit: below every path index.
-HORIZON = -1
 #: First depth limit of the iterative deepening (whole-board scores only: on the shapes of the
-#: tests it multiplied the nodes, its unstored shallow results searched again at each depth).
+#: tests it took 163,058 nodes against 116,365 searching to the end at once).
 FIRST_DEPTH = 8
 UNLIMITED = 1 << 30
 
@@ -42,26 +44,36 @@ def alphabeta(problem: Problem, max_nodes: int = 1_000_000, seconds: float | Non
     for h in (*history, int(root.m[HASH])):
         search.path.setdefault(h, len(search.path))
 
-    def negamax(s: State, alpha: int, beta: int, depth: int) -> tuple[int, int, int]:
+    cutoffs = np.zeros((3, root.b.shape[1]), dtype=np.int64)  # by colour and point
+    shallow: dict[int, tuple[int, int, int]] = {}  # tainted bounds: key -> (lo, hi, depth)
+
+    def negamax(s: State, alpha: int, beta: int, depth: int) -> tuple[int, int, int, bool]:
+        """Side to move's value (fail-soft), the shallowest path index a superko ban referred
+        to, the best move, and whether the value rests on the depth limit."""
         search.visit()
         sign = 1 if s.color == BLACK else -1
         key, t = problem.canonical(s)
+        stored = best.get(key)
+        first = None if stored is None else int(problem.inverse[t, stored])
         # the root searches its moves whatever the table holds: a stored best move may be a
         # superko ban after this root's history, and the move returned must be legal here
         lo, hi = search.bounds(key, problem.lo, problem.hi) if s is not root else (problem.lo, problem.hi)
+        tainted = False
+        e = shallow.get(key)
+        if s is not root and e is not None and e[2] >= depth and (e[0] > lo or e[1] < hi):
+            lo, hi, tainted = max(lo, e[0]), min(hi, e[1]), True
         lo, hi = (lo, hi) if sign == 1 else (-hi, -lo)
-        stored = best.get(key)
-        first = None if stored is None else int(problem.inverse[t, stored])
         if lo >= beta or hi <= alpha or lo == hi:
-            return (lo if lo >= beta or lo == hi else hi), FREE, PASS if first is None else first
+            return (lo if lo >= beta or lo == hi else hi), FREE, PASS if first is None else first, tainted
         if depth == 0:
-            return alpha, HORIZON, PASS
+            return alpha, FREE, PASS, True
         alpha, beta = max(alpha, lo), min(beta, hi)
         alpha0 = alpha
         own = search.path[int(s.m[HASH])]
         moves, hashes, _, values = problem.expand(s)
         order = sorted(range(len(moves)), key=lambda i: (
-            moves[i] != first, -(sign * values[i]) if values[i] != OPEN else 0, moves[i] != PASS))
+            moves[i] != first, -(sign * values[i]) if values[i] != OPEN else 0,
+            moves[i] != PASS, -cutoffs[s.color, moves[i]]))
         value, move, dep = -FREE, PASS, FREE
         for i in order:
             mv, h = int(moves[i]), int(hashes[i])
@@ -75,16 +87,18 @@ def alphabeta(problem: Problem, max_nodes: int = 1_000_000, seconds: float | Non
                 if mv != PASS:
                     search.path[h] = len(search.path)
                 try:
-                    cv, cdep, _ = negamax(child, -beta, -alpha, depth - 1)
+                    cv, cdep, _, ctainted = negamax(child, -beta, -alpha, depth - 1)
                 finally:
                     if mv != PASS:
                         del search.path[h]
                 v = -cv
                 dep = min(dep, cdep)
+                tainted |= ctainted
             if v > value:
                 value, move = v, mv
             alpha = max(alpha, v)
             if alpha >= beta:
+                cutoffs[s.color, mv] += min(depth, 32) ** 2
                 break
         best[key] = int(problem.maps[t, move])
         if dep >= own:
@@ -92,8 +106,12 @@ def alphabeta(problem: Problem, max_nodes: int = 1_000_000, seconds: float | Non
             hi = value if value < beta else problem.hi * 2
             if sign == -1:
                 lo, hi = -hi, -lo
-            search.store(key, max(lo, problem.lo), min(hi, problem.hi))
-        return value, dep, move
+            lo, hi = max(lo, problem.lo), min(hi, problem.hi)
+            if not tainted:
+                search.store(key, lo, hi)
+            elif e is None or e[2] <= depth:
+                shallow[key] = (lo, hi, depth)
+        return value, dep, move, tainted
 
     def test(goal: int) -> tuple[int, int]:
         """Black's value tested against ``goal`` (a bound: at least ``goal`` or below it) and the
@@ -101,8 +119,8 @@ def alphabeta(problem: Problem, max_nodes: int = 1_000_000, seconds: float | Non
         alpha, beta = (goal - 1, goal) if root.color == BLACK else (-goal, -goal + 1)
         depth = FIRST_DEPTH if problem.goal[KIND] == SCORE else UNLIMITED
         while True:
-            v, dep, move = negamax(root, alpha, beta, depth)
-            if dep != HORIZON:
+            v, _, move, tainted = negamax(root, alpha, beta, depth)
+            if not tainted:
                 return (v if root.color == BLACK else -v), move
             depth *= 2
 
