@@ -471,9 +471,12 @@ def solve(sgf_file, goal, to_play, region, max_nodes, seconds, algorithm, as_jso
     from .engine.solve.run import solve_file
     from .errors import ShapemillError
 
+    def progress(nodes: int, elapsed: float) -> None:
+        click.echo(f"{nodes:,} nodes, {elapsed:.0f} s", err=True)
+
     try:
         answer = solve_file(sgf_file, goal.split(), to_play, region, algorithm, max_nodes, seconds, sgf_out,
-                            ratings)
+                            ratings, progress)
     except (ShapemillError, OSError) as e:
         raise click.ClickException(str(e)) from None
     if as_json:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -295,6 +296,18 @@ def test_3x3_is_black_by_9_from_the_centre(search):
     p = make_problem(3, [], [], "b", "score")
     r = search(p, 300_000)
     assert r.value == 9 and gtp(r.move, 3) == "B2"
+
+
+@pytest.mark.parametrize("search", [alphabeta, pns, dfpn, ubfm])
+def test_long_searches_report_their_progress(monkeypatch, search):
+    from shapemill.engine.solve import table
+
+    monkeypatch.setattr(table, "PROGRESS_EVERY", 0.0)  # a report at every check, 1,024 nodes apart
+    reports = []
+    r = search(make_problem(3, [], [], "b", "score"), 5_000, None, progress=lambda n, s: reports.append((n, s)))
+    assert r.nodes == 5_001  # out of budget: the reports stop at the last full 1,024
+    assert [n for n, _ in reports] == [1024, 2048, 3072, 4096]
+    assert all(0 <= s1 <= s2 for (_, s1), (_, s2) in itertools.pairwise(reports))
 
 
 # Ladders on 9x9: White's C3 after Black's C2 B3 D4 runs to the left edge or to the bottom

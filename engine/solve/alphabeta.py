@@ -21,7 +21,7 @@ import numpy as np
 
 from ...go.rules import BLACK, HASH, PASS
 from .game import KIND, OPEN, SCORE, Problem, State
-from .table import FREE, OutOfBudget, Result, Search
+from .table import FREE, OutOfBudget, Progress, Result, Search
 
 #: First depth limit of the iterative deepening (whole-board scores only: on the shapes of the
 #: tests it took 163,058 nodes against 116,365 searching to the end at once).
@@ -30,12 +30,14 @@ UNLIMITED = 1 << 30
 
 
 def alphabeta(problem: Problem, max_nodes: int = 1_000_000, seconds: float | None = None,
-              history: tuple[int, ...] = (), tables: tuple[dict, dict] | None = None) -> Result:
+              history: tuple[int, ...] = (), tables: tuple[dict, dict] | None = None,
+              progress: Progress | None = None) -> Result:
     """Black's exact value of the problem and the best first move, or None when the budget runs out.
 
     ``history``: board hashes of the positions before the root (superko bans them);
-    ``tables``: the bounds and best-move tables of an earlier search to go on from."""
-    search = Search(max_nodes, seconds)
+    ``tables``: the bounds and best-move tables of an earlier search to go on from;
+    ``progress``: called with the nodes and seconds so far, every few seconds."""
+    search = Search(max_nodes, seconds, progress)
     if tables is not None:
         search.table, best = tables
     else:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from ...go.rules import BLACK, HASH, PASS
 from .game import Problem, State
 from .pns import INF, children, pns_by_thresholds
-from .table import FREE, Search
+from .table import FREE, Progress, Search
 
 #: Slack of the best child's proof threshold over the second best's number.
 EPSILON = 0.25
@@ -72,6 +72,7 @@ def prove_dfpn(search: Search, problem: Problem, goal: int) -> tuple[bool, int |
     return pn == 0, move
 
 
-def dfpn(problem: Problem, max_nodes: int = 1_000_000, seconds: float | None = None):
+def dfpn(problem: Problem, max_nodes: int = 1_000_000, seconds: float | None = None,
+         progress: Progress | None = None):
     """Black's value by df-pn: one proof for a goal, a binary search over thresholds for the score."""
-    return pns_by_thresholds(problem, prove_dfpn, max_nodes, seconds)
+    return pns_by_thresholds(problem, prove_dfpn, max_nodes, seconds, progress)

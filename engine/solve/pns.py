@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ...go.rules import BLACK, HASH, PASS
 from .game import OPEN, Problem, State, child_key
-from .table import FREE, OutOfBudget, Result, Search
+from .table import FREE, OutOfBudget, Progress, Result, Search
 
 INF = 1 << 40
 
@@ -108,15 +108,17 @@ def prove(search: Search, problem: Problem, goal: int) -> tuple[bool | None, int
 
 
 
-def pns(problem: Problem, max_nodes: int = 1_000_000, seconds: float | None = None) -> Result:
+def pns(problem: Problem, max_nodes: int = 1_000_000, seconds: float | None = None,
+        progress: Progress | None = None) -> Result:
     """Black's value by proof-number search: one proof for a goal, a binary search
     over thresholds for the score; None when the budget runs out."""
-    return pns_by_thresholds(problem, prove, max_nodes, seconds)
+    return pns_by_thresholds(problem, prove, max_nodes, seconds, progress)
 
 
-def pns_by_thresholds(problem: Problem, prover, max_nodes: int, seconds: float | None) -> Result:
+def pns_by_thresholds(problem: Problem, prover, max_nodes: int, seconds: float | None,
+                      progress: Progress | None = None) -> Result:
     """Black's value from proofs of "at least goal" (``prover``), bisecting the value range."""
-    search = Search(max_nodes, seconds)
+    search = Search(max_nodes, seconds, progress)
     lo, hi = problem.lo, problem.hi  # the value lies in lo..hi
     move = None
     try:

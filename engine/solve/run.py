@@ -15,7 +15,7 @@ from .game import OPEN
 from .pns import pns
 from .position import make_problem, read_sgf_position
 from .solution import write_solution_sgf
-from .table import Result
+from .table import Progress, Result
 from .ubfm import ubfm
 
 ALGORITHMS = {"pns": pns, "dfpn": dfpn, "alphabeta": alphabeta, "ubfm": ubfm}
@@ -39,11 +39,12 @@ def parse_points(text: str, size: int) -> list[tuple[int, int]]:
 
 def solve_file(path: str | Path, goal: list[str], to_play: str | None, region: str | None,
                algorithm: str, max_nodes: int, seconds: float | None, sgf_out: str | None = None,
-               ratings: str | None = None) -> dict:
+               ratings: str | None = None, progress: Progress | None = None) -> dict:
     """Solve the SGF file's position for ``goal`` (its name and GTP points); the answer as a dict
     with result (for the side to move), move, value, nodes, seconds. ``sgf_out``: where to
     write the solution tree (``solution.py``); ``ratings``: a ratings table whose move strengths
-    order the moves (``miner.prior``)."""
+    order the moves (``miner.prior``); ``progress``: called with the nodes and seconds so far, every
+    few seconds."""
     size, black, white, sgf_to_play = read_sgf_position(path)
     color = to_play or sgf_to_play
     targets = parse_points(" ".join(goal[1:]), size)
@@ -61,9 +62,9 @@ def solve_file(path: str | Path, goal: list[str], to_play: str | None, region: s
         check_writable(sgf_out)
     tables = ({}, {}) if algorithm == "alphabeta" else None  # the tree goes on from alpha-beta's own table
     if tables is not None:
-        result = alphabeta(problem, max_nodes, seconds, (), tables)
+        result = alphabeta(problem, max_nodes, seconds, (), tables, progress)
     else:
-        result = ALGORITHMS[algorithm](problem, max_nodes, seconds)
+        result = ALGORITHMS[algorithm](problem, max_nodes, seconds, progress)
     if sgf_out:
         write_solution_sgf(sgf_out, problem, result, max(100_000, 4 * result.nodes), tables)
     return _answer(result, goal[0], color, size)

@@ -10,10 +10,16 @@ and it is stored only when that index is not above the node's own.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 #: ``dep`` of a result no superko ban touched.
 FREE = 1 << 30
+#: Seconds between two progress reports of a long search.
+PROGRESS_EVERY = 10.0
+
+#: A progress report: nodes so far, seconds so far.
+Progress = Callable[[int, float], None]
 
 
 class OutOfBudget(Exception):
@@ -34,21 +40,29 @@ class Result:
 class Search:
     """The budget, the transposition table and the superko path of one search."""
 
-    def __init__(self, max_nodes: int, seconds: float | None) -> None:
+    def __init__(self, max_nodes: int, seconds: float | None, progress: Progress | None = None) -> None:
         self.max_nodes = max_nodes
-        self.deadline = time.perf_counter() + seconds if seconds else None
         self.start = time.perf_counter()
+        self.deadline = self.start + seconds if seconds else None
+        self.progress = progress
+        self.next_report = self.start + PROGRESS_EVERY
         self.nodes = 0
         self.table: dict[int, tuple[int, int]] = {}
         self.path: dict[int, int] = {}
 
     def visit(self) -> None:
-        """Count one node; raise ``OutOfBudget`` when the nodes or the time are spent."""
+        """Count one node; raise ``OutOfBudget`` when the nodes or the time are spent, and
+        report progress every ``PROGRESS_EVERY`` seconds."""
         self.nodes += 1
         if self.nodes > self.max_nodes:
             raise OutOfBudget
-        if self.deadline is not None and self.nodes % 1024 == 0 and time.perf_counter() > self.deadline:
-            raise OutOfBudget
+        if self.nodes % 1024 == 0 and (self.deadline is not None or self.progress is not None):
+            now = time.perf_counter()
+            if self.deadline is not None and now > self.deadline:
+                raise OutOfBudget
+            if self.progress is not None and now >= self.next_report:
+                self.progress(self.nodes, now - self.start)
+                self.next_report = now + PROGRESS_EVERY
 
     def bounds(self, key: int, lo: int, hi: int) -> tuple[int, int]:
         """Stored bounds on Black's value at ``key``, within ``lo..hi``."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ...go.rules import BLACK, HASH, PASS
 from .game import OPEN, Problem, seed_playouts
-from .table import OutOfBudget, Result, Search
+from .table import OutOfBudget, Progress, Result, Search
 
 #: Random playouts a new leaf is valued by.
 PLAYOUTS = 8
@@ -47,10 +47,10 @@ def _update(node: Node) -> None:
 
 
 def ubfm(problem: Problem, max_nodes: int = 1_000_000, seconds: float | None = None,
-         playouts: int = PLAYOUTS, seed: int = 1) -> Result:
+         progress: Progress | None = None, playouts: int = PLAYOUTS, seed: int = 1) -> Result:
     """Black's exact value by unbounded best-first minimax and the root's best move by the
     estimates; value None when the budget runs out first."""
-    search = Search(max_nodes, seconds)
+    search = Search(max_nodes, seconds, progress)
     seed_playouts(seed)
     start = problem.root
     root = Node(PASS, start.color == BLACK, None, problem.lo, problem.hi, 0.0)
