@@ -457,7 +457,7 @@ def demo(sgf_path, playouts, size, gnugo_level) -> None:
 @click.option("--max-nodes", default=1_000_000, show_default=True, type=click.IntRange(1))
 @click.option("--time", "seconds", type=click.FloatRange(0, min_open=True), default=None,
               help="Give up after this many seconds.")
-@click.option("--algorithm", default="pns", show_default=True,
+@click.option("--algorithm", default="dfpn", show_default=True,
               type=click.Choice(["pns", "dfpn", "alphabeta", "ubfm"]))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--sgf", "sgf_out", default=None, metavar="OUT",
