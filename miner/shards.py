@@ -82,20 +82,21 @@ def map_shards(job: Job, shards: list[np.ndarray], workers: int, progress=None):
                 pass
             for result in pending[merged:]:
                 if result.ready() and not result.successful():
-                    _raise_worker_error(result)
+                    _shard_result(result)
             watch.check()
             while merged < len(shards) and pending[merged].ready():
-                own = pending[merged].get()
+                own = _shard_result(pending[merged])
                 total = own if total is None else job.merge(total, own)
                 pending[merged] = None
                 merged += 1
     return total
 
 
-def _raise_worker_error(result) -> None:
-    """Raise the error of a failed worker as this process's own, naming it."""
+def _shard_result(result):
+    """A finished shard's result; a failed worker's error raised as this
+    process's own, naming it (a shard may fail between the two checks above)."""
     try:
-        result.get()
+        return result.get()
     except Exception as exc:
         raise RuntimeError(f"a mining worker failed: {type(exc).__name__}: {exc}") from exc
 
