@@ -313,6 +313,9 @@ def _playout_gammas(ratings: str | None):
               help="Learning rate of --playout-policy ppa.")
 @click.option("--tree-priors/--root-priors", default=True, show_default=True,
               help="The ratings table's priors at every node of the tree, or at the root only (faster).")
+@click.option("--prior-n", default=20.0, show_default=True, type=click.FloatRange(0),
+              help="With --prior-mode virtual-wins or mogo: the virtual visits the table's prior is worth to each "
+                   "move (docs/search.md); more trusts the table longer against the playouts.")
 @click.option("--prior-visits", default=2, show_default=True, type=click.IntRange(1),
               help="With --tree-priors: visits a node has when its moves get the table's priors (2: at once, "
                    "when it is expanded; more is cheaper).")
@@ -325,7 +328,7 @@ def _playout_gammas(ratings: str | None):
                    "most visited move that does not run a dead ladder.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Random seed: equal seeds, equal moves.")
 def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, bandit, c_ucb, c_pb, playout_policy,
-        ppa_rate, tree_priors, prior_visits, rave, threads, parallel, check_ladders, seed) -> None:
+        ppa_rate, tree_priors, prior_n, prior_visits, rave, threads, parallel, check_ladders, seed) -> None:
     """A GTP 2 engine on stdin / stdout (MCTS with RAVE and MoGo playouts)."""
     from .engine.gtp import run_gtp
     from .engine.mcts import SearchConfig
@@ -336,8 +339,8 @@ def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, bandit, c
         raise click.UsageError("--bandit amaf explores by the AMAF values: it needs --rave")
     config = SearchConfig(playouts=playouts, time_per_move=time_per_move, prior_mode=prior_mode, bandit=bandit,
                           c_ucb=c_ucb, c_pb=c_pb, policy=playout_policy, gammas=gammas, tree_priors=tree_priors,
-                          prior_visits=prior_visits, ppa_rate=ppa_rate, rave=rave, seed=seed, threads=threads,
-                          parallel=parallel, check_ladders=check_ladders)
+                          prior_n=prior_n, prior_visits=prior_visits, ppa_rate=ppa_rate, rave=rave, seed=seed,
+                          threads=threads, parallel=parallel, check_ladders=check_ladders)
     run_gtp(config, size, prior)
 
 

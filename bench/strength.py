@@ -5,7 +5,9 @@ GnuGo's own seconds per move are measured first, in the same run: ``--calibrate`
 as the matches are, so the machine's load is the same. Our engine then gets that time per
 move (``shapemill gtp --time-per-move``); ``--seconds S`` gives it instead. Colours
 alternate, games are kept as SGF under ``--out`` (a run resumes from there), and each row
-gives wins, win rate, its 95% Wilson interval, and both sides' measured seconds per move.
+gives wins, win rate, its 95% Wilson interval, and both sides' measured seconds per move,
+over ``--games`` games decided on the board: a game a program crashed in is no contest
+(counted apart) and another is played in its place.
 
     python bench/strength.py                                  # every part (many hours)
     python bench/strength.py --parts gnugo19 --games 20 --concurrency 2
@@ -60,6 +62,29 @@ def gnugo_seconds(args: argparse.Namespace, size: int, report) -> float:
     return (first.seconds + second.seconds) / moves
 
 
+def decided_match(args: argparse.Namespace, ours: str, theirs: str, size: int, folder: Path, report):
+    """``run_match`` until ``--games`` games are decided on the board. A game that a
+    program's failure ended (GnuGo 3.8 crashes in some positions) is no contest, not a
+    win, and another game is played in its place, up to ``--games`` more in all.
+    Returns both tallies of the last call and the seconds and moves of both sides over
+    the games played in this run (the times of games read back from the folder are
+    not known)."""
+    from shapemill.engine.match import run_match
+
+    seconds, moves = [0.0, 0.0], [0, 0]
+    n = args.games
+    while True:
+        us, them = run_match(ours, theirs, n, size, 7.5, str(folder), alternate=True, report=report,
+                             concurrency=args.concurrency)
+        for k, tally in enumerate((us, them)):
+            seconds[k] += tally.seconds
+            moves[k] += tally.moves
+        missing = args.games - (us.games - us.failures)
+        if missing <= 0 or n >= 2 * args.games:
+            return us, them, seconds, moves
+        n = min(n + missing, 2 * args.games)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated, of {', '.join(PARTS)}")
@@ -78,7 +103,7 @@ def main() -> int:
     if unknown := set(parts) - set(PARTS):
         parser.error(f"unknown parts {sorted(unknown)}")
 
-    from shapemill.engine.match import run_match, wilson
+    from shapemill.engine.match import wilson
 
     quiet = (lambda line: None) if args.json else print
     per_move: dict[int, float] = {}
@@ -125,26 +150,27 @@ def main() -> int:
     for name, commands, size in matches:
         ours, theirs = commands()
         folder = Path(args.out) / name.replace(" ", "-")
-        us, them = run_match(ours, theirs, args.games, size, 7.5, str(folder), alternate=True, report=quiet,
-                             concurrency=args.concurrency)
-        low, high = wilson(us.wins, us.games)
+        us, them, seconds, moves = decided_match(args, ours, theirs, size, folder, quiet)
+        games, wins = us.games - us.failures, us.wins - us.wins_by_failure
+        low, high = wilson(wins, games)
         rows.append({
-            "match": name, "games": us.games, "wins": us.wins, "win_rate": us.wins / us.games,
-            "ci_low": low, "ci_high": high, "target": TARGETS.get(name, ""), "ours": ours, "theirs": theirs,
-            "s_per_move": us.seconds / us.moves if us.moves else None,
-            "opponent_s_per_move": them.seconds / them.moves if them.moves else None,
+            "match": name, "games": games, "wins": wins, "win_rate": wins / games if games else 0.0,
+            "ci_low": low, "ci_high": high, "no_contest": us.failures, "target": TARGETS.get(name, ""),
+            "ours": ours, "theirs": theirs,
+            "s_per_move": seconds[0] / moves[0] if moves[0] else None,
+            "opponent_s_per_move": seconds[1] / moves[1] if moves[1] else None,
         })
     if args.json:
         print(json.dumps({"gnugo_seconds_per_move": per_move, "matches": rows}))
         return 0
     print(f"{'match':30}{'games':>7}{'wins':>7}{'win rate':>10}{'95% interval':>18}{'s/move':>9}"
-          f"{'opp s/move':>12}{'target':>9}")
+          f"{'opp s/move':>12}{'target':>9}{'no contest':>12}")
     for r in rows:
         mine = f"{r['s_per_move']:.2f}" if r["s_per_move"] is not None else "-"
         opp = f"{r['opponent_s_per_move']:.2f}" if r["opponent_s_per_move"] is not None else "-"
         interval = f"[{r['ci_low']:.1%}, {r['ci_high']:.1%}]"
         print(f"{r['match']:30}{r['games']:>7}{r['wins']:>7g}{r['win_rate']:>10.1%}"
-              f"{interval:>18}{mine:>9}{opp:>12}{r['target']:>9}")
+              f"{interval:>18}{mine:>9}{opp:>12}{r['target']:>9}{r['no_contest']:>12}")
     for size, s in sorted(per_move.items()):
         print(f"GnuGo's own time on {size}x{size}, measured in this run: {s:.3f} s a move")
     return 0

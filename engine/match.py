@@ -277,6 +277,14 @@ class Tally:
     wins: float = 0.0
     seconds: float = 0.0
     moves: int = 0
+    failures: int = 0  # games ended by a program's failure (crash, hang, garbage), not on the board
+    wins_by_failure: float = 0.0  # of the wins, those the other program's failure gave
+
+
+def ended_by_failure(result: str, why: str) -> bool:
+    """Whether a game ended because a program failed (crashed, hung, answered
+    garbage or ``?``) rather than on the board (an illegal move, a resignation, the count)."""
+    return result.endswith("+F") and " forfeits: " in why
 
 
 def _sgf_result(path: Path) -> tuple[str, str]:
@@ -356,9 +364,12 @@ def run_match(first: str, second: str, games: int, size: int, komi: float, sgf_d
                     tally.seconds += record.seconds[color]
                     tally.moves += sum(1 for c, _ in record.moves if c == color)
             winner = result[:1].lower()
+            failed = ended_by_failure(result, why)
             for tally, color in ((black, "b"), (white, "w")):
                 tally.games += 1
                 tally.wins += 1.0 if winner == color else 0.5 if result == "0" else 0.0
+                tally.failures += failed
+                tally.wins_by_failure += failed and winner == color
             report(f"game {i + 1}: {black.command!r} (B) vs {white.command!r} (W): {result}"
                    + (f" ({why})" if why else "") + ("  (from the folder)" if record is None else ""))
     return tallies

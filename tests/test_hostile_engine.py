@@ -210,6 +210,19 @@ def test_a_failing_program_loses_each_game_and_the_match_goes_on(fake, tmp_path,
     assert winner and "2/2 wins" in winner[0]
 
 
+def test_games_a_program_crashed_in_are_tallied_apart_from_games_decided_on_the_board(fake, tmp_path):
+    from shapemill.engine.match import run_match
+
+    crashing, passing = run_match(fake("crash"), fake("pass"), 2, 5, 7.5, str(tmp_path / "crash"),
+                                  alternate=True, report=lambda line: None)
+    assert (crashing.games, crashing.failures, crashing.wins) == (2, 2, 0)
+    assert (passing.wins, passing.wins_by_failure) == (2, 2)
+    one, other = run_match(fake("pass"), fake("pass"), 2, 5, 7.5, str(tmp_path / "played"),
+                           alternate=True, report=lambda line: None)
+    assert (one.failures, other.failures, one.wins_by_failure + other.wins_by_failure) == (0, 0, 0)
+    assert one.wins + other.wins == 2
+
+
 def test_a_program_that_does_not_quit_is_killed_and_its_result_stands(fake, tmp_path, monkeypatch):
     monkeypatch.setattr(match_module, "QUIT_SECONDS", 0.5)
     folder = tmp_path / "games"
