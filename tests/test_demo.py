@@ -54,3 +54,21 @@ def test_gtp_uses_the_bundled_priors_unless_told_not_to():
     rated = _prior_heat()
     assert len(rated) == 79 and rated.max() == 1.0 and rated.min() < 0.5  # Black's moves after W's, rated
     assert np.all(_prior_heat("--no-priors") == 1.0)  # no table: every move alike
+
+
+def test_gtp_prior_n_sets_what_the_table_is_worth_against_the_playouts():
+    """With the table worth 10,000 visits a move, 50 playouts cannot overrule it: the
+    engine plays the table's first choice; worth nothing, the search alone chooses."""
+    commands = "boardsize 9\nclear_board\nplay b E5\nplay w C3\nplay b G6\nshapemill-prior\ngenmove w\nquit\n"
+    moves = {}
+    for worth in ("10000", "0"):
+        result = CliRunner().invoke(main, ["gtp", "--size", "9", "--playouts", "50", "--seed", "3",
+                                           "--prior-n", worth], input=commands)
+        assert result.exit_code == 0, result.output
+        answers = result.output.split("\n\n")
+        heat = answers[5].split()[2:]
+        values = [float(v) for v in heat[1::2]]
+        assert values.count(1.0) == 1  # one first choice
+        moves[worth] = (answers[6].split()[1], heat[2 * values.index(1.0)])
+    assert moves["10000"][0] == moves["10000"][1]
+    assert moves["0"][0] != moves["0"][1]
