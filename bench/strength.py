@@ -66,9 +66,9 @@ def decided_match(args: argparse.Namespace, ours: str, theirs: str, size: int, f
     """``run_match`` until ``--games`` games are decided on the board. A game that a
     program's failure ended (GnuGo 3.8 crashes in some positions) is no contest, not a
     win, and another game is played in its place, up to ``--games`` more in all.
-    Returns both tallies of the last call and the seconds and moves of both sides over
-    the games played in this run (the times of games read back from the folder are
-    not known)."""
+    Returns our tally of the last call, and the seconds and moves of both sides (ours
+    first) over the games played in this run (the times of games read back from the
+    folder are not known)."""
     from shapemill.engine.match import run_match
 
     seconds, moves = [0.0, 0.0], [0, 0]
@@ -81,7 +81,7 @@ def decided_match(args: argparse.Namespace, ours: str, theirs: str, size: int, f
             moves[k] += tally.moves
         missing = args.games - (us.games - us.failures)
         if missing <= 0 or n >= 2 * args.games:
-            return us, them, seconds, moves
+            return us, seconds, moves
         n = min(n + missing, 2 * args.games)
 
 
@@ -150,7 +150,7 @@ def main() -> int:
     for name, commands, size in matches:
         ours, theirs = commands()
         folder = Path(args.out) / name.replace(" ", "-")
-        us, them, seconds, moves = decided_match(args, ours, theirs, size, folder, quiet)
+        us, seconds, moves = decided_match(args, ours, theirs, size, folder, quiet)
         games, wins = us.games - us.failures, us.wins - us.wins_by_failure
         low, high = wilson(wins, games)
         rows.append({

@@ -26,6 +26,8 @@ from ..files import write_text_atomic
 from ..go.board import Board
 from .gtp import GtpEngine, GtpError, format_vertex, one_line, parse_vertex
 
+#: What the reason of a game a program's failure ended says after the colour (kept in the SGF).
+FORFEITS = " forfeits: "
 #: Seconds a program has to answer ``quit`` and to exit before it is killed.
 QUIT_SECONDS = 10
 #: Seconds a program has at least for its first answer, which waits for its start-up.
@@ -184,7 +186,7 @@ def play_game(black: GtpClient | LocalClient, white: GtpClient | LocalClient, si
     except Forfeit as f:
         other = "w" if f.color == "b" else "b"
         record.winner, record.result = other, f"{other.upper()}+F"
-        record.reason = f"{COLOR_NAMES[f.color]} forfeits: {f}"
+        record.reason = f"{COLOR_NAMES[f.color]}{FORFEITS}{f}"
         return record
     if record.result:
         return record
@@ -284,7 +286,7 @@ class Tally:
 def ended_by_failure(result: str, why: str) -> bool:
     """Whether a game ended because a program failed (crashed, hung, answered
     garbage or ``?``) rather than on the board (an illegal move, a resignation, the count)."""
-    return result.endswith("+F") and " forfeits: " in why
+    return result.endswith("+F") and FORFEITS in why
 
 
 def _sgf_result(path: Path) -> tuple[str, str]:
