@@ -387,7 +387,11 @@ def export(ratings, fmt, output) -> None:
 @click.option("--move-timeout", default=120.0, show_default=True, type=click.FloatRange(0, min_open=True),
               help="Seconds a program may take over a move or any other command (its first answer: at "
                    "least 60); one that takes longer, crashes or answers garbage loses the game.")
-def match(first, second, size, komi, games, sgf_dir, alternate, move_timeout) -> None:
+@click.option("--equal-time", type=click.FloatRange(0, min_open=True), default=None, metavar="SECONDS",
+              help="Keep the first program's seconds per move equal to the second's: before each of its moves "
+                   "it gets `time_settings 0 T 1`, T bringing its mean to the second's mean so far (SECONDS "
+                   "until the second has moved).")
+def match(first, second, size, komi, games, sgf_dir, alternate, move_timeout, equal_time) -> None:
     """Play games between two GTP programs, refereed by shapemill's rules.
 
     Prints each result, then each program's wins, win rate with its 95% Wilson
@@ -396,7 +400,8 @@ def match(first, second, size, komi, games, sgf_dir, alternate, move_timeout) ->
     from .engine.match import run_match, wilson
 
     try:
-        tallies = run_match(first, second, games, size, komi, sgf_dir, alternate, click.echo, move_timeout)
+        tallies = run_match(first, second, games, size, komi, sgf_dir, alternate, click.echo, move_timeout,
+                            equal_time=equal_time)
     except (OSError, RuntimeError) as exc:
         raise click.ClickException(f"match stopped: {exc}") from None
     for t in tallies:

@@ -2,8 +2,12 @@
 
 GnuGo's own seconds per move are measured first, in the same run: ``--calibrate`` games
 (default 2) of GnuGo against itself on each board size, played ``--concurrency`` at a time
-as the matches are, so the machine's load is the same. Our engine then gets that time per
-move (``shapemill gtp --time-per-move``); ``--seconds S`` gives it instead. Colours
+as the matches are, so the machine's load is the same. Against GnuGo our engine's time
+then follows GnuGo's in the match itself (``run_match``'s ``equal_time``: before each move
+it is told the time that keeps its mean equal to GnuGo's mean so far, from the calibrated
+time on), since GnuGo thinks longer against it than against itself; the engine-against-
+engine parts give both sides the calibrated time (``shapemill gtp --time-per-move``).
+``--seconds S`` gives our engine S seconds a move instead, in every part. Colours
 alternate, games are kept as SGF under ``--out`` (a run resumes from there), and each row
 gives wins, win rate, its 95% Wilson interval, and both sides' measured seconds per move,
 over ``--games`` games decided on the board: a game a program crashed in is no contest
@@ -42,12 +46,14 @@ PARTS = ("gnugo19", "gnugo9", "priors", "policies", "selection", "parallel")
 TARGETS = {"vs GnuGo 19x19": ">= 50%", "vs GnuGo 9x9": ">= 80%", "tree priors vs no-priors 19x19": ">= 70%"}
 
 
-def shapemill(args: argparse.Namespace, size: int, seconds: float, options: str, side: int = 1) -> str:
-    """A shapemill GTP command at ``seconds`` a move; its seed changes with the game
-    (``{game}``) so that games against a deterministic opponent differ."""
+def shapemill(args: argparse.Namespace, size: int, seconds: float | None, options: str, side: int = 1) -> str:
+    """A shapemill GTP command at ``seconds`` a move (None: the time the referee gives
+    it); its seed changes with the game (``{game}``) so that games against a
+    deterministic opponent differ."""
     seed = args.seeds.split(",")[side - 1]
-    return (f"{sys.executable} -m shapemill.cli gtp --size {size} --time-per-move {seconds:.3f} {options}"
-            f" {args.engine} --seed {seed}{{game}}").replace("  ", " ")
+    timing = f"--time-per-move {seconds:.3f}" if seconds is not None else ""
+    return (f"{sys.executable} -m shapemill.cli gtp --size {size} {timing} {options}"
+            f" {args.engine} --seed {seed}{{game}}").replace("  ", " ").replace("  ", " ")
 
 
 def gnugo_seconds(args: argparse.Namespace, size: int, report) -> float:
@@ -62,10 +68,12 @@ def gnugo_seconds(args: argparse.Namespace, size: int, report) -> float:
     return (first.seconds + second.seconds) / moves
 
 
-def decided_match(args: argparse.Namespace, ours: str, theirs: str, size: int, folder: Path, report):
+def decided_match(args: argparse.Namespace, ours: str, theirs: str, size: int, folder: Path, report,
+                  equal_time: float | None = None):
     """``run_match`` until ``--games`` games are decided on the board. A game that a
     program's failure ended (GnuGo 3.8 crashes in some positions) is no contest, not a
     win, and another game is played in its place, up to ``--games`` more in all.
+    ``equal_time``: ours follows the opponent's time per move (``run_match``).
     Returns our tally of the last call, and the seconds and moves of both sides (ours
     first) over the games played in this run (the times of games read back from the
     folder are not known)."""
@@ -75,7 +83,7 @@ def decided_match(args: argparse.Namespace, ours: str, theirs: str, size: int, f
     n = args.games
     while True:
         us, them = run_match(ours, theirs, n, size, 7.5, str(folder), alternate=True, report=report,
-                             concurrency=args.concurrency)
+                             concurrency=args.concurrency, equal_time=equal_time)
         for k, tally in enumerate((us, them)):
             seconds[k] += tally.seconds
             moves[k] += tally.moves
@@ -118,47 +126,48 @@ def main() -> int:
             quiet(f"GnuGo on {size}x{size}: {per_move[size]:.3f} s a move")
         return per_move[size]
 
-    matches = []  # name, (ours, theirs) when called, size
+    matches = []  # name, (ours, theirs) when called, size, whether ours follows the opponent's time
     for size, part in ((19, "gnugo19"), (9, "gnugo9")):
         if part in parts:
-            matches.append((f"vs GnuGo {size}x{size}", lambda s=size: (shapemill(args, s, seconds(s), ""),
-                                                                          args.gnugo), size))
+            matches.append((f"vs GnuGo {size}x{size}", lambda s=size: (shapemill(args, s, args.seconds, ""),
+                                                                          args.gnugo), size, args.seconds is None))
     if "priors" in parts:
         for other in ("--no-priors", "--root-priors"):
             matches.append((f"tree priors vs {other[2:]} 19x19", lambda o=other: (
-                shapemill(args, 19, seconds(19), ""), shapemill(args, 19, seconds(19), o, 2)), 19))
+                shapemill(args, 19, seconds(19), ""), shapemill(args, 19, seconds(19), o, 2)), 19, False))
     ps = args.policy_size
     if "policies" in parts:
         for other in ("mogo", "gamma"):
             matches.append((f"ppa vs {other} {ps}x{ps}", lambda o=other: (
                 shapemill(args, ps, seconds(ps), "--playout-policy ppa"),
-                shapemill(args, ps, seconds(ps), f"--playout-policy {o}", 2)), ps))
+                shapemill(args, ps, seconds(ps), f"--playout-policy {o}", 2)), ps, False))
     if "selection" in parts:
         for option in ("--prior-mode progressive-bias", "--prior-mode puct", "--prior-mode mogo",
                        "--bandit ucb1", "--bandit tuned1", "--bandit tuned2"):
             matches.append((f"{option[2:]} vs defaults {ps}x{ps}", lambda o=option: (
-                shapemill(args, ps, seconds(ps), o), shapemill(args, ps, seconds(ps), "", 2)), ps))
+                shapemill(args, ps, seconds(ps), o), shapemill(args, ps, seconds(ps), "", 2)), ps, False))
     if "parallel" in parts:
         matches.append((f"tree vs root 2 threads {ps}x{ps}", lambda: (
             shapemill(args, ps, seconds(ps), "--threads 2 --parallel tree"),
-            shapemill(args, ps, seconds(ps), "--threads 2 --parallel root", 2)), ps))
+            shapemill(args, ps, seconds(ps), "--threads 2 --parallel root", 2)), ps, False))
         for mode in ("root", "tree"):
             matches.append((f"{mode} 2 threads vs 1 thread {ps}x{ps}", lambda m=mode: (
                 shapemill(args, ps, seconds(ps), f"--threads 2 --parallel {m}"),
-                shapemill(args, ps, seconds(ps), "--threads 1", 2)), ps))
+                shapemill(args, ps, seconds(ps), "--threads 1", 2)), ps, False))
     rows = []
-    for name, commands, size in matches:
+    for name, commands, size, follows in matches:
         ours, theirs = commands()
         folder = Path(args.out) / name.replace(" ", "-")
-        us, seconds, moves = decided_match(args, ours, theirs, size, folder, quiet)
+        start = seconds(size) if follows else None
+        us, spent, moves = decided_match(args, ours, theirs, size, folder, quiet, start)
         games, wins = us.games - us.failures, us.wins - us.wins_by_failure
         low, high = wilson(wins, games)
         rows.append({
             "match": name, "games": games, "wins": wins, "win_rate": wins / games if games else 0.0,
             "ci_low": low, "ci_high": high, "no_contest": us.failures, "target": TARGETS.get(name, ""),
             "ours": ours, "theirs": theirs,
-            "s_per_move": seconds[0] / moves[0] if moves[0] else None,
-            "opponent_s_per_move": seconds[1] / moves[1] if moves[1] else None,
+            "s_per_move": spent[0] / moves[0] if moves[0] else None,
+            "opponent_s_per_move": spent[1] / moves[1] if moves[1] else None,
         })
     if args.json:
         print(json.dumps({"gnugo_seconds_per_move": per_move, "matches": rows}))

@@ -152,6 +152,37 @@ class GameRecord:
     reason: str = ""  # why a game ended early: a forfeit, an illegal move
 
 
+class EqualTime:
+    """Keeps the seconds per move of one program, the follower, equal to its
+    opponent's over a match: before each of the follower's moves the referee sends
+    it ``time_settings 0 T 1`` (byo-yomi of T seconds for one move), T being what
+    brings its mean in the game to the opponent's mean so far in the match (between
+    a quarter and four times that mean), so that time it saves on easy moves is
+    there for the hard ones. ``start`` is the mean before the opponent has moved."""
+
+    def __init__(self, start: float) -> None:
+        self.start = start
+        self.seconds = 0.0  # the opponent's, over the games of this run
+        self.moves = 0
+        self._lock = threading.Lock()  # games played at once share it
+
+    def mean(self) -> float:
+        """The opponent's mean seconds per move so far (``start`` before its first)."""
+        with self._lock:
+            return self.seconds / self.moves if self.moves else self.start
+
+    def budget(self, spent: float, moves: int) -> float:
+        """Seconds for the follower's next move, when it has ``spent`` seconds over
+        ``moves`` moves of this game."""
+        mean = self.mean()
+        return min(4 * mean, max(mean / 4, mean * (moves + 1) - spent))
+
+    def opponent_moved(self, seconds: float) -> None:
+        with self._lock:
+            self.seconds += seconds
+            self.moves += 1
+
+
 class Forfeit(Exception):
     """The program playing ``color`` lost the game by failing (its message says how)."""
 
@@ -170,9 +201,11 @@ def _ask(players: dict, color: str, line: str) -> str:
 
 def play_game(black: GtpClient | LocalClient, white: GtpClient | LocalClient, size: int = 9,
               komi: float = 7.5, max_moves: int | None = None,
-              on_move: Callable[[Board, int], None] | None = None) -> GameRecord:
+              on_move: Callable[[Board, int], None] | None = None,
+              pace: tuple[str, EqualTime] | None = None) -> GameRecord:
     """Play one game; every move is checked with our rules. ``on_move(board, n)`` is
-    called after the n-th move (from 1) is played. A program that crashes, hangs,
+    called after the n-th move (from 1) is played; ``pace`` = (colour, ``EqualTime``)
+    keeps that colour's time per move equal to the other's. A program that crashes, hangs,
     refuses a command or answers garbage loses the game (``B+F`` / ``W+F``, with
     the reason in ``record.reason``), as does one that plays an illegal move."""
     players = {"b": black, "w": white}
@@ -182,7 +215,7 @@ def play_game(black: GtpClient | LocalClient, white: GtpClient | LocalClient, si
         for color in players:
             for line in (f"boardsize {size}", "clear_board", f"komi {komi}"):
                 _ask(players, color, line)
-        _play(players, size, max_moves or 3 * size * size, board, record, on_move)
+        _play(players, size, max_moves or 3 * size * size, board, record, on_move, pace)
     except Forfeit as f:
         other = "w" if f.color == "b" else "b"
         record.winner, record.result = other, f"{other.upper()}+F"
@@ -206,15 +239,22 @@ COLOR_NAMES = {"b": "Black", "w": "White"}
 
 
 def _play(players: dict, size: int, limit: int, board: Board, record: GameRecord,
-          on_move: Callable[[Board, int], None] | None) -> None:
+          on_move: Callable[[Board, int], None] | None, pace: tuple[str, EqualTime] | None) -> None:
     """The moves of a game, up to two passes, a resignation, an illegal move or
     ``limit`` moves; ``Forfeit`` when a program fails."""
     color, passes = "b", 0
+    follower, equal = pace or ("", None)
     while passes < 2 and len(record.moves) < limit:
         other = "w" if color == "b" else "b"
+        if color == follower:
+            moved = sum(1 for c, _ in record.moves if c == color)
+            _ask(players, color, f"time_settings 0 {equal.budget(record.seconds[color], moved):.3f} 1")
         start = time.perf_counter()
         text = _ask(players, color, f"genmove {color}")
-        record.seconds[color] += time.perf_counter() - start
+        took = time.perf_counter() - start
+        record.seconds[color] += took
+        if equal is not None and color != follower:
+            equal.opponent_moved(took)
         if text.lower() == "resign":
             record.winner, record.result = other, f"{other.upper()}+R"
             return
@@ -326,7 +366,7 @@ def check_manifest(folder: Path, settings: dict) -> None:
 
 def run_match(first: str, second: str, games: int, size: int, komi: float, sgf_dir: str,
               alternate: bool, report=print, move_timeout: float | None = None,
-              concurrency: int = 1) -> tuple[Tally, Tally]:
+              concurrency: int = 1, equal_time: float | None = None) -> tuple[Tally, Tally]:
     """Play ``games`` games of ``first`` (Black, or alternating colours from game 2 on
     with ``alternate``) against ``second``, saving ``game-NNNN.sgf`` in ``sgf_dir``;
     ``concurrency`` games at a time (each program is its own process).
@@ -338,12 +378,16 @@ def run_match(first: str, second: str, games: int, size: int, komi: float, sgf_d
     ``--seed {game}``: a seeded engine against a deterministic one would otherwise
     replay one game per colour. A program that crashes, answers garbage or takes
     longer than ``move_timeout`` seconds over a command loses that game, and the
-    match goes on with fresh processes.
+    match goes on with fresh processes. With ``equal_time`` the first program's
+    seconds per move follow the second's (``EqualTime``, from ``equal_time`` seconds
+    until the second has moved).
     """
     folder = Path(sgf_dir)
     folder.mkdir(parents=True, exist_ok=True)
-    check_manifest(folder, {"black": first, "white": second, "size": size, "komi": komi, "alternate": alternate})
+    check_manifest(folder, {"black": first, "white": second, "size": size, "komi": komi, "alternate": alternate,
+                            "equal_time": equal_time})
     tallies = (Tally(first), Tally(second))
+    equal = EqualTime(equal_time) if equal_time is not None else None
 
     def sides(i: int) -> tuple[Tally, Tally]:
         return (tallies[1], tallies[0]) if alternate and i % 2 == 1 else tallies
@@ -352,7 +396,9 @@ def run_match(first: str, second: str, games: int, size: int, komi: float, sgf_d
         path = folder / f"game-{i + 1:04d}.sgf"
         if path.exists():
             return _sgf_result(path) + (None,)
-        record, commands = _match_game(*(t.command for t in sides(i)), i + 1, size, komi, move_timeout, report)
+        pace = ("w" if sides(i)[1] is tallies[0] else "b", equal) if equal else None
+        record, commands = _match_game(*(t.command for t in sides(i)), i + 1, size, komi, move_timeout, report,
+                                       pace)
         write_text_atomic(path, to_sgf(record, size, komi, *commands))
         return record.result, record.reason, record
 
@@ -378,7 +424,7 @@ def run_match(first: str, second: str, games: int, size: int, komi: float, sgf_d
 
 
 def _match_game(black: str, white: str, number: int, size: int, komi: float, move_timeout: float | None,
-                report) -> tuple[GameRecord, tuple[str, str]]:
+                report, pace: tuple[str, EqualTime] | None) -> tuple[GameRecord, tuple[str, str]]:
     """One game of a match between fresh processes of the two commands, which
     are closed after it whatever happens; the record and the commands run."""
     commands = tuple(c.replace("{game}", str(number)) for c in (black, white))
@@ -389,7 +435,7 @@ def _match_game(black: str, white: str, number: int, size: int, komi: float, mov
                 clients.append(GtpClient(command, move_timeout))
             except OSError as e:
                 raise ShapemillError(f"cannot start {command!r}: {one_line(e)}") from None
-        record = play_game(*clients, size, komi)
+        record = play_game(*clients, size, komi, pace=pace)
     finally:
         for client in clients:
             why = client.close()

@@ -50,3 +50,55 @@ def test_games_played_two_at_once_are_the_games_played_one_by_one(tmp_path):
         assert (tmp_path / "1" / name).read_text() == (tmp_path / "2" / name).read_text()
     for one, two in zip(tallies[1], tallies[2]):
         assert (one.games, one.wins, one.moves) == (two.games, two.wins, two.moves) and one.games == 2
+
+
+SCRIPTED = '''
+import sys, time
+log, delay, moves = sys.argv[1], float(sys.argv[2]), sys.argv[3:]
+for line in sys.stdin:
+    with open(log, "a") as fh:
+        fh.write(line)
+    if line.startswith("genmove"):
+        time.sleep(delay)
+        print("= " + (moves.pop(0) if moves else "pass") + "\\n", flush=True)
+    elif line.startswith("final_score"):
+        print("= 0\\n", flush=True)
+    else:
+        print("=\\n", flush=True)
+    if line.startswith("quit"):
+        break
+'''
+
+
+def test_equal_time_budget_brings_the_followers_mean_to_the_opponents():
+    from shapemill.engine.match import EqualTime
+
+    equal = EqualTime(0.5)
+    assert equal.budget(0.0, 0) == 0.5  # the opponent has not moved yet
+    equal.opponent_moved(1.0)
+    equal.opponent_moved(3.0)
+    assert equal.mean() == 2.0
+    assert equal.budget(1.0, 1) == 3.0  # 2 moves at 2 s, 1 s spent
+    assert equal.budget(10.0, 1) == 0.5  # far ahead: a quarter of the mean
+    assert equal.budget(0.0, 5) == 8.0  # far behind: four times the mean
+
+
+def test_the_follower_is_told_its_time_before_each_of_its_moves(tmp_path):
+    from shapemill.engine.match import run_match
+
+    script = tmp_path / "scripted.py"
+    script.write_text(SCRIPTED)
+    follower = f"{sys.executable} {script} {tmp_path / 'follower.log'} 0 A1 C1 E1"
+    leader = f"{sys.executable} {script} {tmp_path / 'leader.log'} 0.2 A5 C5 E5"
+    first, second = run_match(follower, leader, 1, 5, 7.5, str(tmp_path / "games"), alternate=False,
+                              report=lambda line: None, equal_time=0.5)
+    lines = (tmp_path / "follower.log").read_text().splitlines()
+    told = [float(line.split()[2]) for line in lines if line.startswith("time_settings")]
+    asked = [i for i, line in enumerate(lines) if line.startswith("genmove")]
+    assert len(told) == len(asked) == 4 and all(lines[i - 1].startswith("time_settings 0 ") for i in asked)
+    assert told[0] == 0.5  # the leader had not moved
+    mean = second.seconds / second.moves
+    assert mean >= 0.2 and first.seconds / first.moves < 0.1
+    # the follower spends nothing, so each budget is the leader's mean so far times its moves, at most four
+    assert 0.2 * 2 <= told[1] and told[1] < told[2] < told[3] <= 4 * mean + 1e-3
+    assert "time_settings" not in (tmp_path / "leader.log").read_text()
