@@ -3,10 +3,11 @@
 The tree lives in flat arrays (``Tree``; fields and the selection formulas in
 ``selection``, docs/search.md). A simulation descends from the root by the
 chosen bandit and prior formula. A leaf visited ``EXPAND_AT`` times is expanded
-with all legal moves that fill no own eye; each child starts with expert virtual
-wins (capture, save atari, 3x3 shape, self-atari penalty) plus the external
-prior: the ratings table's move strengths, given for the root and, with
-``knowledge``, computed in the kernel for every node. With progressive widening
+with all legal moves that fill no own eye; each child starts with virtual wins:
+the ratings table's (its move strengths, given for the root and, with
+``knowledge``, computed in the kernel for every node), or where there is no
+table MoGo's expert knowledge (capture, save atari, 3x3 shape, self-atari
+penalty). With progressive widening
 only the ``K(N)`` best children by prior are searchable. The playout (MoGo,
 gamma-weighted, gamma-weighted adapted during the search (PPA) or uniform random) scores the board by area; every node on the
 path gets the result and its children get the AMAF update of the moves played
@@ -20,6 +21,7 @@ updates), with virtual loss; its result depends on the threads' timing.
 
 from __future__ import annotations
 
+import math
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -95,6 +97,7 @@ RANDOM_PLAYOUTS, MOGO_PLAYOUTS, GAMMA_PLAYOUTS, PPA_PLAYOUTS = range(4)
 NO_GAMMAS = np.ones((1, 1))  # the gamma table passed when the policy is not gamma
 
 EXPERT_N = 10.0  # virtual visits of one piece of expert knowledge (Michi's prior scale)
+UNIFORM_N = 2 * EXPERT_N  # even virtual visits of the moves of a node below the root without the table's priors
 
 
 @njit(cache=True)
@@ -142,20 +145,22 @@ def _atari_moves(b: np.ndarray, m: np.ndarray, color: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def _prior_virtual_wins(prob: float, k: int, params: np.ndarray) -> tuple[float, float]:
-    """Virtual (visits, wins) of the table's probability ``prob`` of a move among ``k``:
-    ``PRIOR_N`` visits won in proportion ``r / (r + 1)``, ``r = prob * k`` (1 when uniform)."""
-    rel = prob * k
-    return params[PRIOR_N], params[PRIOR_N] * rel / (rel + 1)
+def _table_prior(prob: float, params: np.ndarray) -> tuple[float, float]:
+    """Virtual (visits, wins) of a move the ratings table gives probability ``prob``:
+    an even start of ``EXPERT_N`` visits, plus ``PRIOR_N * sqrt(prob)`` visits all won
+    (Pachi's pattern prior). The table's features (captures, ataris, self-ataris, 3x3
+    shapes) take the place of MoGo's hand-written knowledge, which would count them twice."""
+    won = params[PRIOR_N] * math.sqrt(prob)
+    return EXPERT_N + won, EXPERT_N / 2 + won
 
 
 @njit(cache=True)
 def add_table_prior(node: int, t: np.ndarray, f: np.ndarray, strength: np.ndarray, params: np.ndarray) -> None:
-    """Give the children of ``node``, expanded with a uniform prior, the table's priors
-    (``strength`` per board point): probability ``PROB``, and virtual wins moved from
-    the uniform prior's to the table's, so that they end as ``expand`` would have
-    written them with ``strength``; marks the node ``KNOWN``. The children's order
-    (progressive widening's) is left as it is."""
+    """Give the children of ``node``, expanded with MoGo's knowledge before the table's
+    priors were due, the table's (``strength`` per board point): probability ``PROB``
+    and virtual visits and wins, as ``expand`` would have written them with
+    ``strength``; marks the node ``KNOWN``. The children's order (progressive
+    widening's) is left as it is."""
     first, k = t[FIRST, node], t[NCHILD, node]
     t[KNOWN, node] = 1
     total = 0.0
@@ -163,13 +168,10 @@ def add_table_prior(node: int, t: np.ndarray, f: np.ndarray, strength: np.ndarra
         total += strength[t[MOVE, c]]
     if total <= 0:
         return
-    _, uniform_w = _prior_virtual_wins(1.0 / k, k, params)
     for c in range(first, first + k):
         prob = strength[t[MOVE, c]] / total
         f[0, PROB, c] = prob
-        if params[PRIOR_N] > 0:
-            _, dw = _prior_virtual_wins(prob, k, params)
-            f[0, PWINS, c] += dw - uniform_w
+        f[0, PVISITS, c], f[0, PWINS, c] = _table_prior(prob, params)
 
 
 @njit(cache=True)
@@ -193,36 +195,39 @@ def node_moves(b: np.ndarray, m: np.ndarray, color: int, allowed: np.ndarray) ->
 @njit(cache=True)
 def expand(b: np.ndarray, m: np.ndarray, color: int, node: int, t: np.ndarray, f: np.ndarray,
            n_nodes: int, limit: int, prior: np.ndarray, allowed: np.ndarray, params: np.ndarray,
-           known: bool) -> int:
+           known: bool, table: bool) -> int:
     """Give ``node`` its children (legal moves of ``color`` filling no own eye), sorted by
     prior value, at nodes ``n_nodes`` on; returns the next free node (unchanged when
     the children would pass ``limit``, the end of this thread's share of the arrays).
-    ``prior``: the external strength per point; ``known``: whether it is final, else
-    it is uniform and ``add_table_prior`` gives the table's later (``KNOWN``).
+    ``prior``: with ``table`` the ratings table's strength per point (``_table_prior``),
+    else MoGo's knowledge (``_expert_prior``) plus, where ``prior`` is uniform rather
+    than zero (below the root), ``UNIFORM_N`` even visits; ``known``: whether the
+    priors are final, else ``add_table_prior`` gives the table's later (``KNOWN``).
     The children are written before ``node`` points to them, so that another thread
     reading the tree meanwhile sees ``node`` either as a leaf or with all its children."""
     size = m[SIZE]
     if n_nodes + size * size > limit:
         return n_nodes
-    near = _atari_moves(b, m, color)
     moves = node_moves(b, m, color, allowed)
     k = len(moves)
+    if k == 0:
+        return n_nodes
     value = np.empty(k)
     pn = np.empty(k)
     pw = np.empty(k)
-    for j in range(k):
-        pn[j], pw[j] = _expert_prior(b, m, color, moves[j], near)
-    if k == 0:
-        return n_nodes
     total = 0.0
     for j in range(k):
         total += prior[moves[j]]
+    near = np.zeros(0, dtype=np.bool_) if table else _atari_moves(b, m, color)
     for j in range(k):
         prob = prior[moves[j]] / total if total > 0 else 1.0 / k
-        if params[PRIOR_N] > 0 and total > 0:  # the external prior as virtual wins
-            dn, dw = _prior_virtual_wins(prob, k, params)
-            pn[j] += dn
-            pw[j] += dw
+        if table:
+            pn[j], pw[j] = _table_prior(prob, params)
+        else:
+            pn[j], pw[j] = _expert_prior(b, m, color, moves[j], near)
+            if total > 0:
+                pn[j] += UNIFORM_N
+                pw[j] += UNIFORM_N / 2
         value[j] = prob if params[WIDEN] > 0 else pw[j] / pn[j]
     order = np.argsort(-value[:k], kind="mergesort")
     for j in range(k):
@@ -263,8 +268,9 @@ def simulate(b0: np.ndarray, m0: np.ndarray, color: int, t: np.ndarray, f: np.nd
     seq = np.empty(4 * size * size + 8, dtype=np.int64)
     path = np.empty(size * size + 8, dtype=np.int64)
     first_at = np.empty(w * w, dtype=np.int64)
-    uniform = np.ones(w * w)
+    uniform = np.ones(w * w)  # below the root, before (or without) the table's priors
     node_prior = np.empty(w * w)
+    root_table = np.any(prior > 0)
     everywhere = np.ones(w * w, dtype=np.bool_)
     fk = f[thread]
     vloss = params[VLOSS]
@@ -283,7 +289,7 @@ def simulate(b0: np.ndarray, m0: np.ndarray, color: int, t: np.ndarray, f: np.nd
                     below = node_prior
                 pool[thread, 0] = expand(b, m, c, node, t, f, pool[thread, 0], pool[thread, 1],
                                          prior if at_root else below, allowed if at_root else everywhere, params,
-                                         at_root or due or params[TREE_PRIOR] == 0)
+                                         at_root or due or params[TREE_PRIOR] == 0, root_table if at_root else due)
             elif t[FIRST, node] >= 0 and t[KNOWN, node] == 0:  # expanded before the table's priors were due
                 if at_root:
                     add_table_prior(node, t, f, prior, params)
@@ -376,7 +382,7 @@ class SearchConfig:
     c_ucb: float = 1.0  # the exploration constant of ucb1 / tuned1 / tuned2
     c_pb: float = 1.0  # weight of the progressive-bias, PUCT or Eq. 3 delta term
     fpu: float = 0.1  # first-play value: the parent's value for the mover less this (progressive-bias, puct)
-    prior_n: float = 20.0
+    prior_n: float = 160.0  # virtual wins of a move the table gives probability P: prior_n * sqrt(P)
     rave_equiv: float = 3500.0
     widen: float = 0.0  # growth base of progressive widening; 0: off
     expand_at: int = 2
@@ -497,8 +503,11 @@ class Tree:
              thread: int = 0, stop=None) -> int:
         """Simulate from the root in batches as search thread ``thread`` until
         ``config``'s playouts or seconds are spent, or ``stop`` (an Event) is set;
-        returns the number of playouts. The numba kernel releases the GIL, so
-        other threads grow their trees (or this one) at the same time."""
+        returns the number of playouts. A search by time also ends once the rest of
+        its time, at the rate so far, could not change the most visited move
+        (``settled``): the time it saves is there for later moves under a clock.
+        The numba kernel releases the GIL, so other threads grow their trees (or
+        this one) at the same time."""
         start = time.perf_counter()
         done = 0
         gammas = config.gammas if config.gammas is not None else NO_GAMMAS
@@ -508,11 +517,23 @@ class Tree:
             simulate(board.b, board.m, color, self.t, self.f, self.pool, thread, self.root, n,
                      prior, allowed, params, owner, gammas, knowledge, cache, adapt)
             done += n
-            if config.time_per_move is not None and time.perf_counter() - start > config.time_per_move:
-                break
+            if config.time_per_move is not None:
+                spent = time.perf_counter() - start
+                if spent > config.time_per_move or self.settled(done / spent * (config.time_per_move - spent)):
+                    break
             if stop is not None and stop.is_set():
                 break
         return done
+
+    def settled(self, remaining: float) -> bool:
+        """Whether the root's most visited move leads the next by more than the
+        ``remaining`` playouts of each thread growing this tree could make up."""
+        kids = self.children(self.root)
+        if len(kids) < 2:
+            return True
+        visits = self.f[:, VISITS, kids].sum(axis=0)
+        second, first = np.partition(visits, -2)[-2:]
+        return first - second > remaining * self.f.shape[0]
 
     def root_stats(self, w: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per board point: real visits, real wins and prior value of the root's children."""
