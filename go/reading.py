@@ -10,7 +10,8 @@ ataris, the defender extends or captures an attacking string in atari; an atari
 the defender escapes at once (three liberties after extending) is ruled out
 without playing it. A reading visits at most ``LADDER_BUDGET`` positions, shared
 evenly among the moves tried at each node, and ``LADDER_DEPTH`` moves; a line it
-cannot finish counts as an escape. Each move's share does not depend on the order
+cannot finish counts as an escape (``ladder_reading`` tells such an escape, ``UNREAD``,
+from a read one). Each move's share does not depend on the order
 the moves are tried in, so neither does the outcome: a ladder reads the same on a
 rotated, mirrored or colour-swapped board. Superko is ignored while reading.
 """
@@ -301,33 +302,51 @@ def ladder_moves(b: np.ndarray, m: np.ndarray, s: int, attacker: bool,
     return k if k > 0 else -2
 
 
+#: ``ladder_reading``'s verdicts: caught; escaped; counted as escaped because a line
+#: it needed was not read (no share of the budget left, or past the stack's depth).
+CAUGHT, ESCAPED, UNREAD = 1, 0, -1
+
+
 @njit(cache=True)
 def read_ladder(work: np.ndarray, mwork: np.ndarray, moves: np.ndarray, mark: np.ndarray,
-            s: int, defender_to_move: bool, budget: int) -> bool:
+                s: int, defender_to_move: bool, budget: int) -> bool:
     """Whether the string of stone ``s`` in the position ``work[0], mwork[0]`` is
-    captured by a ladder; level 0 of the stack is left as it was.
+    captured by a ladder (``ladder_reading`` says ``CAUGHT``); an unread line is an escape."""
+    return ladder_reading(work, mwork, moves, mark, s, defender_to_move, budget) == CAUGHT
+
+
+@njit(cache=True)
+def ladder_reading(work: np.ndarray, mwork: np.ndarray, moves: np.ndarray, mark: np.ndarray,
+                   s: int, defender_to_move: bool, budget: int) -> int:
+    """Whether the string of stone ``s`` in the position ``work[0], mwork[0]`` is
+    captured by a ladder: ``CAUGHT``, ``ESCAPED``, or ``UNREAD`` when the answer
+    rests on a line the budget or the depth cut; level 0 of the stack is left as it was.
 
     Defender to move: the string is in atari; it may extend or capture an
     adjacent attacking string in atari, and is captured if every such move
     fails. Attacker to move: one liberty, it captures; two, it tries an atari on
     each; three or more, the string escapes. An and-or search, depth first, on
-    the board stack ``work``/``mwork`` (``LADDER_DEPTH`` levels). A node may visit
-    ``budget`` positions below it, split evenly among its moves (each move's
-    position costs one); a move it has no share for, or past the stack's depth,
-    counts as an escape. A move's outcome depends on its position and share
-    only, so the reading's does not depend on the order of the moves.
+    the board stack ``work``/``mwork`` (``LADDER_DEPTH`` levels), with three values:
+    an attacker's node is caught as soon as one move catches, escaped when every
+    move escapes, else unread; a defender's node the other way round. A node may
+    visit ``budget`` positions below it, split evenly among its moves (each move's
+    position costs one); a move it has no share for, or past the stack's depth, is
+    unread. A move's outcome depends on its position and share only, so the
+    reading's does not depend on the order of the moves.
     """
     depth = work.shape[0]
     nmv = np.empty(depth, dtype=np.int64)
     nxt = np.empty(depth, dtype=np.int64)
     share = np.empty(depth, dtype=np.int64)
+    value = np.empty(depth, dtype=np.int64)  # node k's value so far, from the moves tried
     # node k: attacker to move when (k odd) == defender_to_move
     r = ladder_moves(work[0], mwork[0], np.int64(s), not defender_to_move, moves[0], mark)
     if r < 0:
-        return r == -2
+        return CAUGHT if r == -2 else ESCAPED
     nmv[0] = r
     nxt[0] = 0
     share[0] = budget // r
+    value[0] = CAUGHT if defender_to_move else ESCAPED
     k = 0
     d = np.int64(work[0, COLOR, s])
     while True:
@@ -336,7 +355,7 @@ def read_ladder(work: np.ndarray, mwork: np.ndarray, moves: np.ndarray, mark: np
             mv = moves[k, nxt[k]]
             nxt[k] += 1
             if share[k] < 1 or k + 1 >= depth:
-                captured = False  # not read: an escape
+                v = UNREAD
             else:
                 work[k + 1] = work[k]
                 mwork[k + 1] = mwork[k]
@@ -349,27 +368,29 @@ def read_ladder(work: np.ndarray, mwork: np.ndarray, moves: np.ndarray, mark: np
                     k += 1
                     nmv[k] = r
                     nxt[k] = 0
+                    value[k] = CAUGHT if attacker else ESCAPED  # node k is the other side's: a defender's starts caught
                     continue
-                captured = r == -2
+                v = CAUGHT if r == -2 else ESCAPED
         else:
-            captured = not attacker
+            v = value[k]  # every move of node k tried
             if k == 0:
-                return captured
+                return v
             k -= 1
-        # a child of node k is decided: settle node k or go on with its next child
+        # a child of node k has value v: settle node k (and pass v up) or go on with its next child
         while True:
             attacker = (k % 2 == 1) == defender_to_move
-            if captured != attacker:
+            if v != (CAUGHT if attacker else ESCAPED):
+                if v == UNREAD:
+                    value[k] = UNREAD
                 break
             if k == 0:
-                return captured
+                return v
             k -= 1
-    return False
 
 
 @njit(cache=True)
 def ladder_scratch(b: np.ndarray, m: np.ndarray):
-    """Scratch arrays for ``_ladder``: board stack, meta stack, moves."""
+    """Scratch arrays for ``read_ladder``: board stack, meta stack, moves."""
     work = np.empty((LADDER_DEPTH, b.shape[0], b.shape[1]), dtype=np.int32)
     mwork = np.empty((LADDER_DEPTH, m.shape[0]), dtype=np.int64)
     moves = np.empty((LADDER_DEPTH, LADDER_WIDTH), dtype=np.int32)
@@ -377,15 +398,22 @@ def ladder_scratch(b: np.ndarray, m: np.ndarray):
 
 
 @njit(cache=True)
-def ladder_captured(b: np.ndarray, m: np.ndarray, s: int, defender_to_move: bool) -> bool:
-    """Whether the string of stone ``s`` dies in a ladder (see ``_ladder``), with
-    fresh scratch and the default budget: for tools and tests."""
+def ladder_verdict(b: np.ndarray, m: np.ndarray, s: int, defender_to_move: bool) -> int:
+    """``ladder_reading``'s verdict on the string of stone ``s`` (``CAUGHT``, ``ESCAPED``
+    or ``UNREAD``), with fresh scratch and the default budget: for tools and tests."""
     work, mwork, moves = ladder_scratch(b, m)
     mark = np.zeros(b.shape[1], dtype=np.int32)
     work[0] = b
     mwork[0] = m
-    return read_ladder(work, mwork, moves, mark, np.int64(s), np.bool_(defender_to_move),
-                   np.int64(LADDER_BUDGET))
+    return ladder_reading(work, mwork, moves, mark, np.int64(s), np.bool_(defender_to_move),
+                          np.int64(LADDER_BUDGET))
+
+
+@njit(cache=True)
+def ladder_captured(b: np.ndarray, m: np.ndarray, s: int, defender_to_move: bool) -> bool:
+    """Whether the string of stone ``s`` dies in a ladder, as the miner reads it
+    (``read_ladder``, the default budget): for tools and tests."""
+    return ladder_verdict(b, m, s, defender_to_move) == CAUGHT
 
 
 @njit(cache=True)
