@@ -22,7 +22,7 @@ from numba import njit
 
 from ...go.rules import BLACK, HASH, META, PASS, play
 from ...miner.prior import prior_cache
-from .game import OPEN, Problem, child_key, expand_ordered
+from .game import OPEN, Problem, child_keys, expand_ordered
 from .pns import INF, leaf_numbers, pns_by_thresholds
 from .table import CHECK_EVERY, FREE, OutOfBudget, Progress, Result, Search
 
@@ -125,10 +125,11 @@ def _expand(stack, table: np.ndarray, ctl: np.ndarray, d: int, problem) -> None:
     proof and disproof numbers from their value, the table's bounds, or the numbers this
     proof left there."""
     frames, kids, boards, metas, path = stack
-    region, goal, mark, knowledge, cache = problem
+    region, goal, mark, knowledge, cache, maps = problem
     color = frames[d, F_COLOR]
     moves, hashes, kos, values = expand_ordered(boards[d], metas[d], color, frames[d, F_PASSED] == 1,
                                                 region, goal, mark, knowledge, cache)
+    keys = child_keys(boards[d], metas[d], color, moves, hashes, kos, maps)
     k, ban = 0, FREE
     for i in range(len(moves)):
         mv, h = moves[i], hashes[i]
@@ -137,7 +138,7 @@ def _expand(stack, table: np.ndarray, ctl: np.ndarray, d: int, problem) -> None:
             if path[j, 1] >= 0:
                 ban = min(ban, path[j, 1])
                 continue
-        key = child_key(h, 3 - color, kos[i], mv == PASS)
+        key = keys[i]
         lo, hi, pn, dn = ctl[C_LO], ctl[C_HI], 1, 1
         if values[i] == OPEN:
             e = table[_slot(table, key)]
@@ -298,7 +299,7 @@ class Dfpn:
         prior = problem.prior
         knowledge = None if prior is None else prior.knowledge(problem.size)
         cache = None if prior is None else prior_cache(b.shape[1], 1)
-        self.kernel_problem = (problem.region, problem.goal, problem.mark, knowledge, cache)
+        self.kernel_problem = (problem.region, problem.goal, problem.mark, knowledge, cache, problem.maps)
 
     @staticmethod
     def _stack(frames: int, b: np.ndarray, m: np.ndarray) -> tuple:
@@ -332,7 +333,7 @@ class Dfpn:
         frames, _, boards, metas, path = self.stack
         boards[0], metas[0] = root.b, root.m
         frames[0] = 0
-        frames[0, F_COLOR], frames[0, F_PASSED], frames[0, F_KEY] = root.color, root.passed, problem.key(root)
+        frames[0, F_COLOR], frames[0, F_PASSED], frames[0, F_KEY] = root.color, root.passed, problem.canonical(root)[0]
         frames[0, F_TPN], frames[0, F_TDN], frames[0, F_KIDS], frames[0, F_MOVE] = INF, INF, -1, PASS
         _fill_path(path, frames, metas, 0)
         status = _visit(ctl)

@@ -49,6 +49,8 @@ KIND, TARGET, TARGET2, DEFENDER, ESCAPE = range(5)
 OPEN = -(1 << 40)
 
 _KEYS = np.random.default_rng(20261124).integers(1, 1 << 62, size=(3, 1024), dtype=np.int64)
+#: The transposition key's part for a pass just made.
+_PASSED = _KEYS[0, 1]
 
 
 @njit(cache=True)
@@ -259,22 +261,61 @@ def symmetries(size: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def canonical_hash(b: np.ndarray, m: np.ndarray, maps: np.ndarray, color: int):
-    """The smallest over the symmetries of the stones' Zobrist hash with the ko point and the
-    side to move, and the symmetry that gives it."""
+def symmetric_hashes(b: np.ndarray, maps: np.ndarray) -> np.ndarray:
+    """The Zobrist hash of the stones under each symmetry of ``maps``."""
+    hs = np.zeros(maps.shape[0], dtype=np.int64)
+    for p in range(b.shape[1]):
+        c = b[COLOR, p]
+        if c == BLACK or c == WHITE:
+            for t in range(len(hs)):
+                hs[t] ^= ZOBRIST[c, maps[t, p]]
+    return hs
+
+
+@njit(cache=True)
+def _smallest(hs: np.ndarray, maps: np.ndarray, color: int, ko: int):
+    """The smallest over the symmetries of the stones' hash (``hs``) with the ko point and
+    the side to move, and the symmetry that gives it."""
     best, which = np.int64(0), 0
-    for t in range(maps.shape[0]):
-        h = _KEYS[color, maps[t, m[KO]]]
-        for p in range(b.shape[1]):
-            c = b[COLOR, p]
-            if c == BLACK or c == WHITE:
-                h ^= ZOBRIST[c, maps[t, p]]
+    for t in range(len(hs)):
+        h = hs[t] ^ _KEYS[color, maps[t, ko]]
         if t == 0 or h < best:
             best, which = h, t
     return best, which
 
 
 @njit(cache=True)
+def canonical_hash(b: np.ndarray, m: np.ndarray, maps: np.ndarray, color: int):
+    """The smallest over the symmetries of the stones' Zobrist hash with the ko point and the
+    side to move, and the symmetry that gives it."""
+    return _smallest(symmetric_hashes(b, maps), maps, color, m[KO])
+
+
+@njit(cache=True)
+def child_keys(b: np.ndarray, m: np.ndarray, color: int, moves: np.ndarray, hashes: np.ndarray,
+               kos: np.ndarray, maps: np.ndarray) -> np.ndarray:
+    """The transposition keys under the symmetries of the positions after ``color``'s
+    ``moves`` (``expand``'s board hashes and ko points after them): the child's
+    ``Problem.canonical``. A move that captures nothing adds its stone to each
+    symmetry's hash; one that captures is played."""
+    hs = symmetric_hashes(b, maps)
+    after = np.empty_like(hs)
+    keys = np.empty(len(moves), dtype=np.int64)
+    for i in range(len(moves)):
+        p = moves[i]
+        if p == PASS:
+            after[:] = hs
+        elif hashes[i] == m[HASH] ^ ZOBRIST[color, p]:
+            for t in range(len(hs)):
+                after[t] = hs[t] ^ ZOBRIST[color, maps[t, p]]
+        else:
+            b2, m2 = b.copy(), m.copy()
+            play(b2, m2, color, p)
+            after[:] = symmetric_hashes(b2, maps)
+        keys[i] = _smallest(after, maps, 3 - color, kos[i])[0] ^ (_PASSED if p == PASS else 0)
+    return keys
+
+
 def child_key(board_hash: int, color: int, ko: int, passed: bool) -> int:
     """Transposition key of a position from its board hash, side to move, ko point and pass flag."""
     return board_hash ^ _KEYS[color, ko] ^ (_KEYS[0, 1] if passed else 0)
@@ -329,7 +370,7 @@ class Problem:
     def canonical(self, s: State) -> tuple[int, int]:
         """Transposition key of the position under its symmetries, and the symmetry used."""
         h, t = canonical_hash(s.b, s.m, self.maps, s.color)
-        return int(h) ^ (int(_KEYS[0, 1]) if s.passed else 0), int(t)
+        return int(h) ^ (int(_PASSED) if s.passed else 0), int(t)
 
     def expand(self, s: State):
         """``expand_ordered`` of the numba core for this problem's state and prior."""
