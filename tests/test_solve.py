@@ -305,6 +305,18 @@ def test_4x4_after_black_b2_is_black_by_2():
     assert r.value == 2
 
 
+def test_dfpn_grows_its_table_and_stack_without_changing_the_search(monkeypatch):
+    from shapemill.engine.solve import dfpn as kernel
+
+    p = make_problem(3, [], [], "b", "score")
+    roomy = dfpn(p, 300_000)
+    monkeypatch.setattr(kernel, "TABLE_SLOTS", 4)
+    monkeypatch.setattr(kernel, "STACK_FRAMES", 2)
+    cramped = dfpn(p, 300_000)
+    assert (cramped.value, cramped.move, cramped.nodes) == (roomy.value, roomy.move, roomy.nodes)
+    assert roomy.value == 9
+
+
 def test_child_keys_are_the_canonical_keys_of_the_children():
     # df-pn looks children up by child_keys, which plays only the moves that capture
     import numpy as np
