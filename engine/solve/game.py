@@ -318,7 +318,7 @@ def child_keys(b: np.ndarray, m: np.ndarray, color: int, moves: np.ndarray, hash
 
 def child_key(board_hash: int, color: int, ko: int, passed: bool) -> int:
     """Transposition key of a position from its board hash, side to move, ko point and pass flag."""
-    return board_hash ^ _KEYS[color, ko] ^ (_KEYS[0, 1] if passed else 0)
+    return board_hash ^ int(_KEYS[color, ko]) ^ (int(_PASSED) if passed else 0)
 
 
 @dataclass
