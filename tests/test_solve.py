@@ -298,6 +298,44 @@ def test_3x3_is_black_by_9_from_the_centre(search):
     assert r.value == 9 and gtp(r.move, 3) == "B2"
 
 
+def test_4x4_after_black_b2_is_black_by_2():
+    # van der Werf, van den Herik, Uiterwijk 2003: 4x4 is Black by 2 (area scoring, positional
+    # superko), B2 an optimal first move; df-pn proves it in about 4 million nodes
+    r = dfpn(make_problem(4, [(1, 1)], [], "w", "score"), 10_000_000)
+    assert r.value == 2
+
+
+def test_dfpn_grows_its_table_and_stack_without_changing_the_search(monkeypatch):
+    from shapemill.engine.solve import dfpn as kernel
+
+    p = make_problem(3, [], [], "b", "score")
+    roomy = dfpn(p, 300_000)
+    monkeypatch.setattr(kernel, "TABLE_SLOTS", 4)
+    monkeypatch.setattr(kernel, "STACK_FRAMES", 2)
+    cramped = dfpn(p, 300_000)
+    assert (cramped.value, cramped.move, cramped.nodes) == (roomy.value, roomy.move, roomy.nodes)
+    assert roomy.value == 9
+
+
+def test_child_keys_are_the_canonical_keys_of_the_children():
+    # df-pn looks children up by child_keys, which plays only the moves that capture
+    import numpy as np
+    from shapemill.engine.solve.game import child_keys
+    from shapemill.go.rules import KO, N_EMPTY, PASS
+
+    p = make_problem(4, [], [], "b", "score")
+    s, rng, captures, kos = p.root, np.random.default_rng(1), 0, 0
+    for _ in range(80):
+        moves, hashes, ko_points, _ = p.expand(s)
+        kids = [p.child(s, int(mv)) for mv in moves]
+        assert child_keys(s.b, s.m, s.color, moves, hashes, ko_points, p.maps).tolist() == [
+            p.canonical(c)[0] for c in kids]
+        captures += sum(int(c.m[N_EMPTY]) >= int(s.m[N_EMPTY]) for c, mv in zip(kids, moves) if mv != PASS)
+        kos += sum(int(c.m[KO]) != 0 for c in kids)
+        s = kids[rng.integers(len(kids))]
+    assert captures > 0 and kos > 0
+
+
 @pytest.mark.parametrize("search", [alphabeta, pns, dfpn, ubfm])
 def test_long_searches_report_their_progress(monkeypatch, search):
     from shapemill.engine.solve import table

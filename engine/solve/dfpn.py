@@ -6,73 +6,359 @@ table (solved bounds, or numbers left by earlier visits). The best child's thres
 the second best's number times 1 + ``EPSILON`` (Pawlewicz and Lew 2007), not plus one:
 proofs that depend on the path (superko) are not stored, so each return to a sibling
 searches them again, and with plus one 2x2 (disproving "Black by 2") seesawed between
-symmetric first moves past 200,000 nodes; with 1.25 it takes 460.
+symmetric first moves past 200,000 nodes; with 1.25 it took 460 (221 now that positions are
+looked up under the board's symmetries, ``game.child_keys``).
+
+The search is a numba kernel over an explicit stack (a frame per position from the root:
+its board, thresholds and children), an open-addressing table and a hash set of the
+path's board hashes. All its state lives in arrays, so the kernel can stop and go on:
+it returns to Python every ``CHECK_EVERY`` nodes (the clock, progress), and when the
+table or the stack is full (Python doubles it).
 """
 
 from __future__ import annotations
 
-from ...go.rules import BLACK, HASH, PASS
-from .game import Problem, State
-from .pns import INF, children, pns_by_thresholds
-from .table import FREE, Progress, Search
+import numpy as np
+from numba import njit
+
+from ...go.rules import BLACK, HASH, META, PASS, play
+from ...miner.prior import prior_cache
+from .game import OPEN, Problem, child_keys, expand_ordered
+from .pns import INF, leaf_numbers, pns_by_thresholds
+from .table import CHECK_EVERY, FREE, OutOfBudget, Progress, Result, Search
 
 #: Slack of the best child's proof threshold over the second best's number.
 EPSILON = 0.25
 
+#: What the kernel returns: the root is solved, ``CHECK_EVERY`` nodes passed, the node
+#: budget is spent, the table is three quarters full, the stack is full; running on.
+DONE, PAUSED, OUT, FULL, DEEP, RUNNING = range(6)
 
-def prove_dfpn(search: Search, problem: Problem, goal: int) -> tuple[bool, int | None]:
-    """Whether Black's value is at least ``goal`` (df-pn), and the root move that shows it."""
-    numbers: dict[int, tuple[int, int]] = {}
+#: A table entry: the position's key, its proof and disproof numbers in proof ``proof``
+#: (0: none), bounds on Black's value, whether the slot is used.
+ENTRY = np.dtype([("key", np.int64), ("pn", np.int64), ("dn", np.int64), ("lo", np.int16),
+                  ("hi", np.int16), ("proof", np.int16), ("used", np.int16)])
 
-    def mid(s: State, key: int, tpn: int, tdn: int) -> tuple[int, int, int, int | None]:
-        search.visit()
-        black = s.color == BLACK
-        own = search.path[int(s.m[HASH])]
-        kids, ban = children(search, problem, s, goal, None)
-        for c in kids:
-            if c.pn and c.dn and c.key in numbers:
-                c.pn, c.dn = numbers[c.key]
-        while True:
-            first = (lambda c: c.pn) if black else (lambda c: c.dn)
-            second = (lambda c: c.dn) if black else (lambda c: c.pn)
-            a = min(first(c) for c in kids)
-            b = min(INF, sum(second(c) for c in kids))
-            pn, dn = (a, b) if black else (b, a)
-            if pn == 0 or dn == 0 or pn >= tpn or dn >= tdn:
-                break
-            kids.sort(key=first)
-            best = kids[0]
-            a2 = first(kids[1]) if len(kids) > 1 else INF
-            ta = min(tpn if black else tdn, a2 + 1 + int(a2 * EPSILON))
-            tb = (tdn if black else tpn) - b + second(best)
-            child = problem.child(s, best.move)
-            h = int(child.m[HASH])
-            if best.move != PASS:
-                search.path[h] = len(search.path)
-            try:
-                best.pn, best.dn, best.dep, _ = mid(child, best.key, *((ta, tb) if black else (tb, ta)))
-            finally:
-                if best.move != PASS:
-                    del search.path[h]
-        move, dep = None, FREE
-        if pn == 0 or dn == 0:
-            win = (pn == 0) == black
-            settle = [c for c in kids if (c.pn if pn == 0 else c.dn) == 0]
-            dep = settle[0].dep if win else min([ban] + [c.dep for c in kids])
-            move = settle[0].move if win else None
-            if dep >= own:
-                search.store(key, *((goal, problem.hi) if pn == 0 else (problem.lo, goal - 1)))
+#: Frame fields: side to move, whether the move into it passed, key, proof and disproof
+#: thresholds, path index of its position, shallowest path index a superko ban among its
+#: moves hit, number of children (-1: not expanded yet), the move into it.
+F_COLOR, F_PASSED, F_KEY, F_TPN, F_TDN, F_OWN, F_BAN, F_KIDS, F_MOVE = range(9)
+FRAME = 9
+#: Child fields: move, key, board hash, proof and disproof numbers, superko dependency.
+K_MOVE, K_KEY, K_HASH, K_PN, K_DN, K_DEP = range(6)
+KID = 6
+#: Control fields: depth, nodes so far, node budget, proof count, goal, value range, table
+#: entries, path length, and the root's answer (proved, move: -1 none).
+C_DEPTH, C_NODES, C_MAX, C_PROOF, C_GOAL, C_LO, C_HI, C_ENTRIES, C_PLEN, C_PROVED, C_MOVE = range(11)
+CONTROL = 11
+NO_MOVE = -1
+
+#: First sizes of the table (entries) and of the stack (frames); both double when full.
+TABLE_SLOTS = 1 << 16
+STACK_FRAMES = 128
+
+
+@njit(cache=True)
+def _slot(table: np.ndarray, key: int) -> int:
+    """The table slot of ``key``: where it is, or the empty slot where it goes."""
+    mask = len(table) - 1
+    i = key & mask
+    while table[i].used and table[i].key != key:
+        i = (i + 1) & mask
+    return i
+
+
+@njit(cache=True)
+def _entry(table: np.ndarray, ctl: np.ndarray, key: int) -> int:
+    """The slot of ``key``, made with the whole value range and no numbers if new."""
+    i = _slot(table, key)
+    e = table[i]
+    if not e.used:
+        e.key, e.used, e.lo, e.hi, e.proof = key, 1, ctl[C_LO], ctl[C_HI], 0
+        ctl[C_ENTRIES] += 1
+    return i
+
+
+@njit(cache=True)
+def _rehash(old: np.ndarray, new: np.ndarray) -> None:
+    """Every entry of ``old`` into the empty, larger ``new``."""
+    for i in range(len(old)):
+        if old[i].used:
+            new[_slot(new, old[i].key)] = old[i]
+
+
+@njit(cache=True)
+def _path_slot(path: np.ndarray, h: int) -> int:
+    """The slot of board hash ``h`` in the path's hash set (``[hash, index]``, index -1:
+    empty): where it is, or the empty slot where it goes. Entries leave in the reverse
+    order they came, so emptying a slot never breaks another's probe sequence."""
+    mask = len(path) - 1
+    i = h & mask
+    while path[i, 1] >= 0 and path[i, 0] != h:
+        i = (i + 1) & mask
+    return i
+
+
+@njit(cache=True)
+def _fill_path(path: np.ndarray, frames: np.ndarray, metas: np.ndarray, depth: int) -> None:
+    """The path set of the stack's positions down to ``depth``: each position that is not
+    a pass's, at its path index, in the order they came."""
+    path[:, 1] = -1
+    for d in range(depth + 1):
+        if d == 0 or frames[d, F_MOVE] != PASS:
+            i = _path_slot(path, metas[d, HASH])
+            path[i, 0], path[i, 1] = metas[d, HASH], frames[d, F_OWN]
+
+
+@njit(cache=True)
+def _visit(ctl: np.ndarray) -> int:
+    """Count a node: OUT past the budget, PAUSED every ``CHECK_EVERY`` nodes, else RUNNING."""
+    ctl[C_NODES] += 1
+    if ctl[C_NODES] > ctl[C_MAX]:
+        return OUT
+    return PAUSED if ctl[C_NODES] % CHECK_EVERY == 0 else RUNNING
+
+
+@njit(cache=True)
+def _expand(stack, table: np.ndarray, ctl: np.ndarray, d: int, problem) -> None:
+    """The children of frame ``d``'s position: moves that recreate a position of the path
+    are dropped (the shallowest path index they hit is the frame's ban), the others get
+    proof and disproof numbers from their value, the table's bounds, or the numbers this
+    proof left there."""
+    frames, kids, boards, metas, path = stack
+    region, goal, mark, knowledge, cache, maps = problem
+    color = frames[d, F_COLOR]
+    moves, hashes, kos, values = expand_ordered(boards[d], metas[d], color, frames[d, F_PASSED] == 1,
+                                                region, goal, mark, knowledge, cache)
+    keys = child_keys(boards[d], metas[d], color, moves, hashes, kos, maps)
+    k, ban = 0, FREE
+    for i in range(len(moves)):
+        mv, h = moves[i], hashes[i]
+        if mv != PASS:
+            j = _path_slot(path, h)
+            if path[j, 1] >= 0:
+                ban = min(ban, path[j, 1])
+                continue
+        key = keys[i]
+        lo, hi, pn, dn = ctl[C_LO], ctl[C_HI], 1, 1
+        if values[i] == OPEN:
+            e = table[_slot(table, key)]
+            if e.used:
+                lo, hi = max(lo, e.lo), min(hi, e.hi)
+                if e.proof == ctl[C_PROOF]:
+                    pn, dn = e.pn, e.dn
+        spn, sdn = leaf_numbers(values[i], lo, hi, ctl[C_GOAL])
+        if spn == 0 or sdn == 0:
+            pn, dn = spn, sdn
+        kid = kids[d, k]
+        kid[K_MOVE], kid[K_KEY], kid[K_HASH], kid[K_PN], kid[K_DN], kid[K_DEP] = mv, key, h, pn, dn, FREE
+        k += 1
+    frames[d, F_KIDS], frames[d, F_BAN] = k, ban
+
+
+@njit(cache=True)
+def _numbers(kids: np.ndarray, n: int, black: bool) -> tuple[int, int]:
+    """Proof and disproof numbers of a node from its ``n`` children: the mover needs one
+    child, the opponent all of them."""
+    first, second = (K_PN, K_DN) if black else (K_DN, K_PN)
+    a, b = INF, 0
+    for i in range(n):
+        a = min(a, kids[i, first])
+        b += kids[i, second]
+    b = min(INF, b)
+    return (a, b) if black else (b, a)
+
+
+@njit(cache=True)
+def _sort_kids(kids: np.ndarray, n: int, field: int) -> None:
+    """Sort the children by ``field``, stably (ties keep their order)."""
+    for i in range(1, n):
+        j = i
+        while j > 0 and kids[j - 1, field] > kids[j, field]:
+            for f in range(KID):
+                kids[j, f], kids[j - 1, f] = kids[j - 1, f], kids[j, f]
+            j -= 1
+
+
+@njit(cache=True)
+def _finish(stack, table: np.ndarray, ctl: np.ndarray, d: int, pn: int, dn: int) -> tuple[int, int]:
+    """Leave frame ``d`` with its numbers: a solved node's superko dependency and winning
+    move (its bounds stored when no ban above it shaped them), an unsolved node's numbers
+    kept for this proof."""
+    frames, kids = stack[0], stack[1]
+    n = frames[d, F_KIDS]
+    if pn != 0 and dn != 0:
+        e = table[_entry(table, ctl, frames[d, F_KEY])]
+        e.pn, e.dn, e.proof = pn, dn, ctl[C_PROOF]
+        return FREE, NO_MOVE
+    proved = pn == 0
+    field = K_PN if proved else K_DN
+    if proved == (frames[d, F_COLOR] == BLACK):  # one child settles it
+        i = 0
+        while kids[d, i, field] != 0:
+            i += 1
+        dep, move = kids[d, i, K_DEP], kids[d, i, K_MOVE]
+    else:
+        dep, move = frames[d, F_BAN], NO_MOVE
+        for i in range(n):
+            dep = min(dep, kids[d, i, K_DEP])
+    if dep >= frames[d, F_OWN]:
+        e = table[_entry(table, ctl, frames[d, F_KEY])]
+        if proved:
+            e.lo = max(e.lo, ctl[C_GOAL])
         else:
-            numbers[key] = (pn, dn)
-        return pn, dn, dep, move
+            e.hi = min(e.hi, ctl[C_GOAL] - 1)
+    return dep, move
 
-    root = problem.root
-    search.path = {int(root.m[HASH]): 0}
-    pn, _, _, move = mid(root, problem.key(root), INF, INF)
-    return pn == 0, move
+
+@njit(cache=True)
+def _push(stack, ctl: np.ndarray, d: int) -> None:
+    """Play frame ``d``'s first child into frame ``d + 1`` with its thresholds: the
+    1 + epsilon trick for the mover's number, the room the siblings leave for the other."""
+    frames, kids, boards, metas, path = stack
+    black = frames[d, F_COLOR] == BLACK
+    n = frames[d, F_KIDS]
+    first, second = (K_PN, K_DN) if black else (K_DN, K_PN)
+    t_first, t_second = (frames[d, F_TPN], frames[d, F_TDN]) if black else (frames[d, F_TDN], frames[d, F_TPN])
+    rest = 0
+    for i in range(n):
+        rest += kids[d, i, second]
+    a2 = kids[d, 1, first] if n > 1 else INF
+    ta = min(t_first, a2 + 1 + int(a2 * EPSILON))
+    tb = t_second - min(INF, rest) + kids[d, 0, second]
+    move = kids[d, 0, K_MOVE]
+    boards[d + 1] = boards[d]
+    metas[d + 1] = metas[d]
+    play(boards[d + 1], metas[d + 1], frames[d, F_COLOR], move)
+    f = frames[d + 1]
+    f[F_COLOR], f[F_PASSED], f[F_KEY] = 3 - frames[d, F_COLOR], 1 if move == PASS else 0, kids[d, 0, K_KEY]
+    f[F_KIDS], f[F_MOVE] = -1, move
+    f[F_TPN], f[F_TDN] = (ta, tb) if black else (tb, ta)
+    if move == PASS:
+        f[F_OWN] = frames[d, F_OWN]
+    else:
+        f[F_OWN] = ctl[C_PLEN]
+        i = _path_slot(path, kids[d, 0, K_HASH])
+        path[i, 0], path[i, 1] = kids[d, 0, K_HASH], ctl[C_PLEN]
+        ctl[C_PLEN] += 1
+    ctl[C_DEPTH] = d + 1
+
+
+@njit(cache=True)
+def _pop(stack, ctl: np.ndarray, d: int, pn: int, dn: int, dep: int) -> None:
+    """Return from frame ``d`` to its parent, whose first child it was: the child's numbers
+    and dependency go there, its position leaves the path."""
+    frames, kids, _, metas, path = stack
+    if frames[d, F_MOVE] != PASS:
+        path[_path_slot(path, metas[d, HASH]), 1] = -1
+        ctl[C_PLEN] -= 1
+    kid = kids[d - 1, 0]
+    kid[K_PN], kid[K_DN], kid[K_DEP] = pn, dn, dep
+    ctl[C_DEPTH] = d - 1
+
+
+@njit(cache=True)
+def _run(stack, table: np.ndarray, ctl: np.ndarray, problem) -> int:
+    """Search on from where the stack stands until the root is solved or Python is needed
+    (the clock, the budget, a larger table or stack); the status."""
+    frames, kids = stack[0], stack[1]
+    while True:
+        d = ctl[C_DEPTH]
+        if frames[d, F_KIDS] < 0:
+            _expand(stack, table, ctl, d, problem)
+        if 4 * ctl[C_ENTRIES] >= 3 * len(table):
+            return FULL
+        black = frames[d, F_COLOR] == BLACK
+        pn, dn = _numbers(kids[d], frames[d, F_KIDS], black)
+        if pn == 0 or dn == 0 or pn >= frames[d, F_TPN] or dn >= frames[d, F_TDN]:
+            dep, move = _finish(stack, table, ctl, d, pn, dn)
+            if d == 0:
+                ctl[C_PROVED], ctl[C_MOVE] = 1 if pn == 0 else 0, move
+                return DONE
+            _pop(stack, ctl, d, pn, dn, dep)
+            continue
+        if d + 1 == len(frames):
+            return DEEP
+        _sort_kids(kids[d], frames[d, F_KIDS], K_PN if black else K_DN)
+        _push(stack, ctl, d)
+        status = _visit(ctl)
+        if status != RUNNING:
+            return status
+
+
+class Dfpn:
+    """The kernel's table and stack for one problem, kept from one proof to the next
+    (the bounds in the table hold for every goal; the numbers are each proof's own)."""
+
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
+        b, m = problem.root.b, problem.root.m
+        self.table = np.zeros(TABLE_SLOTS, dtype=ENTRY)
+        self.ctl = np.zeros(CONTROL, dtype=np.int64)
+        self.ctl[C_LO], self.ctl[C_HI] = problem.lo, problem.hi
+        self.stack = self._stack(STACK_FRAMES, b, m)
+        prior = problem.prior
+        knowledge = None if prior is None else prior.knowledge(problem.size)
+        cache = None if prior is None else prior_cache(b.shape[1], 1)
+        self.kernel_problem = (problem.region, problem.goal, problem.mark, knowledge, cache, problem.maps)
+
+    @staticmethod
+    def _stack(frames: int, b: np.ndarray, m: np.ndarray) -> tuple:
+        """An empty stack of ``frames`` frames for boards like ``b``, ``m``, and its path set."""
+        points = b.shape[1]
+        path = np.full((2 * _power_of_two(frames), 2), -1, dtype=np.int64)
+        return (np.zeros((frames, FRAME), dtype=np.int64), np.zeros((frames, points + 1, KID), dtype=np.int64),
+                np.zeros((frames, *b.shape), dtype=b.dtype), np.zeros((frames, META), dtype=m.dtype), path)
+
+    def _deeper(self) -> None:
+        """Twice the stack, with the frames so far."""
+        old = self.stack
+        frames = len(old[0])
+        new = self._stack(2 * frames, self.problem.root.b, self.problem.root.m)
+        for a, b in zip(old[:4], new[:4]):
+            b[:frames] = a
+        _fill_path(new[4], new[0], new[3], int(self.ctl[C_DEPTH]))
+        self.stack = new
+
+    def _larger(self) -> None:
+        """Twice the table, with its entries."""
+        new = np.zeros(2 * len(self.table), dtype=ENTRY)
+        _rehash(self.table, new)
+        self.table = new
+
+    def prove(self, search: Search, problem: Problem, goal: int) -> tuple[bool, int | None]:
+        """Whether Black's value is at least ``goal``, and the root move that shows it."""
+        ctl, root = self.ctl, problem.root
+        ctl[C_PROOF] += 1
+        ctl[C_GOAL], ctl[C_NODES], ctl[C_MAX], ctl[C_DEPTH], ctl[C_PLEN] = goal, search.nodes, search.max_nodes, 0, 1
+        frames, _, boards, metas, path = self.stack
+        boards[0], metas[0] = root.b, root.m
+        frames[0] = 0
+        frames[0, F_COLOR], frames[0, F_PASSED], frames[0, F_KEY] = root.color, root.passed, problem.canonical(root)[0]
+        frames[0, F_TPN], frames[0, F_TDN], frames[0, F_KIDS], frames[0, F_MOVE] = INF, INF, -1, PASS
+        _fill_path(path, frames, metas, 0)
+        status = _visit(ctl)
+        while status != DONE:
+            search.nodes = int(ctl[C_NODES])
+            if status == OUT:
+                raise OutOfBudget
+            if status == PAUSED:
+                search.check_clock()
+            elif status == FULL:
+                self._larger()
+            elif status == DEEP:
+                self._deeper()
+            status = _run(self.stack, self.table, ctl, self.kernel_problem)
+        search.nodes = int(ctl[C_NODES])
+        return bool(ctl[C_PROVED]), None if ctl[C_MOVE] == NO_MOVE else int(ctl[C_MOVE])
+
+
+def _power_of_two(n: int) -> int:
+    """The smallest power of two not below ``n``."""
+    return 1 << max(0, n - 1).bit_length()
 
 
 def dfpn(problem: Problem, max_nodes: int = 1_000_000, seconds: float | None = None,
-         progress: Progress | None = None):
+         progress: Progress | None = None) -> Result:
     """Black's value by df-pn: one proof for a goal, a binary search over thresholds for the score."""
-    return pns_by_thresholds(problem, prove_dfpn, max_nodes, seconds, progress)
+    return pns_by_thresholds(problem, Dfpn(problem).prove, max_nodes, seconds, progress)

@@ -38,6 +38,7 @@ from ...go.rules import (
     is_eye,
     play,
 )
+from ...miner.prior import move_strengths, prior_cache
 
 #: Goal kinds: the area score, a string's life (or its capture), two strings' connection,
 #: a string's capture in a ladder.
@@ -48,6 +49,8 @@ KIND, TARGET, TARGET2, DEFENDER, ESCAPE = range(5)
 OPEN = -(1 << 40)
 
 _KEYS = np.random.default_rng(20261124).integers(1, 1 << 62, size=(3, 1024), dtype=np.int64)
+#: The transposition key's part for a pass just made.
+_PASSED = _KEYS[0, 1]
 
 
 @njit(cache=True)
@@ -166,6 +169,39 @@ def expand(b: np.ndarray, m: np.ndarray, color: int, passed: bool, region: np.nd
 
 
 @njit(cache=True)
+def _strongest_first(moves: np.ndarray, strength: np.ndarray) -> np.ndarray:
+    """The order of ``moves`` by ``strength`` (by point): those before the pass, strongest
+    first (ties in their order), then those after it likewise, then the pass."""
+    order = np.empty(len(moves), dtype=np.int64)
+    at = 0
+    while at < len(moves) and moves[at] != PASS:
+        at += 1
+    k = 0
+    for lo, hi in ((0, at), (at + 1, len(moves))):
+        if hi > lo:
+            order[k:k + hi - lo] = lo + np.argsort(-strength[moves[lo:hi]], kind="mergesort")
+            k += hi - lo
+    if at < len(moves):
+        order[k] = at
+    return order
+
+
+@njit(cache=True)
+def expand_ordered(b: np.ndarray, m: np.ndarray, color: int, passed: bool, region: np.ndarray,
+                   goal: np.ndarray, mark: np.ndarray, knowledge, cache):
+    """``expand``; with ``knowledge`` (``miner.prior.MovePrior.knowledge``, and its
+    ``cache``), the moves before the pass and then those after it each strongest first,
+    the pass last."""
+    moves, hashes, kos, values = expand(b, m, color, passed, region, goal, mark)
+    if knowledge is None:
+        return moves, hashes, kos, values
+    strength = np.zeros(b.shape[1])
+    move_strengths(b, m, color, knowledge, strength, cache)
+    order = _strongest_first(moves, strength)
+    return moves[order], hashes[order], kos[order], values[order]
+
+
+@njit(cache=True)
 def seed_playouts(seed: int) -> None:
     """Seed the random generator of ``playout_value`` (numba keeps its own)."""
     np.random.seed(seed)
@@ -225,24 +261,64 @@ def symmetries(size: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def canonical_hash(b: np.ndarray, m: np.ndarray, maps: np.ndarray, color: int):
-    """The smallest over the symmetries of the stones' Zobrist hash with the ko point and the
-    side to move, and the symmetry that gives it."""
+def symmetric_hashes(b: np.ndarray, maps: np.ndarray) -> np.ndarray:
+    """The Zobrist hash of the stones under each symmetry of ``maps``."""
+    hs = np.zeros(maps.shape[0], dtype=np.int64)
+    for p in range(b.shape[1]):
+        c = b[COLOR, p]
+        if c == BLACK or c == WHITE:
+            for t in range(len(hs)):
+                hs[t] ^= ZOBRIST[c, maps[t, p]]
+    return hs
+
+
+@njit(cache=True)
+def _smallest(hs: np.ndarray, maps: np.ndarray, color: int, ko: int):
+    """The smallest over the symmetries of the stones' hash (``hs``) with the ko point and
+    the side to move, and the symmetry that gives it."""
     best, which = np.int64(0), 0
-    for t in range(maps.shape[0]):
-        h = _KEYS[color, maps[t, m[KO]]]
-        for p in range(b.shape[1]):
-            c = b[COLOR, p]
-            if c == BLACK or c == WHITE:
-                h ^= ZOBRIST[c, maps[t, p]]
+    for t in range(len(hs)):
+        h = hs[t] ^ _KEYS[color, maps[t, ko]]
         if t == 0 or h < best:
             best, which = h, t
     return best, which
 
 
+@njit(cache=True)
+def canonical_hash(b: np.ndarray, m: np.ndarray, maps: np.ndarray, color: int):
+    """The smallest over the symmetries of the stones' Zobrist hash with the ko point and the
+    side to move, and the symmetry that gives it."""
+    return _smallest(symmetric_hashes(b, maps), maps, color, m[KO])
+
+
+@njit(cache=True)
+def child_keys(b: np.ndarray, m: np.ndarray, color: int, moves: np.ndarray, hashes: np.ndarray,
+               kos: np.ndarray, maps: np.ndarray) -> np.ndarray:
+    """The transposition keys under the symmetries of the positions after ``color``'s
+    ``moves`` (``expand``'s board hashes and ko points after them): the child's
+    ``Problem.canonical``. A move that captures nothing adds its stone to each
+    symmetry's hash; one that captures is played."""
+    hs = symmetric_hashes(b, maps)
+    after = np.empty_like(hs)
+    keys = np.empty(len(moves), dtype=np.int64)
+    for i in range(len(moves)):
+        p = moves[i]
+        if p == PASS:
+            after[:] = hs
+        elif hashes[i] == m[HASH] ^ ZOBRIST[color, p]:
+            for t in range(len(hs)):
+                after[t] = hs[t] ^ ZOBRIST[color, maps[t, p]]
+        else:
+            b2, m2 = b.copy(), m.copy()
+            play(b2, m2, color, p)
+            after[:] = symmetric_hashes(b2, maps)
+        keys[i] = _smallest(after, maps, 3 - color, kos[i])[0] ^ (_PASSED if p == PASS else 0)
+    return keys
+
+
 def child_key(board_hash: int, color: int, ko: int, passed: bool) -> int:
     """Transposition key of a position from its board hash, side to move, ko point and pass flag."""
-    return board_hash ^ int(_KEYS[color, ko]) ^ (int(_KEYS[0, 1]) if passed else 0)
+    return board_hash ^ int(_KEYS[color, ko]) ^ (int(_PASSED) if passed else 0)
 
 
 @dataclass
@@ -269,8 +345,8 @@ class Problem:
     #: for ``score`` on the whole board, else the identity), and their inverses
     maps: np.ndarray = field(default=None)
     inverse: np.ndarray = field(default=None)
-    #: move strengths (``miner.prior.MovePrior``: ``(b, m, color) -> strength by point``) that
-    #: order each position's moves, strongest first; None keeps the board's order
+    #: move strengths (a ``miner.prior.MovePrior``) that order each position's moves,
+    #: strongest first; None keeps the board's order
     prior: object = None
 
     def __post_init__(self) -> None:
@@ -294,18 +370,14 @@ class Problem:
     def canonical(self, s: State) -> tuple[int, int]:
         """Transposition key of the position under its symmetries, and the symmetry used."""
         h, t = canonical_hash(s.b, s.m, self.maps, s.color)
-        return int(h) ^ (int(_KEYS[0, 1]) if s.passed else 0), int(t)
+        return int(h) ^ (int(_PASSED) if s.passed else 0), int(t)
 
     def expand(self, s: State):
-        """``expand`` of the numba core for this problem's state; with a prior, the moves
-        before the pass and those after it each strongest first."""
-        moves, hashes, kos, values = expand(s.b, s.m, s.color, s.passed, self.region, self.goal, self.mark)
-        if self.prior is not None:
-            strength = self.prior(s.b, s.m, s.color)[moves]
-            group = np.cumsum(moves == PASS) + (moves == PASS)
-            order = np.lexsort((-strength, group))
-            moves, hashes, kos, values = moves[order], hashes[order], kos[order], values[order]
-        return moves, hashes, kos, values
+        """``expand_ordered`` of the numba core for this problem's state and prior."""
+        if self.prior is None:
+            return expand_ordered(s.b, s.m, s.color, s.passed, self.region, self.goal, self.mark, None, None)
+        return expand_ordered(s.b, s.m, s.color, s.passed, self.region, self.goal, self.mark,
+                              self.prior.knowledge(self.size), prior_cache(s.b.shape[1], 1))
 
     def child(self, s: State, move: int) -> State:
         """The state after ``move`` (a board point or PASS)."""

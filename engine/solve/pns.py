@@ -10,6 +10,8 @@ shaped their proof.
 
 from __future__ import annotations
 
+from numba import njit
+
 from ...go.rules import BLACK, HASH, PASS
 from .game import OPEN, Problem, State, child_key
 from .table import FREE, OutOfBudget, Progress, Result, Search
@@ -31,16 +33,22 @@ class Node:
         self.ban = FREE
 
 
+@njit(cache=True)
+def leaf_numbers(value: int, lo: int, hi: int, goal: int) -> tuple[int, int]:
+    """(pn, dn) of a child: settled by its value (OPEN: none) or its stored bounds
+    ``lo..hi``, else (1, 1)."""
+    if value != OPEN:
+        return (0, INF) if value >= goal else (INF, 0)
+    if lo >= goal:
+        return 0, INF
+    if hi < goal:
+        return INF, 0
+    return 1, 1
+
+
 def leaf(search: Search, problem: Problem, goal: int, key: int, value: int) -> tuple[int, int]:
     """(pn, dn) of a child: settled by its value or the table, else (1, 1)."""
-    if value == OPEN:
-        lo, hi = search.bounds(key, problem.lo, problem.hi)
-        if lo >= goal:
-            return 0, INF
-        if hi < goal:
-            return INF, 0
-        return 1, 1
-    return (0, INF) if value >= goal else (INF, 0)
+    return leaf_numbers(value, *search.bounds(key, problem.lo, problem.hi), goal)
 
 
 def children(search: Search, problem: Problem, s: State, goal: int, parent: Node) -> tuple[list[Node], int]:

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 FREE = 1 << 30
 #: Seconds between two progress reports of a long search.
 PROGRESS_EVERY = 10.0
+#: Nodes between two looks at the clock.
+CHECK_EVERY = 1024
 
 #: A progress report: nodes so far, seconds so far.
 Progress = Callable[[int, float], None]
@@ -56,13 +58,19 @@ class Search:
         self.nodes += 1
         if self.nodes > self.max_nodes:
             raise OutOfBudget
-        if self.nodes % 1024 == 0 and (self.deadline is not None or self.progress is not None):
-            now = time.perf_counter()
-            if self.deadline is not None and now > self.deadline:
-                raise OutOfBudget
-            if self.progress is not None and now >= self.next_report:
-                self.progress(self.nodes, now - self.start)
-                self.next_report = now + PROGRESS_EVERY
+        if self.nodes % CHECK_EVERY == 0:
+            self.check_clock()
+
+    def check_clock(self) -> None:
+        """Raise ``OutOfBudget`` past the time limit; report progress when it is due."""
+        if self.deadline is None and self.progress is None:
+            return
+        now = time.perf_counter()
+        if self.deadline is not None and now > self.deadline:
+            raise OutOfBudget
+        if self.progress is not None and now >= self.next_report:
+            self.progress(self.nodes, now - self.start)
+            self.next_report = now + PROGRESS_EVERY
 
     def bounds(self, key: int, lo: int, hi: int) -> tuple[int, int]:
         """Stored bounds on Black's value at ``key``, within ``lo..hi``."""
