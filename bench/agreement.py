@@ -5,6 +5,7 @@ Positions: ``--per-game`` seeded move numbers (4 to 149) of each of the first
 ``--test-games`` test games (of 150 moves or more) of ``--games`` (a games table or SGF
 sources; by default the Tygem archive of 2016-07). Each search is fresh, one after
 another, with the bundled table's priors at the root and, by default, in the tree.
+``--playouts N`` searches N playouts a move instead of ``--seconds``.
 ``--configs`` names ``SearchConfig`` variants as JSON (``{"name": {"field": value}}``);
 the defaults are always measured, as the reference of the same run. A proxy, not
 strength: a search that follows the table blindly scores the table's own rate.
@@ -54,6 +55,7 @@ def main() -> None:
     parser.add_argument("--test-games", type=int, default=60)
     parser.add_argument("--per-game", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=0.365, help="time per move of each search")
+    parser.add_argument("--playouts", type=int, default=None, help="playouts per move instead of --seconds")
     parser.add_argument("--configs", default="{}", help="JSON: name -> SearchConfig fields")
     args = parser.parse_args()
     configs = {"defaults": {}, **json.loads(args.configs)}
@@ -73,10 +75,12 @@ def main() -> None:
         hits["table's top move"] += int(np.argmax(root) == target)
         for name, fields in configs.items():
             tree = knowledge if fields.get("tree_priors", True) else None
-            result = Search(SearchConfig(time_per_move=args.seconds, seed=k, **fields)).run(board, color, root, tree)
+            limit = {"playouts": args.playouts} if args.playouts else {"time_per_move": args.seconds}
+            result = Search(SearchConfig(seed=k, **limit, **fields)).run(board, color, root, tree)
             hits[name] += int(result.move == target)
             playouts[name] += result.playouts
-    print(f"{len(cases)} positions of {Path(args.games).name}, {args.seconds} s a move")
+    limit = f"{args.playouts} playouts" if args.playouts else f"{args.seconds} s"
+    print(f"{len(cases)} positions of {Path(args.games).name}, {limit} a move")
     print("| engine | agrees with the 9-dan move | playouts a move |")
     print("|---|---|---|")
     for name, n in hits.items():
