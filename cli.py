@@ -313,10 +313,10 @@ def _playout_gammas(ratings: str | None):
               help="Learning rate of --playout-policy ppa.")
 @click.option("--tree-priors/--root-priors", default=True, show_default=True,
               help="The ratings table's priors at every node of the tree, or at the root only (faster).")
-@click.option("--prior-n", default=160.0, show_default=True, type=click.FloatRange(0),
+@click.option("--prior-n", default=None, type=click.FloatRange(0),
               help="With --prior-mode virtual-wins, progressive-bias or mogo: a move the table gives probability "
                    "P starts with prior-n * sqrt(P) virtual wins (docs/search.md); more trusts the table longer "
-                   "against the playouts.")
+                   "against the playouts. Default: 160 on 19x19, in proportion to the board's points (36 on 9x9).")
 @click.option("--prior-visits", default=2, show_default=True, type=click.IntRange(1),
               help="With --tree-priors: visits a node has when its moves get the table's priors (2: at once, "
                    "when it is expanded; more is cheaper).")

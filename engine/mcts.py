@@ -98,6 +98,14 @@ NO_GAMMAS = np.ones((1, 1))  # the gamma table passed when the policy is not gam
 
 EXPERT_N = 10.0  # virtual visits of one piece of expert knowledge (Michi's prior scale)
 UNIFORM_N = 2 * EXPERT_N  # even virtual visits of the moves of a node below the root without the table's priors
+PRIOR_N_19 = 160.0  # prior_n on 19x19 (by strength against GnuGo at equal time, bench/RESULTS.md)
+
+
+def default_prior_n(size: int) -> float:
+    """``prior_n`` on a ``size`` x ``size`` board: ``PRIOR_N_19`` in proportion to its
+    points (36 on 9x9), since the table, mined from 19x19 games, knows small boards less
+    well while their searches run more playouts a second."""
+    return PRIOR_N_19 * size * size / 361
 
 
 @njit(cache=True)
@@ -382,7 +390,7 @@ class SearchConfig:
     c_ucb: float = 1.0  # the exploration constant of ucb1 / tuned1 / tuned2
     c_pb: float = 1.0  # weight of the progressive-bias, PUCT or Eq. 3 delta term
     fpu: float = 0.1  # first-play value: the parent's value for the mover less this (progressive-bias, puct)
-    prior_n: float = 160.0  # virtual wins of a move the table gives probability P: prior_n * sqrt(P)
+    prior_n: float | None = None  # won visits of a move of probability P: prior_n sqrt(P); None: default_prior_n
     rave_equiv: float = 3500.0
     widen: float = 0.0  # growth base of progressive widening; 0: off
     expand_at: int = 2
@@ -588,12 +596,14 @@ class Search:
         """Whether the threads grow one tree (tree parallelism)."""
         return self.config.parallel == "tree" and self.config.threads > 1
 
-    def _params(self) -> np.ndarray:
+    def _params(self, size: int) -> np.ndarray:
+        """The kernel's parameter vector for a ``size`` x ``size`` board."""
         c = self.config
         p = np.zeros(N_PARAMS)
         p[C_UCB], p[BANDIT], p[RAVE_EQUIV] = c.c_ucb, BANDITS.index(c.bandit), c.rave_equiv
         p[PRIOR_MODE], p[C_PB], p[FPU] = PRIOR_MODES.index(c.prior_mode), c.c_pb, c.fpu
-        p[PRIOR_N] = c.prior_n if c.prior_mode != "puct" else 0.0
+        prior_n = c.prior_n if c.prior_n is not None else default_prior_n(size)
+        p[PRIOR_N] = prior_n if c.prior_mode != "puct" else 0.0
         p[WIDEN], p[EXPAND_AT], p[USE_RAVE] = c.widen, c.expand_at, c.rave
         p[PRIOR_AT] = c.prior_visits if c.widen <= 0 else 0.0  # widening orders the children by their priors
         p[POLICY], p[KOMI] = POLICIES.index(c.policy), c.komi
@@ -618,7 +628,7 @@ class Search:
         if prior is None:
             prior = np.zeros(w * w)  # no external prior: uniform, and no virtual wins from it
         allowed = self._superko_mask(board, color)
-        params = self._params()
+        params = self._params(board.size)
         params[TREE_PRIOR] = knowledge is not None
         knowledge = NO_KNOWLEDGE if knowledge is None else knowledge
         owners = [np.zeros(w * w) for _ in range(threads)]

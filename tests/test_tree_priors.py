@@ -83,7 +83,7 @@ def test_priors_given_after_expansion_equal_those_given_at_expansion(prior):
     children's virtual visits, wins and probabilities of a node expanded with the table's."""
     board = game(9, MOVES)[-1]
     strength = prior(board.b, board.m, rules.WHITE)
-    params = Search(SearchConfig())._params()
+    params = Search(SearchConfig())._params(9)
     w = board.size + 2
     trees = []
     for late in (False, True):
