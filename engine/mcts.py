@@ -7,9 +7,9 @@ with all legal moves that fill no own eye; each child starts with virtual wins:
 the ratings table's (its move strengths, given for the root and, with
 ``knowledge``, computed in the kernel for every node), or where there is no
 table MoGo's expert knowledge (capture, save atari, 3x3 shape, self-atari
-penalty). With progressive widening
-only the ``K(N)`` best children by prior are searchable. The playout (MoGo,
-gamma-weighted, gamma-weighted adapted during the search (PPA) or uniform random) scores the board by area; every node on the
+penalty). With progressive widening only the ``K(N)`` best children by prior
+are searchable. The playout (MoGo, gamma-weighted, gamma-weighted adapted during
+the search (PPA) or uniform random) scores the board by area; every node on the
 path gets the result and its children get the AMAF update of the moves played
 later by the same colour. The numba RNG is seeded by ``Search``, so with one
 thread equal seeds give equal searches. With several threads, root parallelism
