@@ -22,7 +22,6 @@ import numpy as np
 from numba import njit
 
 from ...go.rules import BLACK, HASH, META, PASS, play
-from ...miner.prior import prior_cache
 from .game import OPEN, Problem, child_keys, expand_ordered
 from .pns import INF, leaf_numbers, pns_by_thresholds
 from .table import CHECK_EVERY, FREE, OutOfBudget, Progress, Result, Search
@@ -297,10 +296,7 @@ class Dfpn:
         self.ctl = np.zeros(CONTROL, dtype=np.int64)
         self.ctl[C_LO], self.ctl[C_HI] = problem.lo, problem.hi
         self.stack = self._stack(STACK_FRAMES, b, m)
-        prior = problem.prior
-        knowledge = None if prior is None else prior.knowledge(problem.size)
-        cache = None if prior is None else prior_cache(b.shape[1], 1)
-        self.kernel_problem = (problem.region, problem.goal, problem.mark, knowledge, cache, problem.maps)
+        self.kernel_problem = (problem.region, problem.goal, problem.mark, *problem.ordering(), problem.maps)
 
     @staticmethod
     def _stack(frames: int, b: np.ndarray, m: np.ndarray) -> tuple:

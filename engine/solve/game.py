@@ -348,6 +348,7 @@ class Problem:
     #: move strengths (a ``miner.prior.MovePrior``) that order each position's moves,
     #: strongest first; None keeps the board's order
     prior: object = None
+    _ordering: tuple | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.mark is None:
@@ -372,12 +373,18 @@ class Problem:
         h, t = canonical_hash(s.b, s.m, self.maps, s.color)
         return int(h) ^ (int(_PASSED) if s.passed else 0), int(t)
 
+    def ordering(self) -> tuple:
+        """What ``expand_ordered`` orders the moves by: the prior's ratings knowledge and a
+        pattern cache, made once per problem; (None, None) without a prior."""
+        if self.prior is None:
+            return None, None
+        if self._ordering is None:
+            self._ordering = self.prior.knowledge(self.size), prior_cache(self.root.b.shape[1], 1)
+        return self._ordering
+
     def expand(self, s: State):
         """``expand_ordered`` of the numba core for this problem's state and prior."""
-        if self.prior is None:
-            return expand_ordered(s.b, s.m, s.color, s.passed, self.region, self.goal, self.mark, None, None)
-        return expand_ordered(s.b, s.m, s.color, s.passed, self.region, self.goal, self.mark,
-                              self.prior.knowledge(self.size), prior_cache(s.b.shape[1], 1))
+        return expand_ordered(s.b, s.m, s.color, s.passed, self.region, self.goal, self.mark, *self.ordering())
 
     def child(self, s: State, move: int) -> State:
         """The state after ``move`` (a board point or PASS)."""
