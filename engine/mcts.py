@@ -544,13 +544,15 @@ class Tree:
         return first - second > remaining * self.f.shape[0]
 
     def root_stats(self, w: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Per board point: real visits, real wins and prior value of the root's children."""
+        """Per board point: real visits, real wins and prior value of the root's children.
+        Read while the search runs (analysis), the wins are read first: a simulation adds
+        its visit before its win, so the wins read never pass the visits read after them."""
         visits, wins, prior_value = np.zeros(w * w), np.zeros(w * w), np.zeros(w * w)
         kids = self.children(self.root)
         if len(kids):
             moves = self.t[MOVE, kids]
-            visits[moves] = self.f[:, VISITS, kids].sum(axis=0)
             wins[moves] = self.f[:, WINS, kids].sum(axis=0)
+            visits[moves] = self.f[:, VISITS, kids].sum(axis=0)
             prior_value[moves] = self.f[0, PWINS, kids] / self.f[0, PVISITS, kids]
         return visits, wins, prior_value
 
@@ -686,8 +688,9 @@ class Search:
         tree = self._trees[0]
         kids = tree.children(tree.root)
         by_move = {int(tree.t[MOVE, c]): int(c) for c in kids}
-        visits = sum(t.root_stats(w)[0] for t in self._trees)
-        wins = sum(t.root_stats(w)[1] for t in self._trees)
+        stats = [t.root_stats(w) for t in self._trees]  # one reading of each tree: visits and wins agree
+        visits = sum(v for v, _, _ in stats)
+        wins = sum(x for _, x, _ in stats)
         infos = []
         for p in np.flatnonzero(visits > 0):
             n, q = visits[p], wins[p] / visits[p]
