@@ -64,35 +64,44 @@ class Vocabulary:
         return int(self.level_index[PASS_GROUP, 1])
 
     @classmethod
-    def from_rows(cls, feature: list[str], value: np.ndarray, size: np.ndarray) -> Vocabulary:
-        """From parallel columns: feature name ('pattern' or a tactical feature),
-        value (pattern id or level) and ring (patterns only). The pass is always in.
-        Patterns keep the rows' order."""
-        feature = np.asarray(feature, dtype=object)
+    def from_rows(cls, group: np.ndarray, value: np.ndarray, size: np.ndarray) -> Vocabulary:
+        """From parallel columns: feature group (``feature_groups``), value (pattern
+        id or level) and ring (patterns only). The pass is always in. Patterns keep
+        the rows' order; a level past its feature's is a ``ValueError``."""
+        group = np.asarray(group)
         value = np.asarray(value, dtype=np.uint64)
-        is_pattern = feature == "pattern"
+        is_pattern = group == PATTERN_GROUP
         ids = value[is_pattern].view(np.int64)
         rings = np.asarray(size)[is_pattern].astype(np.int16)
         levels = np.full((N_FEATURES + 2, max(FEATURE_LEVELS)), -1, dtype=np.int32)
-        group = [np.zeros(len(ids), dtype=np.int32)]
+        groups = [np.zeros(len(ids), dtype=np.int32)]
         values = [ids.view(np.uint64)]
         n = len(ids)
-        for g, name in enumerate(GROUP_NAMES[1:], start=1):
-            lv = np.unique(value[feature == name].astype(np.int64))
-            if name == "pass":
-                lv = np.array([1])
+        for g in range(1, len(GROUP_NAMES)):
+            lv = np.array([1]) if g == PASS_GROUP else np.unique(value[group == g].astype(np.int64))
+            if g != PASS_GROUP and len(lv) and not 0 <= lv[0] <= lv[-1] < FEATURE_LEVELS[g - 1]:
+                raise ValueError(f"feature {GROUP_NAMES[g]!r} has level {lv[-1]}, past its levels")
             levels[g, lv] = np.arange(n, n + len(lv))
-            group.append(np.full(len(lv), g, dtype=np.int32))
+            groups.append(np.full(len(lv), g, dtype=np.int32))
             values.append(lv.astype(np.uint64))
             n += len(lv)
-        return cls(ids, rings, levels, np.concatenate(group), np.concatenate(values))
+        return cls(ids, rings, levels, np.concatenate(groups), np.concatenate(values))
 
     @classmethod
     def from_patterns(cls, table: pa.Table) -> Vocabulary:
         """Every pattern and every tactical level of a patterns table."""
-        feature = table["feature"].cast(pa.string()).to_pylist()
         value = pc.coalesce(table["pattern_id"], table["level"].cast(pa.uint64())).to_numpy()
-        return cls.from_rows(feature, value, table["size"].fill_null(0).to_numpy())
+        return cls.from_rows(feature_groups(table["feature"]), value, table["size"].fill_null(0).to_numpy())
+
+
+def feature_groups(feature: pa.ChunkedArray) -> np.ndarray:
+    """The group (index in ``GROUP_NAMES``) of each row's feature name; a name that
+    is no feature's is a ``ValueError``."""
+    group = pc.index_in(feature.cast(pa.string()), value_set=pa.array(GROUP_NAMES))
+    if group.null_count:
+        unknown = pc.filter(feature, pc.is_null(group))[0]
+        raise ValueError(f"unknown feature {unknown.as_py()!r}")
+    return group.to_numpy().astype(np.int32)
 
 
 #: The columns of a ratings table that :func:`ratings_model` reads.
@@ -101,13 +110,17 @@ MODEL_COLUMNS = ["feature", "value", "size", "gamma"]
 
 def ratings_model(table: pa.Table) -> tuple[Vocabulary, np.ndarray]:
     """The vocabulary of a ratings table and the gamma of each of its features."""
-    feature = table["feature"].cast(pa.string()).to_pylist()
+    group = feature_groups(table["feature"])
     value = table["value"].to_numpy()
-    vocab = Vocabulary.from_rows(feature, value, table["size"].fill_null(0).to_numpy())
-    index = {(GROUP_NAMES[g], int(v)): i for i, (g, v) in enumerate(zip(vocab.group, vocab.value))}
+    if (value[group == PASS_GROUP] != 1).any():
+        raise ValueError("the pass has a level other than 1")
+    vocab = Vocabulary.from_rows(group, value, table["size"].fill_null(0).to_numpy())
+    is_pattern = group == PATTERN_GROUP
+    number = np.empty(len(group), dtype=np.int64)
+    number[is_pattern] = np.arange(int(is_pattern.sum()))  # patterns first, in the rows' order
+    number[~is_pattern] = vocab.level_index[group[~is_pattern], value[~is_pattern].astype(np.int64)]
     gamma = np.ones(vocab.size)
-    for f, v, g in zip(feature, value.tolist(), table["gamma"].to_numpy()):
-        gamma[index[(f, int(v))]] = g
+    gamma[number] = table["gamma"].to_numpy()
     return vocab, gamma
 
 

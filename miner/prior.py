@@ -9,6 +9,8 @@ because the features are; the engine imports it.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -130,15 +132,17 @@ class MovePrior:
                 raise TableError(f"{path}: the ratings table's column {name!r} holds {kind}, not what rate writes")
         self.path = path
         self.model = None
+        self._loading = threading.Lock()  # a GTP engine's warm-up and first genmove both ask
 
     def knowledge(self, size: int) -> tuple:
         """The table as ``move_strengths`` takes it on a ``size`` x ``size`` board:
         pattern geometry, pattern look-up, level numbering and gammas."""
-        if self.model is None:
-            try:
-                self.model = ratings_model(read_table(self.path, "ratings", columns=MODEL_COLUMNS)[0])
-            except (KeyError, ValueError, TypeError, pa.ArrowException) as exc:
-                raise TableError(f"{self.path}: unusable ratings ({type(exc).__name__}: {exc})") from None
+        with self._loading:
+            if self.model is None:
+                try:
+                    self.model = ratings_model(read_table(self.path, "ratings", columns=MODEL_COLUMNS)[0])
+                except (KeyError, ValueError, TypeError, pa.ArrowException) as exc:
+                    raise TableError(f"{self.path}: unusable ratings ({type(exc).__name__}: {exc})") from None
         vocab, gamma = self.model
         geo = geometry(size)
         largest = int(vocab.pattern_rings.max()) if len(vocab.pattern_rings) else MIN_RING

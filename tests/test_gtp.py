@@ -122,6 +122,31 @@ def test_warm_up_reads_the_table_and_leaves_the_config_alone():
     assert config.playouts == 200 and config.time_per_move is None
 
 
+def test_the_table_is_read_once_when_warm_up_and_the_first_genmove_ask_for_it_together(monkeypatch):
+    import threading
+    import time
+
+    from shapemill.miner import prior as prior_module
+    from shapemill.patterns.defaults import RATINGS, default_table
+
+    reads = []
+    real = prior_module.ratings_model
+
+    def slow_read(table):
+        reads.append(threading.get_ident())
+        time.sleep(0.3)  # long enough for the other thread to ask meanwhile
+        return real(table)
+
+    monkeypatch.setattr(prior_module, "ratings_model", slow_read)
+    prior = prior_module.MovePrior(default_table(RATINGS))
+    askers = [threading.Thread(target=prior.knowledge, args=(9,)) for _ in range(2)]
+    for t in askers:
+        t.start()
+    for t in askers:
+        t.join()
+    assert len(reads) == 1 and prior.model is not None
+
+
 def parse_info_line(line: str) -> list[dict]:
     """The ``info`` entries of one analysis line: move, visits, winrate, prior, lcb,
     order as strings and the principal variation as a list."""

@@ -23,6 +23,7 @@ from shapemill.cli import main
 from shapemill.engine import match as match_module
 from shapemill.engine.gtp import GtpEngine, parse_vertex, warm_up
 from shapemill.engine.mcts import SearchConfig
+from shapemill.miner.features import FEATURES
 from shapemill.miner.prior import MovePrior
 from shapemill.patterns.defaults import RATINGS, default_table
 from shapemill.patterns.tables import TableError, read_table, table_metadata, write_table
@@ -71,18 +72,26 @@ def test_gtp_refuses_a_ratings_table_with_a_column_of_the_wrong_type(tmp_path, s
     assert code == 1 and "= shapemill" not in output and str(path) in output
 
 
+@pytest.mark.parametrize("feature, level, reason", [
+    ("no-such-feature", None, "unknown feature 'no-such-feature'"),
+    (FEATURES[0], 1000, f"feature '{FEATURES[0]}' has level 1000, past its levels"),
+    ("pass", 2, "the pass has a level other than 1"),
+])
 def test_a_table_whose_rows_cannot_be_used_fails_warm_up_in_one_line_and_genmove_with_a_reason(
-        tmp_path, small_ratings, capsys):
+        tmp_path, small_ratings, capsys, feature, level, reason):
     path = tmp_path / "badrows.parquet"
-    bogus = pa.array(["no-such-feature"] * small_ratings.num_rows)
-    write_table(small_ratings.set_column(0, "feature", bogus), path, table_metadata("ratings"))
+    bad = small_ratings.set_column(0, "feature", pa.array([feature] * small_ratings.num_rows))
+    if level is not None:
+        bad = bad.set_column(1, "value", pa.array([level] * bad.num_rows, pa.uint64()))
+    write_table(bad, path, table_metadata("ratings"))
     prior = MovePrior(str(path))  # the columns are right: only the rows are wrong
     warm_up(SearchConfig(playouts=5, seed=1), 9, prior)
     err = capsys.readouterr().err
     assert "Traceback" not in err and err.count("\n") == 1 and str(path) in err
     engine = GtpEngine(SearchConfig(playouts=5, seed=1), 9, prior)
     response, done = engine.handle("genmove b")
-    assert response.startswith(f"? {path}: unusable ratings") and response.endswith("\n\n") and not done
+    assert response.startswith(f"? {path}: unusable ratings (ValueError: {reason})") and response.endswith("\n\n")
+    assert not done
     assert engine.movers == [] and not engine.board.stones("b")
 
 
