@@ -25,6 +25,7 @@ import math
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -50,51 +51,49 @@ from ..go.rules import (
     is_eye,
     play,
 )
-from ..miner.prior import CACHE_SLOTS, NO_KNOWLEDGE, move_strengths, prior_cache
+from ..miner.prior import CACHE_SLOTS, NO_KNOWLEDGE, Knowledge, PatternCache, move_strengths, prior_cache
 from .playout_gamma import gamma_playout, ppa_weights
 from .playout_mogo import PATTERNS, mogo_playout
 from .playout_random import random_playout
 from .selection import (
     AVISITS,
     AWINS,
-    BANDIT,
     BANDITS,
-    C_PB,
-    C_UCB,
-    EXPAND_AT,
     FIRST,
-    FPU,
     KNOWN,
-    KOMI,
     MOVE,
     N_FIELDS,
     N_NODE_INTS,
-    N_PARAMS,
     NCHILD,
-    POLICY,
-    PRIOR_AT,
-    PRIOR_MODE,
     PRIOR_MODES,
-    PRIOR_N,
     PROB,
     PVISITS,
     PWINS,
-    RAVE_EQUIV,
-    TREE_PRIOR,
-    USE_RAVE,
     VISITS,
-    VLOSS,
-    WIDEN,
     WINS,
+    Selection,
     select_child,
     stat,
 )
 
-#: Playout policies, by their value at ``params[POLICY]``.
+#: Playout policies, by their value at ``SearchSettings.policy``.
 POLICIES = ("random", "mogo", "gamma", "ppa")
 RANDOM_PLAYOUTS, MOGO_PLAYOUTS, GAMMA_PLAYOUTS, PPA_PLAYOUTS = range(4)
 
 NO_GAMMAS = np.ones((1, 1))  # the gamma table passed when the policy is not gamma
+
+
+class SearchSettings(NamedTuple):
+    """What the walk down the tree reads besides the selection formula."""
+
+    expand_at: int  # visits a leaf below the root has when it is expanded
+    tree_prior: bool  # whether the nodes below the root get the ratings table's priors
+    prior_at: int  # visits a node below the root has when its children get them
+    prior_n: float  # won visits of a move of probability P: prior_n sqrt(P) (``_table_prior``)
+    vloss: float  # lost visits a thread puts on each node of its path (tree parallelism)
+    policy: int  # index in POLICIES
+    komi: float
+    gammas: np.ndarray  # the gamma and ppa policies' table (NO_GAMMAS for the others)
 
 EXPERT_N = 10.0  # virtual visits of one piece of expert knowledge (Michi's prior scale)
 UNIFORM_N = 2 * EXPERT_N  # even virtual visits of the moves of a node below the root without the table's priors
@@ -153,17 +152,17 @@ def _atari_moves(b: np.ndarray, m: np.ndarray, color: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def _table_prior(prob: float, params: np.ndarray) -> tuple[float, float]:
+def _table_prior(prob: float, prior_n: float) -> tuple[float, float]:
     """Virtual (visits, wins) of a move the ratings table gives probability ``prob``:
     an even start of ``EXPERT_N`` visits, plus ``PRIOR_N * sqrt(prob)`` visits all won
     (Pachi's pattern prior). The table's features (captures, ataris, self-ataris, 3x3
     shapes) take the place of MoGo's hand-written knowledge, which would count them twice."""
-    won = params[PRIOR_N] * math.sqrt(prob)
+    won = prior_n * math.sqrt(prob)
     return EXPERT_N + won, EXPERT_N / 2 + won
 
 
 @njit(cache=True)
-def add_table_prior(node: int, t: np.ndarray, f: np.ndarray, strength: np.ndarray, params: np.ndarray) -> None:
+def add_table_prior(node: int, t: np.ndarray, f: np.ndarray, strength: np.ndarray, prior_n: float) -> None:
     """Give the children of ``node``, expanded with MoGo's knowledge before the table's
     priors were due, the table's (``strength`` per board point): probability ``PROB``
     and virtual visits and wins, as ``expand`` would have written them with
@@ -179,7 +178,7 @@ def add_table_prior(node: int, t: np.ndarray, f: np.ndarray, strength: np.ndarra
     for c in range(first, first + k):
         prob = strength[t[MOVE, c]] / total
         f[0, PROB, c] = prob
-        f[0, PVISITS, c], f[0, PWINS, c] = _table_prior(prob, params)
+        f[0, PVISITS, c], f[0, PWINS, c] = _table_prior(prob, prior_n)
 
 
 @njit(cache=True)
@@ -202,7 +201,7 @@ def node_moves(b: np.ndarray, m: np.ndarray, color: int, allowed: np.ndarray) ->
 
 @njit(cache=True)
 def expand(b: np.ndarray, m: np.ndarray, color: int, node: int, t: np.ndarray, f: np.ndarray,
-           n_nodes: int, limit: int, prior: np.ndarray, allowed: np.ndarray, params: np.ndarray,
+           n_nodes: int, limit: int, prior: np.ndarray, allowed: np.ndarray, prior_n: float, by_prob: bool,
            known: bool, table: bool) -> int:
     """Give ``node`` its children (legal moves of ``color`` filling no own eye), sorted by
     prior value, at nodes ``n_nodes`` on; returns the next free node (unchanged when
@@ -210,7 +209,8 @@ def expand(b: np.ndarray, m: np.ndarray, color: int, node: int, t: np.ndarray, f
     ``prior``: with ``table`` the ratings table's strength per point (``_table_prior``),
     else MoGo's knowledge (``_expert_prior``) plus, where ``prior`` is uniform rather
     than zero (below the root), ``UNIFORM_N`` even visits; ``known``: whether the
-    priors are final, else ``add_table_prior`` gives the table's later (``KNOWN``).
+    priors are final, else ``add_table_prior`` gives the table's later (``KNOWN``);
+    ``by_prob``: sort by probability (progressive widening's order) rather than prior value.
     The children are written before ``node`` points to them, so that another thread
     reading the tree meanwhile sees ``node`` either as a leaf or with all its children."""
     size = m[SIZE]
@@ -230,13 +230,13 @@ def expand(b: np.ndarray, m: np.ndarray, color: int, node: int, t: np.ndarray, f
     for j in range(k):
         prob = prior[moves[j]] / total if total > 0 else 1.0 / k
         if table:
-            pn[j], pw[j] = _table_prior(prob, params)
+            pn[j], pw[j] = _table_prior(prob, prior_n)
         else:
             pn[j], pw[j] = _expert_prior(b, m, color, moves[j], near)
             if total > 0:
                 pn[j] += UNIFORM_N
                 pw[j] += UNIFORM_N / 2
-        value[j] = prob if params[WIDEN] > 0 else pw[j] / pn[j]
+        value[j] = prob if by_prob else pw[j] / pn[j]
     order = np.argsort(-value[:k], kind="mergesort")
     for j in range(k):
         c = n_nodes + j
@@ -257,18 +257,17 @@ def expand(b: np.ndarray, m: np.ndarray, color: int, node: int, t: np.ndarray, f
 
 @njit(cache=True, nogil=True)
 def simulate(b0: np.ndarray, m0: np.ndarray, color: int, t: np.ndarray, f: np.ndarray, pool: np.ndarray,
-             thread: int, root: int, n_sims: int, prior: np.ndarray, allowed: np.ndarray, params: np.ndarray,
-             owner: np.ndarray, gammas: np.ndarray, knowledge, cache, adapt) -> None:
+             thread: int, root: int, n_sims: int, prior: np.ndarray, allowed: np.ndarray, sel: Selection,
+             settings: SearchSettings, owner: np.ndarray, knowledge: Knowledge, cache: PatternCache, adapt) -> None:
     """Run ``n_sims`` simulations from ``root`` (position ``b0, m0``, ``color`` to move)
     as search thread ``thread``: its statistics go to ``f[thread]``, its new nodes to
     its share ``pool[thread] = (next free node, end)`` of the arrays. Adds final-board
-    ownership (+1 Black, -1 White per point) to ``owner``. ``gammas``: the gamma
-    policy's table (``engine.gamma``); ``knowledge``: the ratings table
+    ownership (+1 Black, -1 White per point) to ``owner``. ``knowledge``: the ratings table
     (``MovePrior.knowledge``) whose move strengths are the prior of the nodes below
-    the root when ``params[TREE_PRIOR]`` is set, given to a node's children once it has
-    ``params[PRIOR_AT]`` visits (at its expansion, or later by ``add_table_prior``);
+    the root when ``settings.tree_prior`` is set, given to a node's children once it has
+    ``settings.prior_at`` visits (at its expansion, or later by ``add_table_prior``);
     ``cache``: this thread's ``prior_cache`` of the positions' patterns; ``adapt``: this
-    thread's ``ppa_weights``, which the ppa policy's playouts follow and adapt. With ``params[VLOSS]`` each node on
+    thread's ``ppa_weights``, which the ppa policy's playouts follow and adapt. With ``settings.vloss`` each node on
     the way down counts that many lost visits until the playout's result replaces
     them (virtual loss), so that other threads descending meanwhile spread out."""
     size = m0[SIZE]
@@ -281,7 +280,7 @@ def simulate(b0: np.ndarray, m0: np.ndarray, color: int, t: np.ndarray, f: np.nd
     root_table = np.any(prior > 0)
     everywhere = np.ones(w * w, dtype=np.bool_)
     fk = f[thread]
-    vloss = params[VLOSS]
+    vloss = settings.vloss
     for _ in range(n_sims):
         b, m = b0.copy(), m0.copy()
         node, depth, c = root, 0, color
@@ -289,25 +288,26 @@ def simulate(b0: np.ndarray, m0: np.ndarray, color: int, t: np.ndarray, f: np.nd
         while True:  # descend, expanding a leaf once it has been visited enough
             at_root = node == root
             visits = stat(f, VISITS, node)
-            if t[FIRST, node] < 0 and (at_root or visits >= params[EXPAND_AT] - 1):
+            if t[FIRST, node] < 0 and (at_root or visits >= settings.expand_at - 1):
                 below = uniform
-                due = params[TREE_PRIOR] > 0 and visits >= params[PRIOR_AT] - 1
+                due = settings.tree_prior and visits >= settings.prior_at - 1
                 if not at_root and due:
                     move_strengths(b, m, c, knowledge, node_prior, cache)
                     below = node_prior
                 pool[thread, 0] = expand(b, m, c, node, t, f, pool[thread, 0], pool[thread, 1],
-                                         prior if at_root else below, allowed if at_root else everywhere, params,
-                                         at_root or due or params[TREE_PRIOR] == 0, root_table if at_root else due)
+                                         prior if at_root else below, allowed if at_root else everywhere,
+                                         settings.prior_n, sel.widen > 0,
+                                         at_root or due or not settings.tree_prior, root_table if at_root else due)
             elif t[FIRST, node] >= 0 and t[KNOWN, node] == 0:  # expanded before the table's priors were due
                 if at_root:
-                    add_table_prior(node, t, f, prior, params)
-                elif params[TREE_PRIOR] > 0 and visits >= params[PRIOR_AT] - 1:
+                    add_table_prior(node, t, f, prior, settings.prior_n)
+                elif settings.tree_prior and visits >= settings.prior_at - 1:
                     t[KNOWN, node] = 1  # at once: another thread passing meanwhile must not add them twice
                     move_strengths(b, m, c, knowledge, node_prior, cache)
-                    add_table_prior(node, t, f, node_prior, params)
+                    add_table_prior(node, t, f, node_prior, settings.prior_n)
             if depth + 2 >= len(path):
                 break
-            child = select_child(node, t, f, params)
+            child = select_child(node, t, f, sel)
             if child < 0:
                 break
             node = child
@@ -320,12 +320,12 @@ def simulate(b0: np.ndarray, m0: np.ndarray, color: int, t: np.ndarray, f: np.nd
             fk[VISITS, node] += vloss
             if fresh:
                 break
-        if params[POLICY] == MOGO_PLAYOUTS:
-            score, n = mogo_playout(b, m, c, params[KOMI], seq[depth:])
-        elif params[POLICY] == GAMMA_PLAYOUTS or params[POLICY] == PPA_PLAYOUTS:
-            score, n = gamma_playout(b, m, c, params[KOMI], seq[depth:], gammas, adapt)
+        if settings.policy == MOGO_PLAYOUTS:
+            score, n = mogo_playout(b, m, c, settings.komi, seq[depth:])
+        elif settings.policy == GAMMA_PLAYOUTS or settings.policy == PPA_PLAYOUTS:
+            score, n = gamma_playout(b, m, c, settings.komi, seq[depth:], settings.gammas, adapt)
         else:
-            score, n = random_playout(b, m, c, params[KOMI]), 0
+            score, n = random_playout(b, m, c, settings.komi), 0
         black_wins = score > 0
         for row in range(1, size + 1):
             for p in range(row * w + 1, row * w + size + 1):
@@ -334,7 +334,7 @@ def simulate(b0: np.ndarray, m0: np.ndarray, color: int, t: np.ndarray, f: np.nd
             mover = color if d % 2 == 1 else 3 - color
             fk[VISITS, path[d]] += 1 - (vloss if d > 0 else 0.0)
             fk[WINS, path[d]] += 1.0 if (mover == BLACK) == black_wins else 0.0
-        if params[USE_RAVE] > 0:
+        if sel.rave:
             _update_amaf(seq, depth + n, path, depth, color, black_wins, t, fk, first_at)
 
 
@@ -507,8 +507,8 @@ class Tree:
         return int(hits[0]) if len(hits) else -1
 
     def grow(self, board: Board, color: int, config: SearchConfig, prior: np.ndarray, allowed: np.ndarray,
-             params: np.ndarray, owner: np.ndarray, knowledge: tuple, cache: tuple, adapt: tuple,
-             thread: int = 0, stop=None) -> int:
+             sel: Selection, settings: SearchSettings, owner: np.ndarray, knowledge: Knowledge, cache: PatternCache,
+             adapt: tuple, thread: int = 0, stop=None) -> int:
         """Simulate from the root in batches as search thread ``thread`` until
         ``config``'s playouts or seconds are spent, or ``stop`` (an Event) is set;
         returns the number of playouts. A search by time also ends once the rest of
@@ -518,12 +518,11 @@ class Tree:
         this one) at the same time."""
         start = time.perf_counter()
         done = 0
-        gammas = config.gammas if config.gammas is not None else NO_GAMMAS
         target = config.playouts if config.time_per_move is None else 1 << 40
         while done < target:
             n = min(64, target - done)
             simulate(board.b, board.m, color, self.t, self.f, self.pool, thread, self.root, n,
-                     prior, allowed, params, owner, gammas, knowledge, cache, adapt)
+                     prior, allowed, sel, settings, owner, knowledge, cache, adapt)
             done += n
             if config.time_per_move is not None:
                 spent = time.perf_counter() - start
@@ -589,7 +588,7 @@ class Search:
         self.config = config
         self._trees: list[Tree] = []
         self._runs = 0
-        self._caches: list[tuple] = []
+        self._caches: list[PatternCache] = []
         self._cache_of: tuple | None = None  # the board points and table the caches hold patterns of
         self.adapted: list[tuple] = []  # each thread's ppa_weights after the last run
 
@@ -598,22 +597,24 @@ class Search:
         """Whether the threads grow one tree (tree parallelism)."""
         return self.config.parallel == "tree" and self.config.threads > 1
 
-    def _params(self, size: int) -> np.ndarray:
-        """The kernel's parameter vector for a ``size`` x ``size`` board."""
+    def records(self, size: int, tree_prior: bool) -> tuple[Selection, SearchSettings]:
+        """The kernel's records of this configuration on a ``size`` x ``size`` board, with
+        or without the ratings table's priors below the root (``tree_prior``)."""
         c = self.config
-        p = np.zeros(N_PARAMS)
-        p[C_UCB], p[BANDIT], p[RAVE_EQUIV] = c.c_ucb, BANDITS.index(c.bandit), c.rave_equiv
-        p[PRIOR_MODE], p[C_PB], p[FPU] = PRIOR_MODES.index(c.prior_mode), c.c_pb, c.fpu
+        sel = Selection(BANDITS.index(c.bandit), float(c.c_ucb), PRIOR_MODES.index(c.prior_mode), float(c.c_pb),
+                        bool(c.rave), float(c.rave_equiv), float(c.fpu), float(c.widen))
         prior_n = c.prior_n if c.prior_n is not None else default_prior_n(size)
-        p[PRIOR_N] = prior_n if c.prior_mode != "puct" else 0.0
-        p[WIDEN], p[EXPAND_AT], p[USE_RAVE] = c.widen, c.expand_at, c.rave
-        p[PRIOR_AT] = c.prior_visits if c.widen <= 0 else 0.0  # widening orders the children by their priors
-        p[POLICY], p[KOMI] = POLICIES.index(c.policy), c.komi
-        p[VLOSS] = c.virtual_loss if self.shared else 0.0
-        return p
+        settings = SearchSettings(
+            expand_at=int(c.expand_at), tree_prior=bool(tree_prior),
+            prior_at=int(c.prior_visits) if c.widen <= 0 else 0,  # widening orders the children by their priors
+            prior_n=float(prior_n) if c.prior_mode != "puct" else 0.0,
+            vloss=float(c.virtual_loss) if self.shared else 0.0,
+            policy=POLICIES.index(c.policy), komi=float(c.komi),
+            gammas=c.gammas if c.gammas is not None else NO_GAMMAS)
+        return sel, settings
 
     def run(self, board: Board, color: int, prior: np.ndarray | None = None,
-            knowledge: tuple | None = None, stop=None) -> SearchResult:
+            knowledge: Knowledge | None = None, stop=None) -> SearchResult:
         """Search the position (``color`` to move) and return the most visited move.
         ``prior``: the root's move strengths; ``knowledge`` (``MovePrior.knowledge``):
         the ratings table that gives the nodes below the root theirs; ``stop``: an
@@ -630,14 +631,13 @@ class Search:
         if prior is None:
             prior = np.zeros(w * w)  # no external prior: uniform, and no virtual wins from it
         allowed = self._superko_mask(board, color)
-        params = self._params(board.size)
-        params[TREE_PRIOR] = knowledge is not None
+        sel, settings = self.records(board.size, knowledge is not None)
         knowledge = NO_KNOWLEDGE if knowledge is None else knowledge
         owners = [np.zeros(w * w) for _ in range(threads)]
-        if self._cache_of != (w * w, id(knowledge[3])):
+        if self._cache_of != (w * w, id(knowledge.lookup)):
             slots = 1 if knowledge is NO_KNOWLEDGE else CACHE_SLOTS
             self._caches = [prior_cache(w * w, slots) for _ in range(threads)]
-            self._cache_of = (w * w, id(knowledge[3]))
+            self._cache_of = (w * w, id(knowledge.lookup))
         rate = cfg.ppa_rate if cfg.policy == "ppa" else 0.0
         adapts = [ppa_weights(w * w, rate) for _ in range(threads)]  # the ppa weights live for one search
         self.adapted = adapts
@@ -646,7 +646,7 @@ class Search:
         if threads == 1:
             if self._runs == 0:
                 seed_rng(cfg.seed)  # once: later moves go on with the same stream
-            done = [self._trees[0].grow(board, color, cfg, prior, allowed, params, owners[0], knowledge,
+            done = [self._trees[0].grow(board, color, cfg, prior, allowed, sel, settings, owners[0], knowledge,
                                         self._caches[0], adapts[0], stop=stop)]
         else:
             share = replace(cfg, playouts=-(-cfg.playouts // threads))
@@ -654,13 +654,13 @@ class Search:
             if self.shared and self._trees[0].t[FIRST, self._trees[0].root] < 0:
                 seed_rng(cfg.seed + 7919 * self._runs)  # the root's children, before the threads share them
                 head = self._trees[0].grow(board, color, replace(share, playouts=1, time_per_move=None), prior,
-                                           allowed, params, owners[0], knowledge, self._caches[0], adapts[0])
+                                           allowed, sel, settings, owners[0], knowledge, self._caches[0], adapts[0])
 
             def work(k: int) -> int:
                 seed_rng(cfg.seed + 7919 * self._runs + k)  # numba's RNG is per thread
                 tree = self._trees[0] if self.shared else self._trees[k]
                 mine = replace(share, playouts=share.playouts - head) if k == 0 else share
-                return tree.grow(board, color, mine, prior, allowed, params, owners[k], knowledge, self._caches[k],
+                return tree.grow(board, color, mine, prior, allowed, sel, settings, owners[k], knowledge, self._caches[k],
                                  adapts[k], k if self.shared else 0, stop)
 
             with ThreadPoolExecutor(threads) as pool:
@@ -737,7 +737,7 @@ def score_without_dead(board: Board, owner: np.ndarray, komi: float) -> float:
 
 def choose_move(
     search: Search, board: Board, color: int, opponent_passed: bool, prior: np.ndarray | None = None,
-    knowledge: tuple | None = None,
+    knowledge: Knowledge | None = None,
 ) -> SearchResult:
     """The engine's move: pass once the opponent has passed and the game is won as
     the board stands both counting every stone (Tromp-Taylor) and with the

@@ -46,12 +46,12 @@ def tiny_tree(threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
 
 
 def scores(t, f, **config) -> list[float]:
-    params = Search(SearchConfig(rave_equiv=100.0, **config))._params(9)
-    return [child_score(0, c, t, f, params) for c in (1, 2, 3)]
+    sel, _ = Search(SearchConfig(rave_equiv=100.0, **config)).records(9, tree_prior=False)
+    return [child_score(0, c, t, f, sel) for c in (1, 2, 3)]
 
 
 def chosen(t, f, **config) -> int:
-    return select_child(0, t, f, Search(SearchConfig(rave_equiv=100.0, **config))._params(9))
+    return select_child(0, t, f, Search(SearchConfig(rave_equiv=100.0, **config)).records(9, tree_prior=False)[0])
 
 
 def test_virtual_wins_mix_the_prior_into_q_then_rave():
@@ -144,7 +144,7 @@ def test_statistics_of_several_threads_add_up():
 
 def test_a_leaf_has_no_child_to_select():
     t, f = tiny_tree()
-    assert select_child(1, t, f, Search(SearchConfig())._params(9)) == -1
+    assert select_child(1, t, f, Search(SearchConfig()).records(9, tree_prior=False)[0]) == -1
 
 
 def test_amaf_bandit_needs_rave():
@@ -153,9 +153,10 @@ def test_amaf_bandit_needs_rave():
 
 
 def test_prior_n_is_160_on_19x19_and_in_proportion_to_the_points_elsewhere():
-    from shapemill.engine.selection import PRIOR_N
+    def prior_n(size: int, **config) -> float:
+        return Search(SearchConfig(**config)).records(size, tree_prior=True)[1].prior_n
 
-    assert Search(SearchConfig())._params(19)[PRIOR_N] == 160.0
-    assert Search(SearchConfig())._params(9)[PRIOR_N] == pytest.approx(160.0 * 81 / 361)
-    assert Search(SearchConfig(prior_n=50.0))._params(9)[PRIOR_N] == 50.0
-    assert Search(SearchConfig(prior_mode="puct"))._params(19)[PRIOR_N] == 0.0
+    assert prior_n(19) == 160.0
+    assert prior_n(9) == pytest.approx(160.0 * 81 / 361)
+    assert prior_n(9, prior_n=50.0) == 50.0
+    assert prior_n(19, prior_mode="puct") == 0.0
