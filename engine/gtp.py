@@ -29,7 +29,8 @@ from ..go import rules
 from ..go.board import Board, IllegalMove
 from ..go.seki import seki_stones
 from ..miner.prior import MovePrior
-from .mcts import RESIGN, MoveInfo, Search, SearchConfig, choose_move, dead_stones, score_without_dead
+from .endgame import RESIGN, choose_move, dead_stones, score_without_dead
+from .search import MoveInfo, Search, SearchConfig
 from .solve.status import proven_status
 
 LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from shapemill.engine.mcts import Search, SearchConfig, add_table_prior, expand
+from shapemill.engine.mcts import Search, SearchConfig
+from shapemill.engine.tree_priors import add_table_prior
+from shapemill.engine.walk import expand
 from shapemill.engine.selection import (
     FIRST,
     KNOWN,
