@@ -15,7 +15,7 @@ from ..go.board import Board
 from ..go.reading import runs_dead_ladder
 from ..go.rules import BLACK, COLOR, PASS, WHITE
 from ..miner.prior import Knowledge
-from .search import Search, SearchResult
+from .search import Budget, Search, SearchResult
 
 #: The move that resigns, beside the board points and PASS.
 RESIGN = -2
@@ -49,17 +49,18 @@ def score_without_dead(board: Board, owner: np.ndarray, komi: float) -> float:
 
 def choose_move(
     search: Search, board: Board, color: int, opponent_passed: bool, prior: np.ndarray | None = None,
-    knowledge: Knowledge | None = None,
+    knowledge: Knowledge | None = None, budget: Budget | None = None,
 ) -> SearchResult:
     """The engine's move: pass once the opponent has passed and the game is won as
     the board stands both counting every stone (Tromp-Taylor) and with the
     playouts' dead stones removed, so a referee's dead-stone removal cannot turn
     the result; else the search's most visited move, or resign below the threshold.
     ``prior`` is the per-point prior of the root's moves (e.g. ``MovePrior``),
-    ``knowledge`` that of the nodes below (``MovePrior.knowledge``). With
+    ``knowledge`` that of the nodes below (``MovePrior.knowledge``), ``budget`` the
+    search's playouts or seconds (default: the config's). With
     ``check_ladders``, a move that runs a dead ladder gives way to the root's most
     visited move (then highest prior) that does not."""
-    result = search.run(board, color, prior, knowledge)
+    result = search.run(board, color, prior, knowledge, budget=budget)
     if (result.move != PASS and result.winrate < search.config.resign
             and result.visits[result.move] >= RESIGN_MIN_VISITS):
         result.move = RESIGN

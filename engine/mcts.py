@@ -11,13 +11,14 @@ with), ``walk`` (one simulation: descend, expand, playout, back up, AMAF), ``sea
 from __future__ import annotations
 
 from .endgame import RESIGN, choose_move, dead_stones, score_without_dead
-from .search import MoveInfo, Search, SearchConfig, SearchResult
+from .search import Budget, MoveInfo, Search, SearchConfig, SearchResult
 from .tree_priors import default_prior_n
 from .walk import POLICIES
 
 __all__ = [
     "POLICIES",
     "RESIGN",
+    "Budget",
     "MoveInfo",
     "Search",
     "SearchConfig",

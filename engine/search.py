@@ -19,6 +19,7 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -42,6 +43,15 @@ SEED_STRIDE = 7919
 UNLIMITED = 1 << 40
 #: The normal quantile of the lower confidence bound analysis shows (95%, one-sided 97.5%).
 LCB_Z = 1.96
+
+
+class Budget(NamedTuple):
+    """What one search may spend: ``playouts``, or with ``seconds`` that many seconds
+    (its playouts then uncounted). The engine's clock (``engine.clock``) gives each
+    move's seconds; ``Search.run`` without a budget spends its config's."""
+
+    playouts: int
+    seconds: float | None = None
 
 
 @njit(cache=True)
@@ -179,11 +189,12 @@ class Search:
         return sel, settings
 
     def run(self, board: Board, color: int, prior: np.ndarray | None = None,
-            knowledge: Knowledge | None = None, stop=None) -> SearchResult:
+            knowledge: Knowledge | None = None, stop=None, budget: Budget | None = None) -> SearchResult:
         """Search the position (``color`` to move) and return the most visited move.
         ``prior``: the root's move strengths; ``knowledge`` (``MovePrior.knowledge``):
         the ratings table that gives the nodes below the root theirs; ``stop``: an
-        Event that ends the search early when set."""
+        Event that ends the search early when set; ``budget``: the playouts or seconds
+        of this search (default: the config's ``playouts`` and ``time_per_move``)."""
         cfg = self.config
         threads = max(1, cfg.threads)
         if not self._trees:
@@ -209,7 +220,7 @@ class Search:
         for tree in self._trees:
             tree.find_root(board, color, allowed)
         here = Root(board.b, board.m, color, 0, prior, allowed)
-        playouts, seconds = cfg.playouts, cfg.time_per_move
+        playouts, seconds = budget if budget is not None else Budget(cfg.playouts, cfg.time_per_move)
         if threads == 1:
             if self._runs == 0:
                 seed_rng(cfg.seed)  # once: later moves go on with the same stream
