@@ -168,6 +168,12 @@ class Search:
         self.adapted: list[tuple] = []  # each thread's ppa_weights after the last run
 
     @property
+    def trees(self) -> list[Tree]:
+        """The trees searched so far: one, or with root parallelism one per thread
+        (empty before the first run)."""
+        return self._trees
+
+    @property
     def shared(self) -> bool:
         """Whether the threads grow one tree (tree parallelism)."""
         return self.config.parallel == "tree" and self.config.threads > 1

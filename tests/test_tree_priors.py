@@ -110,7 +110,7 @@ def test_nodes_get_the_tables_priors_once_they_have_the_visits(prior):
     board = game(9, MOVES[:4])[-1]
     search = Search(SearchConfig(playouts=600, seed=3, prior_visits=8))
     search.run(board, rules.BLACK, prior(board.b, board.m, rules.BLACK), prior.knowledge(9))
-    tree = search._trees[0]
+    tree = search.trees[0]
     expanded = np.flatnonzero(tree.t[FIRST, 1:tree.pool[0, 0]] >= 0) + 1
     known = tree.t[KNOWN, expanded] == 1
     visits = tree.f[0, VISITS, expanded]
