@@ -27,7 +27,7 @@ from numba import njit
 from ..go.board import Board
 from ..go.rules import COLOR, EMPTY, HASH, PASS, illegal_reason, play
 from ..miner.prior import CACHE_SLOTS, NO_KNOWLEDGE, Knowledge, PatternCache, prior_cache
-from .playout_gamma import ppa_weights
+from .playout_gamma import PpaWeights, ppa_weights
 from .selection import BANDITS, FIRST, MOVE, PRIOR_MODES, PROB, Selection
 from .tree import Tree
 from .tree_priors import default_prior_n
@@ -165,7 +165,7 @@ class Search:
         self._runs = 0
         self._caches: list[PatternCache] = []
         self._cache_of: tuple | None = None  # the board points and table the caches hold patterns of
-        self.adapted: list[tuple] = []  # each thread's ppa_weights after the last run
+        self.adapted: list[PpaWeights] = []  # each thread's ppa_weights after the last run
 
     @property
     def trees(self) -> list[Tree]:

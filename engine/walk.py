@@ -24,7 +24,7 @@ from numba import njit
 
 from ..go.rules import BLACK, COLOR, EMPTY, SIZE, STRIDE, WHITE, play
 from ..miner.prior import Knowledge, PatternCache, move_strengths
-from .playout_gamma import gamma_playout
+from .playout_gamma import PpaWeights, gamma_playout
 from .playout_mogo import mogo_playout
 from .playout_random import random_playout
 from .selection import (
@@ -83,7 +83,7 @@ class Lane(NamedTuple):
     thread: int  # its statistics slice and node share in the tree
     owner: np.ndarray  # float64[points]: the final boards' ownership it adds up
     cache: PatternCache  # its patterns of the positions seen (``prior_cache``)
-    adapt: tuple  # its ``ppa_weights``, which the ppa policy's playouts follow and adapt
+    adapt: PpaWeights  # its Playout Policy Adaptation, which the ppa policy's playouts follow and adapt
 
 
 @njit(cache=True)
