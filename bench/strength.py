@@ -143,7 +143,7 @@ def main() -> int:
                 shapemill(args, 19, seconds(19), ""), shapemill(args, 19, seconds(19), o, 2)), 19, False))
     ps = args.policy_size
     if "policies" in parts:
-        for other in ("mogo", "gamma"):
+        for other in ("mogo-local", "gamma"):
             matches.append((f"ppa vs {other} {ps}x{ps}", lambda o=other: (
                 shapemill(args, ps, seconds(ps), "--playout-policy ppa"),
                 shapemill(args, ps, seconds(ps), f"--playout-policy {o}", 2)), ps, False))

@@ -1,7 +1,7 @@
 """The MoGo playout policy (Gelly, Wang, Munos, Teytaud 2006; Gelly & Silver 2007;
 MoGo 2008, section 6), in two orders of its rules.
 
-``mogo`` (``mogo_move``), the seed's order: each move is the first rule that yields
+``mogo``, the seed's order (``mogo_move``): each move is the first rule that yields
 a candidate of
 
 1. save atari: the last move put one of our strings in atari -- capture a
@@ -15,7 +15,7 @@ a candidate of
 5. capture: an opponent string in atari anywhere on the board;
 6. a random legal move that fills no own eye (``engine.playout_random.random_move``).
 
-``mogo-local`` (``mogo_local_move``), the engine's order before the seed's: save
+``mogo-local`` (``mogo_move`` with ``local``), the engine's order before the seed's: save
 atari, nakade inside stones of either colour (to kill or to live), patterns,
 capture next to the last two moves, fill-board, random.
 
@@ -269,40 +269,23 @@ def fill_board_move(b: np.ndarray, m: np.ndarray, color: int) -> int:
 
 
 @njit(cache=True)
-def mogo_move(b: np.ndarray, m: np.ndarray, color: int, cands: np.ndarray) -> int:
-    """The MoGo playout policy's move for ``color`` in the seed's order (PASS when none
-    is left): save atari, nakade, fill-board, patterns, capture, random."""
+def mogo_move(b: np.ndarray, m: np.ndarray, color: int, cands: np.ndarray, local: bool) -> int:
+    """The MoGo playout policy's move for ``color`` (PASS when none is left): in the
+    seed's order save atari, nakade, fill-board, patterns, capture anywhere, random;
+    with ``local`` (``mogo-local``) save atari, nakade of either colour, patterns,
+    capture next to the last two moves, fill-board, random."""
     if m[N_EMPTY] == 0:
         return PASS
     p = _pick(cands, save_atari_moves(b, m, color, cands))
     if p == PASS:
-        p = nakade_point(b, m, color)
-    if p == PASS:
+        p = nakade_point(b, m, color, local)
+    if p == PASS and not local:
         p = fill_board_move(b, m, color)
     if p == PASS:
         p = _pick(cands, pattern_moves(b, m, color, cands))
     if p == PASS:
-        p = _pick(cands, capture_anywhere_moves(b, m, color, cands))
-    if p == PASS:
-        p = random_move(b, m, color)
-    return p
-
-
-@njit(cache=True)
-def mogo_local_move(b: np.ndarray, m: np.ndarray, color: int, cands: np.ndarray) -> int:
-    """The ``mogo-local`` order's move for ``color`` (PASS when none is left): save
-    atari, nakade of either colour, patterns, capture next to the last two moves,
-    fill-board, random."""
-    if m[N_EMPTY] == 0:
-        return PASS
-    p = _pick(cands, save_atari_moves(b, m, color, cands))
-    if p == PASS:
-        p = nakade_point(b, m, color, True)
-    if p == PASS:
-        p = _pick(cands, pattern_moves(b, m, color, cands))
-    if p == PASS:
-        p = _pick(cands, capture_moves(b, m, color, cands))
-    if p == PASS:
+        p = _pick(cands, capture_moves(b, m, color, cands) if local else capture_anywhere_moves(b, m, color, cands))
+    if p == PASS and local:
         p = fill_board_move(b, m, color)
     if p == PASS:
         p = random_move(b, m, color)
@@ -322,7 +305,7 @@ def mogo_playout(b: np.ndarray, m: np.ndarray, color: int, komi: float, moves: n
     passes = 0
     n = 0
     while passes < 2 and n < limit:
-        p = mogo_local_move(b, m, color, cands) if local else mogo_move(b, m, color, cands)
+        p = mogo_move(b, m, color, cands, local)
         play(b, m, color, p)
         moves[n] = p
         passes = passes + 1 if p == PASS else 0

@@ -17,6 +17,21 @@ FAR = 1 << 20  # the distance of a point not reached within the limit
 
 
 @njit(cache=True)
+def _reach_string(b: np.ndarray, q: int, d: int, out: np.ndarray, queue: np.ndarray, tail: int) -> int:
+    """Give every stone of the string through ``q`` the distance ``d`` and queue it;
+    returns the queue's new end."""
+    h = b[HEAD, q]
+    s = h
+    while True:
+        out[s] = d
+        queue[tail] = s
+        tail += 1
+        s = b[NEXT, s]
+        if s == h:
+            return tail
+
+
+@njit(cache=True)
 def chain_distances(b: np.ndarray, m: np.ndarray, source: int, limit: int, out: np.ndarray) -> None:
     """``out[p]``: the chain distance from point ``source`` to ``p``, for every point
     within ``limit`` steps, else ``FAR`` (border points always ``FAR``). The
@@ -32,15 +47,7 @@ def chain_distances(b: np.ndarray, m: np.ndarray, source: int, limit: int, out: 
         queue[tail] = source
         tail += 1
     else:
-        h = b[HEAD, source]
-        s = h
-        while True:
-            out[s] = 0
-            queue[tail] = s
-            tail += 1
-            s = b[NEXT, s]
-            if s == h:
-                break
+        tail = _reach_string(b, source, 0, out, queue, tail)
     while head < tail:
         p = queue[head]
         head += 1
@@ -55,12 +62,4 @@ def chain_distances(b: np.ndarray, m: np.ndarray, source: int, limit: int, out: 
                 queue[tail] = q
                 tail += 1
             else:
-                h = b[HEAD, q]
-                s = h
-                while True:
-                    out[s] = d
-                    queue[tail] = s
-                    tail += 1
-                    s = b[NEXT, s]
-                    if s == h:
-                        break
+                tail = _reach_string(b, q, d, out, queue, tail)

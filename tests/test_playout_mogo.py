@@ -12,7 +12,6 @@ from shapemill.engine.playout_mogo import (
     capture_anywhere_moves,
     capture_moves,
     fill_board_move,
-    mogo_local_move,
     mogo_move,
     mogo_playout,
     nakade_point,
@@ -24,6 +23,14 @@ from shapemill.go.board import Board
 from shapemill.go.nbr3x3 import colour_code
 
 SEEDS = range(40)
+
+
+def seed_order(b, m, color, cands):
+    return mogo_move(b, m, color, cands, False)
+
+
+def local_order(b, m, color, cands):
+    return mogo_move(b, m, color, cands, True)
 
 
 @njit(cache=True)
@@ -75,7 +82,7 @@ def lattice() -> Board:
     return board
 
 
-@pytest.mark.parametrize("policy", [mogo_move, mogo_local_move])
+@pytest.mark.parametrize("policy", [seed_order, local_order])
 def test_saving_a_string_in_atari_comes_first(policy):
     # White's last move (5, 4) puts Black's (4, 4) in atari; extending at (4, 5) gives
     # it three liberties. The board is otherwise empty (fill-board, patterns).
@@ -87,7 +94,7 @@ def test_saving_a_string_in_atari_comes_first(policy):
     assert moves_of(board, policy, rules.BLACK) == {board._point((4, 5))}
 
 
-@pytest.mark.parametrize("policy", [mogo_move, mogo_local_move])
+@pytest.mark.parametrize("policy", [seed_order, local_order])
 def test_the_nakade_vital_point_of_the_opponents_space_comes_before_fill_board(policy):
     board = corner_three()
     assert candidates(board, save_atari_moves, rules.BLACK) == set()
@@ -112,8 +119,8 @@ def test_fill_board_comes_before_the_patterns_in_the_seeds_order_only():
     patterns = candidates(board, pattern_moves, rules.BLACK)
     fill = fill_board_points(board)
     assert patterns and not patterns & fill
-    assert moves_of(board, mogo_move, rules.BLACK) <= fill
-    assert moves_of(board, mogo_local_move, rules.BLACK) <= patterns
+    assert moves_of(board, seed_order, rules.BLACK) <= fill
+    assert moves_of(board, local_order, rules.BLACK) <= patterns
 
 
 def test_patterns_come_before_a_capture_far_from_the_last_move():
@@ -123,7 +130,7 @@ def test_patterns_come_before_a_capture_far_from_the_last_move():
     patterns = candidates(board, pattern_moves, rules.BLACK)
     assert not fill_board_points(board) and patterns
     assert candidates(board, capture_anywhere_moves, rules.BLACK) == {far_capture}
-    assert moves_of(board, mogo_move, rules.BLACK) <= patterns
+    assert moves_of(board, seed_order, rules.BLACK) <= patterns
 
 
 def test_the_seed_captures_anywhere_and_mogo_local_only_next_to_the_last_two_moves():
@@ -131,21 +138,21 @@ def test_the_seed_captures_anywhere_and_mogo_local_only_next_to_the_last_two_mov
     far_capture = board._point((7, 8))
     assert candidates(board, pattern_moves, rules.BLACK) == set()
     assert candidates(board, capture_moves, rules.BLACK) == set()
-    assert moves_of(board, mogo_move, rules.BLACK) == {far_capture}
-    assert len(moves_of(board, mogo_local_move, rules.BLACK)) > 1  # a random move
+    assert moves_of(board, seed_order, rules.BLACK) == {far_capture}
+    assert len(moves_of(board, local_order, rules.BLACK)) > 1  # a random move
 
 
 def test_otherwise_a_random_move_that_fills_no_own_eye():
     # Black owns the 3x3 board but for its two eyes (0, 0) and (2, 2): nothing to play.
     board = Board(3)
     board.setup("b", [(0, 1), (0, 2), (1, 0), (1, 1), (1, 2), (2, 0), (2, 1)])
-    for policy in (mogo_move, mogo_local_move):
+    for policy in (seed_order, local_order):
         assert moves_of(board, policy, rules.BLACK) == {rules.PASS}
     # 5x5: two eyes and two empty points side by side, (2, 2) and (2, 3): those two.
     board = Board(5)
     open_points = {(0, 0), (4, 4), (2, 2), (2, 3)}
     board.setup("b", [(r, c) for r in range(5) for c in range(5) if (r, c) not in open_points])
-    for policy in (mogo_move, mogo_local_move):
+    for policy in (seed_order, local_order):
         assert moves_of(board, policy, rules.BLACK) == {board._point((2, 2)), board._point((2, 3))}
 
 

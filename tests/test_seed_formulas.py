@@ -66,8 +66,8 @@ def engine_scores(children, parent: tuple[float, float], **config) -> list[float
     for c, (w, n, aw, an, pw, pn, prob) in enumerate(children, start=1):
         f[0, WINS, c], f[0, VISITS, c], f[0, AWINS, c], f[0, AVISITS, c] = w, n, aw, an
         f[0, PWINS, c], f[0, PVISITS, c], f[0, PROB, c] = pw, pn, prob
-    params = Search(SearchConfig(rave_equiv=EQUIV, fpu=FPU, **config))._params(9)
-    return [child_score(0, c, t, f, params) for c in range(1, k + 1)]
+    sel, _ = Search(SearchConfig(rave_equiv=EQUIV, fpu=FPU, **config)).records(9, tree_prior=False)
+    return [child_score(0, c, t, f, sel) for c in range(1, k + 1)]
 
 
 def first_play(parent: tuple[float, float]) -> float:
