@@ -294,7 +294,7 @@ def mogo_move(b: np.ndarray, m: np.ndarray, color: int, cands: np.ndarray, local
 
 @njit(cache=True)
 def mogo_playout(b: np.ndarray, m: np.ndarray, color: int, komi: float, moves: np.ndarray,
-                 local: bool = True) -> tuple[float, int]:
+                 local: bool) -> tuple[float, int]:
     """Play the MoGo policy to the end, in place (``color`` to move), in the seed's
     order or with ``local`` in ``mogo-local``'s; returns the area score (Black minus
     White) and how many moves were written to ``moves`` (for AMAF; ``moves`` needs
@@ -315,7 +315,7 @@ def mogo_playout(b: np.ndarray, m: np.ndarray, color: int, komi: float, moves: n
 
 
 @njit(cache=True)
-def run_mogo_playouts(size: int, n: int, komi: float, seed: int, local: bool = True) -> float:
+def run_mogo_playouts(size: int, n: int, komi: float, seed: int, local: bool) -> float:
     """Run ``n`` MoGo playouts (``local``: in ``mogo-local``'s order) from the empty
     board; returns Black's win rate."""
     np.random.seed(seed)

@@ -41,9 +41,9 @@ def test_pattern_table_is_colour_symmetric():
 def test_mogo_playout_ends_with_a_score():
     b, m = rules.new_board(9)
     moves = np.empty(3 * 81, dtype=np.int64)
-    score, n = mogo_playout(b, m, rules.BLACK, 7.5, moves)
+    score, n = mogo_playout(b, m, rules.BLACK, 7.5, moves, True)
     assert 0 < n <= 243 and abs(score) <= 81 + 7.5
-    assert 0.0 <= run_mogo_playouts(9, 50, 7.5, 3) <= 1.0
+    assert 0.0 <= run_mogo_playouts(9, 50, 7.5, 3, True) <= 1.0
 
 
 def test_nakade_rule_plays_the_vital_point():
