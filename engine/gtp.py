@@ -25,10 +25,14 @@ from typing import TextIO
 import numpy as np
 
 from ..errors import ShapemillError
+from ..files import write_text_atomic
 from ..go import rules
 from ..go.board import Board, IllegalMove
+from ..go.reading import libs_after_up_to_2
 from ..go.seki import seki_stones
 from ..miner.prior import MovePrior
+from .explain import Explainer, table_explanation
+from .katago import DEFAULT_RULES, KGS_RULES, RulesError, parse_rules, rules_text
 from .mcts import RESIGN, MoveInfo, Search, SearchConfig, choose_move, dead_stones, score_without_dead
 from .solve.status import proven_status
 
@@ -36,6 +40,10 @@ LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 NAME, VERSION = "shapemill", "0.1.0"
 #: The longest a move may think under any time settings (huge ones would hang a GUI).
 MAX_MOVE_SECONDS = 600.0
+#: GoGui's analyze commands (``gogui-analyze_commands``): type/label/command, %p the point clicked.
+ANALYZE_COMMANDS = ("gfx/Visits/shapemill-visits", "gfx/Prior/shapemill-prior",
+                    "gfx/Prior (percent)/shapemill-prior-percent", "gfx/Ownership/shapemill-ownership",
+                    "gfx/Explain point/shapemill-explain %p")
 
 
 class GtpError(Exception):
@@ -118,6 +126,8 @@ class GtpEngine:
         self.time_left: dict[str, tuple[float, int]] = {}
         self._analysis: tuple[threading.Event, list[threading.Thread]] | None = None
         self._out_lock = threading.Lock()
+        self.rules = parse_rules(DEFAULT_RULES)
+        self.explainer: Explainer | None = table_explanation(prior) if prior is not None else None
         self.commands: dict[str, Callable[[list[str]], str]] = {
             "protocol_version": lambda a: "2",
             "name": lambda a: NAME,
@@ -143,13 +153,14 @@ class GtpEngine:
             "loadsgf": self.cmd_loadsgf,
             "list_stones": self.cmd_list_stones,
             "showboard": lambda a: "\n" + str(self.board),
-            "gogui-analyze_commands": lambda a: "gfx/Visits/shapemill-visits\ngfx/Prior/shapemill-prior",
+            "gogui-analyze_commands": lambda a: "\n".join(ANALYZE_COMMANDS),
             "shapemill-visits": self.cmd_visits,
             "shapemill-prior": self.cmd_prior,
             "lz-analyze": lambda a: "",
             "kata-analyze": lambda a: "",
             "lz-genmove_analyze": lambda a: "",
             "kata-genmove_analyze": lambda a: "",
+            **self.extension_commands(),
         }
         self.streams: dict[str, Callable[[list[str], str, TextIO], None]] = {
             "lz-analyze": lambda a, cid, out: self.analyze("lz", a, cid, out),
@@ -579,6 +590,187 @@ class GtpEngine:
         for p in np.flatnonzero(self.board.b[rules.COLOR] == rules.EMPTY):
             legal[p] = rules.illegal_reason(self.board.b, self.board.m, c, p) == 0
         return self._heat(legal)
+
+    # --- KataGo, KGS and GoGui extensions ---------------------------------------
+
+    def extension_commands(self) -> dict[str, Callable[[list[str]], str]]:
+        """The commands beyond GTP 2 that GUIs, servers and KataGo's tools send."""
+        return {
+            "printsgf": self.cmd_printsgf,
+            "genmove_cleanup": self.cmd_genmove_cleanup,
+            "kgs-genmove_cleanup": self.cmd_genmove_cleanup,
+            "kgs-rules": self.cmd_kgs_rules,
+            "kata-get-rules": lambda a: rules_text(self.rules),
+            "kata-set-rules": self.cmd_kata_set_rules,
+            "stop": lambda a: "",  # the loop ends a running analysis before every command
+            "clear_cache": self.cmd_clear_cache,
+            "shapemill-prior-percent": self.cmd_prior_percent,
+            "shapemill-ownership": self.cmd_ownership,
+            "shapemill-explain": self.cmd_explain,
+        }
+
+    def game_sgf(self) -> str:
+        """The game so far as SGF: board size, komi, rules, the setup stones and the moves."""
+        from sgfmill import sgf
+
+        game = sgf.Sgf_game(self.size)
+        root = game.get_root()
+        root.set("KM", self.config.komi)
+        root.set("RU", "Chinese")
+        root.set_raw("AP", f"{NAME}:{VERSION}".encode())
+        start = Board(self.size)
+        start.b = self.board._undo[0][0] if self.board._undo else self.board.b
+        root.set_setup_stones(start.stones("b"), start.stones("w"))
+        after = [m for _, m, _ in self.board._undo[1:]] + [self.board.m]
+        node = root
+        w = self.size + 2
+        for color, m in zip(self.movers, after):
+            node = node.new_child()
+            node.set_move(color, self._point_of(int(m[rules.LAST]), w))
+        return game.serialise().decode()
+
+    @staticmethod
+    def _point_of(p: int, w: int) -> tuple[int, int] | None:
+        return None if p == rules.PASS else (p // w - 1, p % w - 1)
+
+    def cmd_printsgf(self, a: list[str]) -> str:
+        """GoGui's ``printsgf [FILE]``: the game as SGF, written to FILE (atomically) or answered."""
+        text = self.game_sgf()
+        if not a:
+            return text.strip()
+        write_text_atomic(a[0], text)
+        return ""
+
+    def cmd_genmove_cleanup(self, a: list[str]) -> str:
+        """``kgs-genmove_cleanup``: after the players disagreed on the dead stones, play on
+        until the opponent's dead stones are captured: a move on a liberty of a dead
+        opponent string (the most visited of the search, one that is no self-atari first);
+        never a pass while such stones remain. Without dead stones, ``genmove``."""
+        if len(a) != 1:
+            raise GtpError("syntax error")
+        color = parse_color(a[0])
+        c = rules.BLACK if color == "b" else rules.WHITE
+        prior, knowledge = search_priors(self.config, self.prior, self.board, c)
+        self.last = self.search.run(self.board, c, prior, knowledge)
+        self.last_key = (self.board.zobrist, color)
+        other = "w" if color == "b" else "b"
+        dead = {p for p in self.dead_stones(self.last.owner) if self.board.get(p) == other}
+        w = self.size + 2
+        targets = sorted({q for p in dead for q in self._neighbours(p) if self.board.get(q) is None
+                          and self.board.illegal_reason(color, q) == ""})
+        if not targets:
+            return self.cmd_genmove(a)
+        safe = [q for q in targets if libs_after_up_to_2(self.board.b, self.board.m, c, (q[0] + 1) * w + q[1] + 1) >= 2]
+        move = max(safe or targets, key=lambda q: self.last.visits[(q[0] + 1) * w + q[1] + 1])
+        self.board.play(color, move)
+        self.movers.append(color)
+        return format_vertex(move)
+
+    def _neighbours(self, p: tuple[int, int]) -> list[tuple[int, int]]:
+        r, c = p
+        return [(r + dr, c + dc) for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1))
+                if 0 <= r + dr < self.size and 0 <= c + dc < self.size]
+
+    def dead_stones(self, owner: np.ndarray) -> set[tuple[int, int]]:
+        """The stones dead at the end: those the playouts give the other side, except where the
+        solver proves a string's status within its small budget, and never a string in seki."""
+        dead = set(dead_stones(self.board, owner))
+        black, white = self.board.stones("b"), self.board.stones("w")
+        for point, status in proven_status(self.board.size, black, white).items():
+            (dead.add if status == "dead" else dead.discard)(point)
+        return dead - self._seki()
+
+    def _seki(self) -> set[tuple[int, int]]:
+        w = self.size + 2
+        return {(int(p) // w - 1, int(p) % w - 1) for p in np.flatnonzero(seki_stones(self.board.b, self.board.m))}
+
+    def _set_rules(self, text: str) -> str:
+        try:
+            self.rules = parse_rules(text)
+        except RulesError as e:
+            raise GtpError(one_line(e)) from None
+        return ""
+
+    def cmd_kata_set_rules(self, a: list[str]) -> str:
+        """KataGo's ``kata-set-rules RULES``: a shorthand name or a JSON dictionary; area
+        scoring accepted, other rules refused in one line (the rules stay as they were)."""
+        if not a:
+            raise GtpError("syntax error")
+        return self._set_rules(" ".join(a))
+
+    def cmd_kgs_rules(self, a: list[str]) -> str:
+        """kgsGtp's ``kgs-rules chinese|aga|japanese|new_zealand``: as ``kata-set-rules``
+        (``chinese`` is ``chinese-kgs``)."""
+        if len(a) != 1 or a[0].lower() not in KGS_RULES:
+            raise GtpError("syntax error: kgs-rules chinese|aga|japanese|new_zealand")
+        return self._set_rules(KGS_RULES[a[0].lower()])
+
+    def cmd_clear_cache(self, a: list[str]) -> str:
+        """KataGo's ``clear_cache``: forget the search tree, so the next search starts afresh."""
+        self.search = Search(self.config)
+        self.last = None
+        return ""
+
+    def _labels(self, values: np.ndarray) -> str:
+        w = self.size + 2
+        cells = [f"{format_vertex((int(p) // w - 1, int(p) % w - 1))} {values[p]:.0f}"
+                 for p in np.flatnonzero(values >= 0.5)]
+        return "LABEL " + " ".join(cells) if cells else ""
+
+    def cmd_prior_percent(self, a: list[str]) -> str:
+        """The table's probability of each move of the side to move, as percent labels
+        (GoGui ``LABEL``; moves under half a percent unlabelled)."""
+        c = rules.BLACK if self.to_move() == "b" else rules.WHITE
+        if self.prior is None:
+            raise GtpError("no ratings table (--no-priors)")
+        strength = np.asarray(self.prior(self.board.b, self.board.m, c), dtype=float)
+        total = strength.sum()
+        return self._labels(100 * strength / total) if total > 0 else ""
+
+    def cmd_ownership(self, a: list[str]) -> str:
+        """The playouts' mean final ownership of every point (GoGui ``INFLUENCE``, Black
+        positive, White negative): the last search's if it was of this position, else a new one."""
+        if not self._searched_here():
+            self._search_here()
+        w = self.size + 2
+        owner = self.last.owner
+        cells = [f"{format_vertex((r, col))} {owner[(r + 1) * w + col + 1]:.2f}"
+                 for r in range(self.size) for col in range(self.size)]
+        return "INFLUENCE " + " ".join(cells)
+
+    def _search_here(self) -> None:
+        """Search the current position for the side to move (the engine's playouts, no clock)."""
+        color = self.to_move()
+        c = rules.BLACK if color == "b" else rules.WHITE
+        prior, knowledge = search_priors(self.config, self.prior, self.board, c)
+        saved = self.config.time_per_move
+        self.config.time_per_move = None
+        try:
+            self.last = self.search.run(self.board, c, prior, knowledge)
+        finally:
+            self.config.time_per_move = saved
+        self.last_key = (self.board.zobrist, color)
+
+    def cmd_explain(self, a: list[str]) -> str:
+        """``shapemill-explain POINT``: why the table rates the side to move's move there:
+        its largest known pattern and tactical features with their Elo (GoGui ``TEXT``,
+        the point circled and labelled with its probability in percent)."""
+        if len(a) != 1:
+            raise GtpError("syntax error")
+        point = parse_vertex(a[0], self.size)
+        if point is None:
+            raise GtpError("a pass has no pattern")
+        color = self.to_move()
+        reason = self.board.illegal_reason(color, point)
+        if reason:
+            raise GtpError(f"illegal move: {reason}")
+        if self.explainer is None:
+            raise GtpError("no ratings table (--no-priors)")
+        why = self.explainer(self.board, color, point)
+        parts = ", ".join(f"{p.name} {p.value} {p.elo:+.0f} Elo" for p in why.parts) or "no known feature"
+        vertex = format_vertex(point)
+        return (f"TEXT {vertex} ({'Black' if color == 'b' else 'White'}) "
+                f"{100 * why.probability:.1f}%: {parts}\nCIRCLE {vertex}\nLABEL {vertex} {100 * why.probability:.0f}%")
 
 
 def search_priors(config: SearchConfig, prior: MovePrior | None, board: Board,
