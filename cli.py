@@ -360,8 +360,8 @@ def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, bandit, c
 @click.option("--report-as", default=None, type=click.Choice(["BLACK", "WHITE", "SIDETOMOVE"], case_sensitive=False),
               help="Whose win rates, scores and ownership are reported  [default: BLACK, or the config's]")
 @click.option("--seed", default=0, show_default=True, type=int, help="Random seed (turn t searches with seed + t).")
-@click.option("-quit-without-waiting", "quit_now", is_flag=True, hidden=True,
-              help="KataGo's flag: accepted; the queued turns are still finished at the end of input.")
+@click.option("-quit-without-waiting", "quit_now", is_flag=True,
+              help="At the end of input, end the searches and answer the queued turns noResults (KataGo's flag).")
 def analysis(ratings, config_file, no_priors, max_visits, workers, report_as, seed, quit_now) -> None:
     """KataGo's JSON analysis engine on stdin / stdout (docs/analysis.md).
 
@@ -379,7 +379,7 @@ def analysis(ratings, config_file, no_priors, max_visits, workers, report_as, se
     overrides = {"max_visits": max_visits, "workers": workers, "report_as": report_as and report_as.upper()}
     settings = replace(settings, **{k: v for k, v in overrides.items() if v is not None})
     prior = _move_prior(ratings, no_priors)
-    run_analysis(SearchConfig(seed=seed), settings, prior)
+    run_analysis(SearchConfig(seed=seed), settings, prior, finish=not quit_now)
 
 
 @main.command()

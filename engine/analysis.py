@@ -376,13 +376,13 @@ class AnalysisEngine:
                 self.send({"error": "turnNumbers must be a list of integers", "field": "turnNumbers",
                            "id": obj["id"]})
                 return
-            self._terminate(target, turns)
+            self.terminate(target, turns)
             self.send(obj)
         else:
             self.send({"error": "action must be query_version, terminate, terminate_all or clear_cache",
                        "field": "action", "id": obj["id"]})
 
-    def _terminate(self, target: str | None, turns: list[int] | None) -> None:
+    def terminate(self, target: str | None, turns: list[int] | None) -> None:
         """Stop the matching turns: queued ones are answered ``noResults``, running ones
         end their search and report what they found."""
 
@@ -497,11 +497,12 @@ class AnalysisEngine:
 
 def run_analysis(config: SearchConfig, settings: AnalysisSettings, prior: MovePrior | None = None,
                  stdin: TextIO | None = None, stdout: TextIO | None = None,
-                 ready: Callable[[str], None] | None = None) -> None:
-    """The analysis engine on stdin / stdout until the end of input (then the queued
-    turns are finished). The kernels and the table warm up in the background meanwhile;
-    ``ready`` (default: a line on standard error) hears KataGo's start-up line, which
-    clients such as KataGoAnal wait for."""
+                 ready: Callable[[str], None] | None = None, finish: bool = True) -> None:
+    """The analysis engine on stdin / stdout until the end of input, then the queued
+    turns are finished (``finish``) or terminated (KataGo's ``-quit-without-waiting``).
+    The kernels and the table warm up in the background meanwhile; ``ready`` (default: a
+    line on standard error) hears KataGo's start-up line, which clients such as
+    KataGoAnal wait for."""
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     if isinstance(stdin, io.TextIOWrapper):
@@ -511,4 +512,6 @@ def run_analysis(config: SearchConfig, settings: AnalysisSettings, prior: MovePr
     (ready or (lambda text: print(text, file=sys.stderr, flush=True)))(f"{NAME} {VERSION}: {READY}")
     for line in stdin:
         engine.handle(line)
+    if not finish:
+        engine.terminate(None, None)
     engine.close()

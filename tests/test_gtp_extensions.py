@@ -177,3 +177,82 @@ def test_explain_names_the_capture_and_its_gammas_make_the_prior(gtp, prior):
     assert math.isclose(why.probability, strength[6 * w + 5] / strength.sum(), rel_tol=1e-9)
     for bad in ("shapemill-explain E5", "shapemill-explain pass", "shapemill-explain Z99", "shapemill-explain"):
         assert gtp.handle(bad)[0].startswith("? ")
+
+
+def analyze_over_pipes(commands: list[str], analyze: str, lines: int = 3) -> list[str]:
+    """Drive ``shapemill gtp`` as Lizzie and Sabaki do: ``commands``, then the ``analyze``
+    command, ``lines`` of its output, then another command that ends the stream."""
+    import queue
+    import subprocess
+    import sys
+    import threading
+
+    proc = subprocess.Popen([sys.executable, "-m", "shapemill.cli", "gtp", "--size", "9"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, bufsize=1)
+    out: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [out.put(x.rstrip("\n")) for x in proc.stdout], daemon=True).start()
+    try:
+        for command in commands:
+            proc.stdin.write(command + "\n")
+            proc.stdin.flush()
+            assert out.get(timeout=180).startswith("=") and out.get(timeout=180) == ""
+        proc.stdin.write(f"9 {analyze}\n")
+        proc.stdin.flush()
+        assert out.get(timeout=180) == "=9"
+        got = [out.get(timeout=180) for _ in range(lines)]
+        proc.stdin.write("10 name\n")
+        proc.stdin.flush()
+        while (line := out.get(timeout=180)) != "=10 shapemill":
+            got.append(line)
+        assert got[-1] == ""  # the stream ends with its blank line before the next answer
+        return got[:-1]
+    finally:
+        proc.stdin.write("quit\n")
+        proc.stdin.flush()
+        proc.wait(timeout=60)
+
+
+def test_kata_analyze_gives_every_field_a_gui_reads():
+    lines = analyze_over_pipes(["komi 7.5", "play b E5"],
+                               "kata-analyze w interval 20 maxmoves 2 ownership true pvVisits true rootInfo true")
+    parsed = [parse_analyze_line(x, "kata", 9, ownership=True, pv_visits=True, root_info=True, max_moves=2)
+              for x in lines]
+    last = parsed[-1]
+    assert len(last["infos"]) == 2 and all(e["move"] != "E5" for e in last["infos"])
+    # from the player to move (White): Black's stone at E5 is the opponent's, negative ownership
+    assert last["ownership"][4 * 9 + 4] < 0
+    assert last["rootInfo"]["visits"] >= sum(e["visits"] for e in last["infos"])
+    visits = [p["rootInfo"]["visits"] for p in parsed]
+    assert visits == sorted(visits) and visits[-1] > visits[0]  # the search goes on between lines
+    for e in last["infos"]:
+        assert e["pv"][0] == e["move"] and e["pvVisits"][0] == e["visits"]
+        assert e["lcb"] <= e["winrate"] and math.isclose(e["utility"], 2 * e["winrate"] - 1, abs_tol=1e-5)
+
+
+def test_kata_analyze_minmoves_lists_unvisited_moves_and_lz_keeps_leela_zeros_format():
+    lines = analyze_over_pipes([], "kata-analyze b interval 5 minmoves 40", lines=1)
+    first = parse_analyze_line(lines[0], "kata", 9)
+    assert len(first["infos"]) >= 40 and any(e["visits"] == 0 for e in first["infos"])
+    lz = analyze_over_pipes(["play b E5"], "lz-analyze w 20")
+    for line in lz:
+        parsed = parse_analyze_line(line, "lz", 9)
+        assert "scoreMean" not in line and parsed["ownership"] is None
+
+
+def test_kata_genmove_analyze_takes_the_kata_options(gtp):
+    out = io.StringIO()
+    gtp.handle("kata-genmove_analyze b interval 5 ownership true maxmoves 3", out)
+    lines = out.getvalue().rstrip("\n").split("\n")
+    assert lines[0] == "=" and lines[-1].startswith("play ")
+    final = parse_analyze_line(lines[-2], "kata", 9, ownership=True, max_moves=3)
+    assert final["infos"][0]["move"] == lines[-1].split()[1]
+
+
+def test_the_visits_map_is_of_the_current_position_whatever_was_played(prior):
+    engine = GtpEngine(SearchConfig(playouts=100, seed=1), size=9, prior=prior)
+    answer(engine, "play b E5")
+    answer(engine, "genmove w")
+    heat = answer(engine, "shapemill-visits")  # Black to move now: a search of this position
+    assert heat.startswith("INFLUENCE ")
+    occupied = set(answer(engine, "list_stones b").split() + answer(engine, "list_stones w").split())
+    assert not occupied & set(heat.split()[1::2])
