@@ -33,7 +33,7 @@ from ..errors import ShapemillError
 from ..go import rules
 from ..go.board import Board, IllegalMove
 from ..miner.prior import MovePrior
-from .gtp import LETTERS, NAME, VERSION, format_vertex, one_line, search_priors, warm_up
+from .gtp import LETTERS, NAME, PV_LENGTH, VERSION, format_vertex, one_line, search_priors, warm_up
 from .katago import RulesError, board_order, handicap_bonus, komi_ok, legal_policy, parse_rules
 from .mcts import Search, SearchConfig
 from .report import search_report
@@ -42,8 +42,6 @@ from .report import search_report
 DEFAULT_VISITS = 500
 #: The most visits a query may ask for a turn: about ten minutes of search on 19x19 here; more is clamped.
 MAX_VISITS = 1_000_000
-#: Length of each move's principal variation (KataGo's ``analysisPVLen`` default is 15).
-PV_LENGTH = 15
 #: Fields of a query (Analysis_Engine.md); those shapemill reads are in ``USED_FIELDS``.
 USED_FIELDS = {"id", "moves", "initialStones", "initialPlayer", "rules", "komi", "boardXSize", "boardYSize",
                "analyzeTurns", "maxVisits", "includeOwnership", "includePolicy", "includePVVisits",

@@ -19,7 +19,7 @@ import math
 import sys
 import threading
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TextIO
 
 import numpy as np
@@ -32,18 +32,34 @@ from ..go.reading import libs_after_up_to_2
 from ..go.seki import seki_stones
 from ..miner.prior import MovePrior
 from .explain import Explainer, table_explanation
-from .katago import DEFAULT_RULES, KGS_RULES, RulesError, parse_rules, rules_text
-from .mcts import RESIGN, MoveInfo, Search, SearchConfig, choose_move, dead_stones, score_without_dead
+from .katago import DEFAULT_RULES, KGS_RULES, RulesError, board_order, parse_rules, rules_text
+from .mcts import RESIGN, Search, SearchConfig, choose_move, dead_stones, score_without_dead
+from .report import search_report
 from .solve.status import proven_status
 
 LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 NAME, VERSION = "shapemill", "0.1.0"
 #: The longest a move may think under any time settings (huge ones would hang a GUI).
 MAX_MOVE_SECONDS = 600.0
+#: Moves of a principal variation in an analysis line (KataGo's analysisPVLen default).
+PV_LENGTH = 15
 #: GoGui's analyze commands (``gogui-analyze_commands``): type/label/command, %p the point clicked.
 ANALYZE_COMMANDS = ("gfx/Visits/shapemill-visits", "gfx/Prior/shapemill-prior",
                     "gfx/Prior (percent)/shapemill-prior-percent", "gfx/Ownership/shapemill-ownership",
                     "gfx/Explain point/shapemill-explain %p")
+
+
+@dataclass
+class AnalyzeOptions:
+    """What an analysis command asks for (``lz-analyze`` / ``kata-analyze`` and their genmoves)."""
+
+    color: str
+    interval: float = 1.0  # seconds between two lines
+    max_moves: int | None = None
+    min_moves: int = 0
+    ownership: bool = False
+    pv_visits: bool = False
+    root_info: bool = False
 
 
 class GtpError(Exception):
@@ -228,51 +244,80 @@ class GtpEngine:
 
     # --- analysis for GUIs -------------------------------------------------
 
-    def _analysis_args(self, a: list[str], need_color: bool) -> tuple[str, float]:
-        """The colour and the interval (seconds) of an analysis command:
-        ``[color] [interval]`` or ``interval N``; other key-value pairs are ignored."""
-        color, interval, rest = self.to_move(), 1.0, list(a)
+    def _analysis_args(self, a: list[str], need_color: bool) -> AnalyzeOptions:
+        """The options of an analysis command: ``[color] [interval]``, then KataGo's
+        key-value pairs ``interval N``, ``maxmoves N``, ``minmoves N``, ``ownership true``,
+        ``pvVisits true``, ``rootInfo true`` (GTP_Extensions.md); ``avoid`` / ``allow`` and
+        other keys are skipped."""
+        opts, rest = AnalyzeOptions(self.to_move()), list(a)
         if rest and rest[0].lower() in ("b", "w", "black", "white"):
-            color = parse_color(rest.pop(0))
+            opts.color = parse_color(rest.pop(0))
         elif need_color:
             raise GtpError("syntax error")
+        if rest and rest[0].isdigit():
+            opts.interval = int(rest.pop(0)) / 100
         while rest:
-            word = rest.pop(0)
-            if word == "interval" and rest:
-                word = rest.pop(0)
-            elif not word.isdigit():
-                rest = rest[1:]  # a key we do not use, and its value
+            key = rest.pop(0)
+            if key in ("avoid", "allow"):
+                rest = rest[3:]  # PLAYER VERTICES UNTILDEPTH: not implemented, as in KataGo 1.x
                 continue
-            if not word.isdigit():
-                raise GtpError("syntax error")
-            interval = int(word) / 100
-        return color, max(interval, 0.01)
+            if not rest:
+                raise GtpError(f"syntax error: {key} has no value")
+            value = rest.pop(0)
+            if key in ("interval", "maxmoves", "minmoves"):
+                if not value.isdigit():
+                    raise GtpError(f"syntax error: {key} {value}")
+                if key == "interval":
+                    opts.interval = int(value) / 100
+                elif key == "maxmoves":
+                    opts.max_moves = int(value)
+                else:
+                    opts.min_moves = int(value)
+            elif key in ("ownership", "pvVisits", "rootInfo"):
+                if value not in ("true", "false"):
+                    raise GtpError(f"syntax error: {key} {value}")
+                setattr(opts, {"ownership": "ownership", "pvVisits": "pv_visits", "rootInfo": "root_info"}[key],
+                        value == "true")
+        opts.interval = max(opts.interval, 0.01)
+        return opts
 
-    def _info_line(self, kind: str) -> str:
-        """One line of ``info`` entries for the root moves of the last search."""
-        w = self.size + 2
+    def _info_line(self, kind: str, opts: AnalyzeOptions, board: Board) -> str:
+        """One line of analysis of the search of ``board``: ``info`` entries for its root
+        moves (Leela Zero's fields for ``lz``, KataGo's for ``kata``, from the analysed
+        colour's side), then with ``kata`` what the options ask: ``rootInfo``, ``ownership``."""
+        report = search_report(self.search, board, opts.color, PV_LENGTH, opts.color, opts.min_moves)
+        moves = report.moves[:opts.max_moves] if opts.max_moves is not None else report.moves
         entries = []
-        for order, info in enumerate(self.search.analysis(self.board)):
-            pv = " ".join(self._vertex(p, w) for p in info.pv)
-            entries.append(f"info move {self._vertex(info.move, w)} visits {info.visits} "
-                           f"{self._rates(kind, info)} order {order} pv {pv}")
+        for order, m in enumerate(moves):
+            pv = " ".join(format_vertex(p) for p in m.pv)
+            if kind == "lz":
+                entries.append(f"info move {format_vertex(m.point)} visits {m.visits} winrate "
+                               f"{round(m.winrate * 10000)} prior {round(m.prior * 10000)} lcb {round(m.lcb * 10000)} "
+                               f"order {order} pv {pv}")
+                continue
+            entry = (f"info move {format_vertex(m.point)} visits {m.visits} utility {m.utility:.6f} "
+                     f"winrate {m.winrate:.6f} scoreMean {m.score:.6f} scoreStdev {m.score_stdev:.6f} "
+                     f"scoreLead {m.score:.6f} scoreSelfplay {m.score:.6f} prior {m.prior:.6f} lcb {m.lcb:.6f} "
+                     f"utilityLcb {m.utility_lcb:.6f} order {order} pv {pv}")
+            if opts.pv_visits:
+                entry += " pvVisits " + " ".join(str(v) for v in m.pv_visits)
+            entries.append(entry)
+        if kind == "kata" and entries and opts.root_info:
+            r = report.root
+            entries.append(f"rootInfo visits {r.visits} utility {r.utility:.6f} winrate {r.winrate:.6f} "
+                           f"scoreMean {r.score:.6f} scoreStdev {r.score_stdev:.6f} scoreLead {r.score:.6f} "
+                           f"scoreSelfplay {r.score:.6f} lcb {r.lcb:.6f} utilityLcb {r.utility_lcb:.6f} "
+                           f"currentPlayer {opts.color.upper()}")
+        if kind == "kata" and entries and opts.ownership:
+            sign = 1.0 if opts.color == "b" else -1.0  # from the player to move
+            owner = board_order(sign * self.search.owner_so_far(), board.size)
+            entries.append("ownership " + " ".join(f"{v:.6f}" for v in owner))
         return " ".join(entries)
 
-    @staticmethod
-    def _rates(kind: str, info: MoveInfo) -> str:
-        if kind == "lz":
-            return (f"winrate {round(info.winrate * 10000)} prior {round(info.prior * 10000)} "
-                    f"lcb {round(info.lcb * 10000)}")
-        return f"winrate {info.winrate:.6f} prior {info.prior:.6f} lcb {info.lcb:.6f}"
-
-    @staticmethod
-    def _vertex(p: int, w: int) -> str:
-        return "pass" if p == rules.PASS else format_vertex((p // w - 1, p % w - 1))
-
-    def _report(self, kind: str, interval: float, stop: threading.Event, out: TextIO) -> None:
-        """Print an ``info`` line every ``interval`` seconds until ``stop`` is set."""
-        while not stop.wait(interval):
-            line = self._info_line(kind)
+    def _report(self, kind: str, opts: AnalyzeOptions, board: Board, stop: threading.Event, out: TextIO) -> None:
+        """Print an analysis line every interval until ``stop`` is set."""
+        while not stop.wait(opts.interval):
+            line = self._info_line(kind, opts, board)
             if line:
                 with self._out_lock:
                     out.write(line + "\n")
@@ -281,8 +326,8 @@ class GtpEngine:
     def analyze(self, kind: str, a: list[str], cid: str, out: TextIO) -> None:
         """``lz-analyze`` / ``kata-analyze``: search the current position until the
         next command, reporting every interval."""
-        color, interval = self._analysis_args(a, need_color=False)
-        c = rules.BLACK if color == "b" else rules.WHITE
+        opts = self._analysis_args(a, need_color=False)
+        c = rules.BLACK if opts.color == "b" else rules.WHITE
         prior, knowledge = search_priors(self.config, self.prior, self.board, c)
         stop = threading.Event()
         board = self.board.copy()
@@ -290,12 +335,12 @@ class GtpEngine:
 
         def search() -> None:
             self.last = self.search.run(board, c, prior, knowledge, stop=stop)
-            self.last_key = (board.zobrist, color)
+            self.last_key = (board.zobrist, opts.color)
 
         out.write(f"={cid}\n")
         out.flush()
         threads = [threading.Thread(target=search, daemon=True),
-                   threading.Thread(target=self._report, args=(kind, interval, stop, out), daemon=True)]
+                   threading.Thread(target=self._report, args=(kind, opts, board, stop, out), daemon=True)]
         for t in threads:
             t.start()
         self._analysis = (stop, threads)
@@ -315,19 +360,20 @@ class GtpEngine:
 
     def genmove_analyze(self, kind: str, a: list[str], cid: str, out: TextIO) -> None:
         """``lz-genmove_analyze`` / ``kata-genmove_analyze``: ``genmove`` that reports
-        its search every interval and ends with ``play MOVE``."""
-        color, interval = self._analysis_args(a, need_color=True)
+        its search every interval (with the options of ``*-analyze``) and ends with ``play MOVE``."""
+        opts = self._analysis_args(a, need_color=True)
+        board = self.board.copy()
         out.write(f"={cid}\n")
         out.flush()
         stop = threading.Event()
-        reporter = threading.Thread(target=self._report, args=(kind, interval, stop, out), daemon=True)
+        reporter = threading.Thread(target=self._report, args=(kind, opts, board, stop, out), daemon=True)
         reporter.start()
         try:
-            text = self.cmd_genmove([color])
+            text = self.cmd_genmove([opts.color])
         finally:
             stop.set()
             reporter.join()
-        line = self._info_line(kind)
+        line = self._info_line(kind, opts, board)
         out.write((line + "\n" if line else "") + f"play {text}\n\n")
         out.flush()
 
@@ -522,13 +568,9 @@ class GtpEngine:
     def cmd_final_status_list(self, a: list[str]) -> str:
         if len(a) != 1 or a[0] not in ("alive", "dead", "seki"):
             raise GtpError("syntax error")
-        dead = set(dead_stones(self.board, self._ownership()))
+        dead = self.dead_stones(self._ownership())
         black, white = self.board.stones("b"), self.board.stones("w")
-        # where the solver proves a string's status within its small budget, the proof wins
-        for point, status in proven_status(self.board.size, black, white).items():
-            (dead.add if status == "dead" else dead.discard)(point)
-        w = self.size + 2
-        seki = {(int(p) // w - 1, int(p) % w - 1) for p in np.flatnonzero(seki_stones(self.board.b, self.board.m))} - dead
+        seki = self._seki() - dead
         chosen = {"dead": dead, "seki": seki, "alive": (black | white) - dead - seki}[a[0]]
         return "\n".join(format_vertex(p) for p in sorted(chosen))
 
@@ -578,7 +620,11 @@ class GtpEngine:
         return self.last is not None and self.last_key == (self.board.zobrist, self.to_move())
 
     def cmd_visits(self, a: list[str]) -> str:
-        return self._heat(self.last.visits) if self._searched_here() else ""
+        """The root visits of a search of the current position for the side to move: the
+        last search's if it was of this position, else a new one."""
+        if not self._searched_here():
+            self._search_here()
+        return self._heat(self.last.visits)
 
     def cmd_prior(self, a: list[str]) -> str:
         """The priors of the current position's moves for the side to move: the

@@ -76,15 +76,17 @@ def _point(p: int, w: int) -> tuple[int, int] | None:
     return None if p == rules.PASS else (p // w - 1, p % w - 1)
 
 
-def search_report(search: Search, board: Board, color: str, pv_length: int, perspective: str) -> Report:
+def search_report(search: Search, board: Board, color: str, pv_length: int, perspective: str,
+                  min_moves: int = 0) -> Report:
     """What ``search`` (of ``board`` with ``color`` to move, running or done) found, from
-    ``perspective``'s point of view ('b' or 'w')."""
+    ``perspective``'s point of view ('b' or 'w'); at least ``min_moves`` moves where the
+    root has them (unvisited ones by prior)."""
     w = board.size + 2
     same = perspective == color  # the moves' win rates are their mover's, ``color``'s
     sign = 1.0 if perspective == "b" else -1.0  # the scores are Black's less White's
     moves = []
     total = wins = score_sum = square_sum = 0.0
-    for info in search.analysis(board, pv_length):
+    for info in search.analysis(board, pv_length, min_moves):
         winrate = info.winrate if same else 1.0 - info.winrate
         lcb = lower_bound(winrate, info.visits)
         moves.append(MoveReport(_point(info.move, w), info.visits, winrate, sign * info.score, info.score_stdev,
