@@ -308,10 +308,10 @@ class GtpEngine:
                            f"scoreMean {r.score:.6f} scoreStdev {r.score_stdev:.6f} scoreLead {r.score:.6f} "
                            f"scoreSelfplay {r.score:.6f} lcb {r.lcb:.6f} utilityLcb {r.utility_lcb:.6f} "
                            f"currentPlayer {opts.color.upper()}")
-        if kind == "kata" and entries and opts.ownership:
+        owner = self.search.owner_so_far()
+        if kind == "kata" and entries and opts.ownership and len(owner) == (board.size + 2) ** 2:
             sign = 1.0 if opts.color == "b" else -1.0  # from the player to move
-            owner = board_order(sign * self.search.owner_so_far(), board.size)
-            entries.append("ownership " + " ".join(f"{v:.6f}" for v in owner))
+            entries.append("ownership " + " ".join(f"{v:.6f}" for v in board_order(sign * owner, board.size)))
         return " ".join(entries)
 
     def _report(self, kind: str, opts: AnalyzeOptions, board: Board, stop: threading.Event, out: TextIO) -> None:
