@@ -2,7 +2,8 @@
 
 1. First answer: ``shapemill analysis`` started afresh (kernels cached, the bundled
    table read in the background), one 19x19 query of 1 visit sent at once; seconds
-   until its response line. Reference, same run: a fresh ``shapemill gtp``'s first
+   until its response line, and the CPU seconds of the whole process (a fairer
+   measure on a loaded machine). Reference, same run: a fresh ``shapemill gtp``'s first
    ``genmove`` of 1 playout (what a referee waits for, ``bench/first_move.py``).
 2. A game: the first game of a Tygem archive (``../shared/data/tygem9d``), ``--turns``
    turns in one query at ``--visits`` visits a turn, with 2 workers (both cores) and,
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import subprocess
 import sys
 import threading
@@ -44,8 +46,10 @@ def first_game() -> list[list[str]]:
     return [[c.upper(), "pass" if p is None else f"{LETTERS[p[1]]}{p[0] + 1}"] for c, p in moves]
 
 
-def timed_lines(args: list[str], lines: list[str], until: int) -> tuple[float, list[str]]:
-    """Start ``args``, send ``lines``; seconds until ``until`` output lines came, and those lines."""
+def timed_lines(args: list[str], lines: list[str], until: int) -> tuple[float, list[str], float]:
+    """Start ``args``, send ``lines``; seconds until ``until`` output lines came, those lines,
+    and the CPU seconds (user and system) of the process's whole life."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                             bufsize=1)
@@ -62,7 +66,8 @@ def timed_lines(args: list[str], lines: list[str], until: int) -> tuple[float, l
     seconds = time.perf_counter() - start
     proc.stdin.close()
     proc.wait()
-    return seconds, got
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return seconds, got, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
 def analyse_game(moves: list[list[str]], turns: int, visits: int, workers: int) -> float:
@@ -71,7 +76,7 @@ def analyse_game(moves: list[list[str]], turns: int, visits: int, workers: int) 
              "analyzeTurns": list(range(turns)), "maxVisits": visits}
     timed_lines(ENGINE + ["analysis", "--workers", "1"],
                 [json.dumps({**query, "analyzeTurns": [0], "maxVisits": 1})], 1)  # kernels loaded and cached
-    seconds, got = timed_lines(ENGINE + ["analysis", "--workers", str(workers)], [json.dumps(query)], turns)
+    seconds, got, _ = timed_lines(ENGINE + ["analysis", "--workers", str(workers)], [json.dumps(query)], turns)
     final = [json.loads(line) for line in got]
     assert len(final) == turns and all("moveInfos" in obj for obj in final), final[:1]
     return seconds / turns
@@ -109,8 +114,8 @@ def main() -> None:
     args = parser.parse_args()
     query = {"id": "first", "moves": [], "rules": "chinese", "komi": 6.5, "boardXSize": 19, "boardYSize": 19,
              "maxVisits": 1}
-    first = [timed_lines(ENGINE + ["analysis"], [json.dumps(query)], 1)[0] for _ in range(3)]
-    gtp = [timed_lines(ENGINE + ["gtp", "--playouts", "1"], ["genmove b"], 1)[0] for _ in range(3)]
+    first = [timed_lines(ENGINE + ["analysis"], [json.dumps(query)], 1) for _ in range(3)]
+    gtp = [timed_lines(ENGINE + ["gtp", "--playouts", "1"], ["genmove b"], 1) for _ in range(3)]
     moves = first_game()
     turns = min(args.turns, len(moves))
     two = analyse_game(moves, turns, args.visits, 2)
@@ -118,8 +123,9 @@ def main() -> None:
     rate = kata_analyze_rate(moves, min(100, len(moves)), args.seconds)
     print("| measure | result | reference, same run |")
     print("|---|---|---|")
-    print(f"| first JSON answer after start-up (3 runs) | {', '.join(f'{s:.2f}' for s in first)} s "
-          f"| gtp's first genmove: {', '.join(f'{s:.2f}' for s in gtp)} s |")
+    print(f"| first JSON answer after start-up (3 runs; CPU s of the process) "
+          f"| {', '.join(f'{s:.2f} ({c:.2f})' for s, _, c in first)} s "
+          f"| gtp's first genmove: {', '.join(f'{s:.2f} ({c:.2f})' for s, _, c in gtp)} s |")
     print(f"| {turns}-turn game at {args.visits} visits, 2 workers | {two:.3f} s a turn ({two * turns:.0f} s) "
           f"| 1 worker, first {min(args.reference_turns, turns)} turns: {one:.3f} s a turn ({one / two:.2f}x) |")
     print(f"| kata-analyze, turn 100, {args.seconds:g} s | {rate:,.0f} visits/s "

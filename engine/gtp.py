@@ -176,6 +176,8 @@ class GtpEngine:
             "kata-analyze": lambda a: "",
             "lz-genmove_analyze": lambda a: "",
             "kata-genmove_analyze": lambda a: "",
+            "analyze": lambda a: "",
+            "genmove_analyze": lambda a: "",
             **self.extension_commands(),
         }
         self.streams: dict[str, Callable[[list[str], str, TextIO], None]] = {
@@ -183,6 +185,9 @@ class GtpEngine:
             "kata-analyze": lambda a, cid, out: self.analyze("kata", a, cid, out),
             "lz-genmove_analyze": lambda a, cid, out: self.genmove_analyze("lz", a, cid, out),
             "kata-genmove_analyze": lambda a, cid, out: self.genmove_analyze("kata", a, cid, out),
+            # KataGo's names for Sabaki: kata-analyze's format, every float with a decimal point (ours always)
+            "analyze": lambda a, cid, out: self.analyze("kata", a, cid, out),
+            "genmove_analyze": lambda a, cid, out: self.genmove_analyze("kata", a, cid, out),
         }
 
     # --- the loop -------------------------------------------------------

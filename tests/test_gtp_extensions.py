@@ -233,6 +233,8 @@ def test_kata_analyze_minmoves_lists_unvisited_moves_and_lz_keeps_leela_zeros_fo
     lines = analyze_over_pipes([], "kata-analyze b interval 5 minmoves 40", lines=1)
     first = parse_analyze_line(lines[0], "kata", 9)
     assert len(first["infos"]) >= 40 and any(e["visits"] == 0 for e in first["infos"])
+    sabaki = analyze_over_pipes([], "analyze b 10", lines=1)  # KataGo's name for Sabaki
+    assert parse_analyze_line(sabaki[0], "kata", 9)["infos"]
     lz = analyze_over_pipes(["play b E5"], "lz-analyze w 20")
     for line in lz:
         parsed = parse_analyze_line(line, "lz", 9)
