@@ -134,6 +134,8 @@ def test_ownership_and_policy_are_row_major_from_the_top_left(client):
     assert own[vertex_index("A9", 9)] > 0.5 and own[vertex_index("J1", 9)] < -0.5
     assert vertex_index("A9", 9) == 0 and vertex_index("J1", 9) == 80
     assert all(policy[vertex_index(v, 9)] == -1 for v in black + white)
+    # a playout's area score is the sum of its points' owners less komi: so are their means
+    assert abs(obj["rootInfo"]["scoreLead"] - (sum(own) - query["komi"])) < 3
 
 
 def test_side_to_move_perspective_flips_white_s_turns():
