@@ -35,7 +35,7 @@ from ..go.board import Board, IllegalMove
 from ..miner.prior import MovePrior
 from .gtp import LETTERS, NAME, PV_LENGTH, VERSION, format_vertex, one_line, search_priors, warm_up
 from .katago import RulesError, board_order, handicap_bonus, komi_ok, legal_policy, parse_rules
-from .mcts import Search, SearchConfig
+from .search import Budget, Search, SearchConfig
 from .report import search_report
 
 #: Visits per turn when neither the query nor the config file says (KataGo's example config: 500).
@@ -438,8 +438,7 @@ class AnalysisEngine:
         query = job.query
         c = rules.BLACK if job.color == "b" else rules.WHITE
         komi = query.komi + handicap_bonus(query.rules, job.board)
-        config = replace(self.config, playouts=query.max_visits, time_per_move=None, komi=komi, threads=1,
-                         seed=self.config.seed + job.turn)
+        config = replace(self.config, komi=komi, threads=1, seed=self.config.seed + job.turn)
         search = Search(config)
         prior, knowledge = search_priors(config, self.prior, job.board, c)
         reporter = None
@@ -448,7 +447,7 @@ class AnalysisEngine:
             reporter = threading.Thread(target=self._report_during, args=(job, search, done), daemon=True)
             reporter.start()
         try:
-            result = search.run(job.board, c, prior, knowledge, stop=job.stop)
+            result = search.run(job.board, c, prior, knowledge, stop=job.stop, budget=Budget(query.max_visits))
         finally:
             if reporter is not None:
                 done.set()

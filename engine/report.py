@@ -19,10 +19,7 @@ import numpy as np
 
 from ..go import rules
 from ..go.board import Board
-from .mcts import Search
-
-#: Standard errors below the mean of a lower confidence bound (95%, as Leela Zero's lcb).
-LCB_Z = 1.96
+from .search import LCB_Z, Search
 
 
 @dataclass
