@@ -18,31 +18,22 @@ import numpy as np
 
 from ..go.board import Board
 
+#: The fields of KataGo's rules, in the order of ``SHORTHAND``'s rows.
+FIELD_ORDER = ("ko", "scoring", "tax", "suicide", "hasButton", "whiteHandicapBonus")
 #: KataGo's shorthand rule names and what each stands for (GTP_Extensions.md, kata-set-rules).
-SHORTHAND: dict[str, dict[str, Any]] = {
-    "tromp-taylor": {"ko": "POSITIONAL", "scoring": "AREA", "tax": "NONE", "suicide": True, "hasButton": False,
-                     "whiteHandicapBonus": "0"},
-    "chinese": {"ko": "SIMPLE", "scoring": "AREA", "tax": "NONE", "suicide": False, "hasButton": False,
-                "whiteHandicapBonus": "N"},
-    "chinese-ogs": {"ko": "POSITIONAL", "scoring": "AREA", "tax": "NONE", "suicide": False, "hasButton": False,
-                    "whiteHandicapBonus": "N"},
-    "chinese-kgs": {"ko": "POSITIONAL", "scoring": "AREA", "tax": "NONE", "suicide": False, "hasButton": False,
-                    "whiteHandicapBonus": "N"},
-    "japanese": {"ko": "SIMPLE", "scoring": "TERRITORY", "tax": "SEKI", "suicide": False, "hasButton": False,
-                 "whiteHandicapBonus": "0"},
-    "korean": {"ko": "SIMPLE", "scoring": "TERRITORY", "tax": "SEKI", "suicide": False, "hasButton": False,
-               "whiteHandicapBonus": "0"},
-    "stone-scoring": {"ko": "SIMPLE", "scoring": "AREA", "tax": "ALL", "suicide": False, "hasButton": False,
-                      "whiteHandicapBonus": "0"},
-    "aga": {"ko": "SITUATIONAL", "scoring": "AREA", "tax": "NONE", "suicide": False, "hasButton": False,
-            "whiteHandicapBonus": "N-1"},
-    "bga": {"ko": "SITUATIONAL", "scoring": "AREA", "tax": "NONE", "suicide": False, "hasButton": False,
-            "whiteHandicapBonus": "N-1"},
-    "new-zealand": {"ko": "SITUATIONAL", "scoring": "AREA", "tax": "NONE", "suicide": True, "hasButton": False,
-                    "whiteHandicapBonus": "0"},
-    "aga-button": {"ko": "SITUATIONAL", "scoring": "AREA", "tax": "NONE", "suicide": False, "hasButton": True,
-                   "whiteHandicapBonus": "N-1"},
-}
+SHORTHAND: dict[str, dict[str, Any]] = {name: dict(zip(FIELD_ORDER, row)) for name, row in {
+    "tromp-taylor": ("POSITIONAL", "AREA", "NONE", True, False, "0"),
+    "chinese": ("SIMPLE", "AREA", "NONE", False, False, "N"),
+    "chinese-ogs": ("POSITIONAL", "AREA", "NONE", False, False, "N"),
+    "chinese-kgs": ("POSITIONAL", "AREA", "NONE", False, False, "N"),
+    "japanese": ("SIMPLE", "TERRITORY", "SEKI", False, False, "0"),
+    "korean": ("SIMPLE", "TERRITORY", "SEKI", False, False, "0"),
+    "stone-scoring": ("SIMPLE", "AREA", "ALL", False, False, "0"),
+    "aga": ("SITUATIONAL", "AREA", "NONE", False, False, "N-1"),
+    "bga": ("SITUATIONAL", "AREA", "NONE", False, False, "N-1"),
+    "new-zealand": ("SITUATIONAL", "AREA", "NONE", True, False, "0"),
+    "aga-button": ("SITUATIONAL", "AREA", "NONE", False, True, "N-1"),
+}.items()}
 #: kgsGtp's rule names (``kgs-rules``) as KataGo maps them: ``chinese`` is ``chinese-kgs``.
 KGS_RULES = {"chinese": "chinese-kgs", "aga": "aga", "japanese": "japanese", "new_zealand": "new-zealand"}
 #: The rules shapemill starts with: area scoring, positional superko, no suicide (docs/engine.md).
