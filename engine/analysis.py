@@ -319,6 +319,7 @@ class AnalysisEngine:
         self._running: list[Job] = []
         self._cond = threading.Condition()
         self._closing = False
+        self._gone = False  # the client closed our output
         self._order = itertools.count()
         self._workers = [threading.Thread(target=self._work, daemon=True) for _ in range(max(1, settings.workers))]
         for worker in self._workers:
@@ -408,11 +409,17 @@ class AnalysisEngine:
     # --- output -----------------------------------------------------------
 
     def send(self, obj: dict) -> None:
-        """Write one response line (``, :`` separators, as KataGo) and flush it."""
+        """Write one response line (``, :`` separators, as KataGo) and flush it. A client
+        that closed its end ends the searches, without a traceback."""
         line = json.dumps(obj, separators=(",", ":"))
         with self._out_lock:
-            self.out.write(line + "\n")
-            self.out.flush()
+            try:
+                self.out.write(line + "\n")
+                self.out.flush()
+            except OSError:  # a broken pipe: nobody is listening any more
+                self._gone = True
+        if self._gone:
+            self.terminate(None, None)
 
     # --- the searches -------------------------------------------------------
 
