@@ -4,8 +4,11 @@ A move's strength is the product of its team's gammas (docs/rating.md); each gam
 reads as an Elo rating, ``400 log10(gamma)``, the same scale as Coulom (2007). The
 explanation is read with the same code as the engine's priors (``move_strengths``),
 so it names exactly the features that made the prior. ``Explainer`` is the seam for
-the miner's own explanation: any callable of this signature can replace
-``table_explanation`` (``GtpEngine.explainer``).
+the miner's own explanation: ``knowledge_explanation`` adapts an object with the
+miner's ``Knowledge.explain(board, colour, vertex)`` (an explanation with ``pattern``
+(``ring``, ``gamma``), ``features`` (``feature``, ``level``, ``gamma``) and
+``probability``); ``GtpEngine`` takes it when its table has ``explain``, else
+``table_explanation``.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -49,6 +53,18 @@ class Explanation:
 
 
 Explainer = Callable[[Board, str, tuple[int, int]], Explanation]
+
+
+def knowledge_explanation(knowledge: Any) -> Explainer:
+    """An ``Explainer`` asking the miner's ``Knowledge.explain`` and keeping what GoGui shows."""
+
+    def explain(board: Board, color: str, point: tuple[int, int]) -> Explanation:
+        why = knowledge.explain(board, color, point)
+        parts = [Part("pattern", int(why.pattern.ring), float(why.pattern.gamma))] if why.pattern else []
+        parts += [Part(str(f.feature), int(f.level), float(f.gamma)) for f in why.features]
+        return Explanation(point, color, float(why.probability), parts)
+
+    return explain
 
 
 def table_explanation(prior: MovePrior) -> Explainer:

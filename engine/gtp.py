@@ -33,7 +33,7 @@ from ..go.seki import seki_stones
 from ..miner.prior import MovePrior
 from .clock import KINDS, TimeLeft, TimeSettings, move_seconds
 from .endgame import RESIGN, choose_move, dead_stones, score_without_dead
-from .explain import Explainer, table_explanation
+from .explain import Explainer, knowledge_explanation, table_explanation
 from .katago import DEFAULT_RULES, KGS_RULES, RulesError, board_order, parse_rules, rules_text
 from .report import search_report
 from .search import UNLIMITED, Budget, Search, SearchConfig
@@ -142,7 +142,8 @@ class GtpEngine:
         self._analysis: tuple[threading.Event, list[threading.Thread]] | None = None
         self._out_lock = threading.Lock()
         self.rules = parse_rules(DEFAULT_RULES)
-        self.explainer: Explainer | None = table_explanation(prior) if prior is not None else None
+        self.explainer: Explainer | None = None if prior is None else (
+            knowledge_explanation(prior) if hasattr(prior, "explain") else table_explanation(prior))
         self.commands: dict[str, Callable[[list[str]], str]] = {
             "protocol_version": lambda a: "2",
             "name": lambda a: NAME,

@@ -258,3 +258,22 @@ def test_the_visits_map_is_of_the_current_position_whatever_was_played(prior):
     assert heat.startswith("INFLUENCE ")
     occupied = set(answer(engine, "list_stones b").split() + answer(engine, "list_stones w").split())
     assert not occupied & set(heat.split()[1::2])
+
+
+def test_the_explain_seam_takes_the_miners_explanation(gtp, prior):
+    """``knowledge_explanation`` reads an explanation of the miner's ``Knowledge.explain`` form
+    (pattern ring and gamma, features with level and gamma, probability): given the reasons
+    the table's own reading finds, GoGui gets the same parts and Elo."""
+    from types import SimpleNamespace
+
+    from shapemill.engine.explain import knowledge_explanation
+
+    answer(gtp, "play b D5")
+    ours = gtp.explainer(gtp.board, "w", (4, 4))
+    pattern = next(p for p in ours.parts if p.name == "pattern")
+    miner = SimpleNamespace(explain=lambda board, colour, vertex: SimpleNamespace(
+        probability=ours.probability, pattern=SimpleNamespace(ring=pattern.value, gamma=pattern.gamma),
+        features=tuple(SimpleNamespace(feature=p.name, level=p.value, gamma=p.gamma)
+                       for p in ours.parts if p.name != "pattern")))
+    adapted = knowledge_explanation(miner)(gtp.board, "w", (4, 4))
+    assert adapted == ours and [p.elo for p in adapted.parts] == [p.elo for p in ours.parts]
