@@ -45,10 +45,12 @@ MAX_VISITS = 1_000_000
 #: Fields of a query (Analysis_Engine.md); those shapemill reads are in ``USED_FIELDS``.
 USED_FIELDS = {"id", "moves", "initialStones", "initialPlayer", "rules", "komi", "boardXSize", "boardYSize",
                "analyzeTurns", "maxVisits", "includeOwnership", "includePolicy", "includePVVisits",
-               "reportDuringSearchEvery", "priority", "priorities", "whiteHandicapBonus"}
+               "reportDuringSearchEvery", "priority", "priorities", "whiteHandicapBonus", "overrideSettings"}
 #: Documented fields shapemill accepts but does not act on: a warning, and the query goes on.
 UNUSED_FIELDS = {"rootPolicyTemperature", "rootFpuReductionMax", "includeMovesOwnership", "avoidMoves",
-                 "allowMoves", "overrideSettings", "includeNoResultValue"}
+                 "allowMoves", "includeNoResultValue"}
+#: The longest principal variation a query may ask for (``analysisPVLen``): deeper nodes have few visits.
+PV_LENGTH_MAX = 100
 #: Perspectives of ``reportAnalysisWinratesAs``.
 PERSPECTIVES = ("BLACK", "WHITE", "SIDETOMOVE")
 #: The engine's shortest interval between two reports during a search, in seconds.
@@ -95,7 +97,7 @@ def read_katago_config(path: str, settings: AnalysisSettings) -> AnalysisSetting
         if "numAnalysisThreads" in values:
             settings = replace(settings, workers=max(1, int(values["numAnalysisThreads"])))
         if "analysisPVLen" in values:
-            settings = replace(settings, pv_length=max(1, int(values["analysisPVLen"])))
+            settings = replace(settings, pv_length=max(1, min(PV_LENGTH_MAX, int(values["analysisPVLen"]))))
     except ValueError as e:
         raise ShapemillError(f"{path}: {one_line(e)}") from None
     report_as = values.get("reportAnalysisWinratesAs", settings.report_as).upper()
@@ -123,6 +125,8 @@ class Query:
     policy: bool = False
     pv_visits: bool = False
     report_every: float | None = None
+    report_as: str = "BLACK"  # reportAnalysisWinratesAs: the settings', or the query's overrideSettings
+    pv_length: int = PV_LENGTH
     warnings: list[dict] = field(default_factory=list)
 
 
@@ -233,9 +237,24 @@ def parse_query(obj: dict, settings: AnalysisSettings) -> Query:
             raise QueryError("priorities must be a list as long as analyzeTurns", "priorities")
     if not all(isinstance(p, int) and not isinstance(p, bool) for p in priorities):
         raise QueryError("priority must be an integer", "priorities" if "priorities" in obj else "priority")
+    overrides = obj.get("overrideSettings", {})
+    if not isinstance(overrides, dict):
+        raise QueryError("overrideSettings must be a JSON object", "overrideSettings")
+    report_as, pv_length = settings.report_as, settings.pv_length
+    for key, value in overrides.items():
+        if key == "reportAnalysisWinratesAs":
+            if not isinstance(value, str) or value.upper() not in PERSPECTIVES:
+                raise QueryError("reportAnalysisWinratesAs must be BLACK, WHITE or SIDETOMOVE", "overrideSettings")
+            report_as = value.upper()
+        elif key == "analysisPVLen":
+            pv_length = _int(overrides, key, 1, PV_LENGTH_MAX)
+        elif key != "maxVisits":
+            warnings.append({"warning": f"overrideSettings: {key} is not supported by shapemill and is ignored",
+                             "field": "overrideSettings", "id": qid})
     visits = settings.max_visits
-    if "maxVisits" in obj:
-        visits = _int(obj, "maxVisits", 1)
+    given = {"maxVisits": obj.get("maxVisits", overrides.get("maxVisits"))}
+    if given["maxVisits"] is not None:
+        visits = _int(given, "maxVisits", 1)
         if visits > MAX_VISITS:
             warnings.append({"warning": f"maxVisits {visits} is more than shapemill searches a turn; "
                                         f"clamped to {MAX_VISITS}", "field": "maxVisits", "id": qid})
@@ -247,7 +266,7 @@ def parse_query(obj: dict, settings: AnalysisSettings) -> Query:
     return Query(qid, obj, x, float(komi), parsed_rules, initial, moves, initial_player, list(turns),
                  list(priorities), visits, _bool(obj, "includeOwnership"), _bool(obj, "includePolicy"),
                  _bool(obj, "includePVVisits"), None if every is None else max(float(every), MIN_REPORT_SECONDS),
-                 warnings)
+                 report_as, pv_length, warnings)
 
 
 def positions(query: Query) -> dict[int, tuple[Board, str]]:
@@ -469,8 +488,8 @@ class AnalysisEngine:
     def _response(self, job: Job, search: Search, prior, owner, during: bool) -> dict:
         """One response of KataGo's form for ``job``'s turn, from the search so far."""
         query = job.query
-        perspective = {"BLACK": "b", "WHITE": "w"}.get(self.settings.report_as, job.color)
-        report = search_report(search, job.board, job.color, self.settings.pv_length, perspective)
+        perspective = {"BLACK": "b", "WHITE": "w"}.get(query.report_as, job.color)
+        report = search_report(search, job.board, job.color, query.pv_length, perspective)
         infos = []
         for order, move in enumerate(report.moves):
             info = {"move": format_vertex(move.point), "visits": move.visits, "winrate": move.winrate,

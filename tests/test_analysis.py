@@ -148,6 +148,13 @@ def test_side_to_move_perspective_flips_white_s_turns():
         obj = c.until_final(query)[-1]
         check_analysis(obj, query, None, to_move="W")
         assert obj["ownership"][0] < -0.5  # Black's corner, seen by White
+        # a query's overrideSettings may choose the perspective; KataGo's settings shapemill lacks are warned of
+        black = {**query, "id": "b", "overrideSettings": {"reportAnalysisWinratesAs": "BLACK", "wideRootNoise": 0.04}}
+        c.send(black)
+        got = c.until_final(black)
+        check_error(got[0], "b", "overrideSettings")
+        check_analysis(got[-1], black, None, to_move="W")
+        assert got[-1]["ownership"][0] > 0.5 and len(got) == 2
     finally:
         c.close()
 
