@@ -355,6 +355,43 @@ def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, bandit, c
 
 
 @main.command()
+@click.option("--ratings", "-model", "ratings", type=click.Path(exists=True, dir_okay=False),
+              help="Ratings table whose move strengths are the priors and the reported policy (default: the "
+                   "bundled one). -model is KataGo's spelling, for tools that start KataGo.")
+@click.option("--config", "-config", "config_file", type=click.Path(exists=True, dir_okay=False),
+              help="A KataGo analysis config: maxVisits, numAnalysisThreads, reportAnalysisWinratesAs and "
+                   "analysisPVLen are read, its other keys ignored.")
+@click.option("--no-priors", is_flag=True, help="Search without a ratings table (the policy is then even).")
+@click.option("--max-visits", default=None, type=click.IntRange(1),
+              help="Playouts per turn when a query gives no maxVisits  [default: 500, or the config's]")
+@click.option("--workers", default=None, type=click.IntRange(1),
+              help="Turns searched at once  [default: 2, or the config's numAnalysisThreads]")
+@click.option("--report-as", default=None, type=click.Choice(["BLACK", "WHITE", "SIDETOMOVE"], case_sensitive=False),
+              help="Whose win rates, scores and ownership are reported  [default: BLACK, or the config's]")
+@click.option("--seed", default=0, show_default=True, type=int, help="Random seed (turn t searches with seed + t).")
+@click.option("-quit-without-waiting", "quit_now", is_flag=True,
+              help="At the end of input, end the searches and answer the queued turns noResults (KataGo's flag).")
+def analysis(ratings, config_file, no_priors, max_visits, workers, report_as, seed, quit_now) -> None:
+    """KataGo's JSON analysis engine on stdin / stdout (docs/analysis.md).
+
+    One query a line (id, moves, rules, komi, boardXSize, analyzeTurns, maxVisits,
+    includeOwnership, includePolicy, ...), one response a line per analysed turn.
+    """
+    from dataclasses import replace
+
+    from .engine.analysis import AnalysisSettings, read_katago_config, run_analysis
+    from .engine.mcts import SearchConfig
+
+    settings = AnalysisSettings()
+    if config_file:
+        settings = read_katago_config(config_file, settings)
+    overrides = {"max_visits": max_visits, "workers": workers, "report_as": report_as and report_as.upper()}
+    settings = replace(settings, **{k: v for k, v in overrides.items() if v is not None})
+    prior = _move_prior(ratings, no_priors)
+    run_analysis(SearchConfig(seed=seed), settings, prior, finish=not quit_now)
+
+
+@main.command()
 @click.argument("ratings", type=click.Path(exists=True, dir_okay=False))
 @click.option("--format", "fmt", required=True, type=click.Choice(["csv", "json", "mm"]),
               help="csv / json: the table's rows; mm: the fit's competitions for Coulom's mm tool.")

@@ -17,6 +17,7 @@ thread whose every leaf gets ``threads`` playouts at once.
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -35,7 +36,7 @@ from .playout_gamma import PpaWeights, ppa_weights
 from .selection import BANDITS, FIRST, MOVE, PRIOR_MODES, PROB, Selection
 from .tree import Tree
 from .tree_priors import default_prior_n
-from .walk import NO_GAMMAS, POLICIES, Lane, Root, SearchSettings, simulate
+from .walk import NO_GAMMAS, POLICIES, ROOT_SCORES, Lane, Root, SearchSettings, simulate
 
 #: Simulations a thread runs between looks at its clock and the stop event: few
 #: enough that a search by time overruns it by little, many enough that the look costs nothing.
@@ -129,6 +130,9 @@ class MoveInfo:
     prior: float
     lcb: float
     pv: list[int]
+    score: float = 0.0  # mean final score of the move's playouts of this run, Black's less White's
+    score_stdev: float = 0.0
+    pv_visits: list[int] = field(default_factory=list)  # visits of each node along ``pv``
 
 
 def grow(tree: Tree, here: Root, lane: Lane, sel: Selection, settings: SearchSettings, knowledge: Knowledge,
@@ -183,6 +187,7 @@ class Search:
         self._caches: list[PatternCache] = []
         self._cache_of: tuple | None = None  # the board points and table the caches hold patterns of
         self.adapted: list[PpaWeights] = []  # each thread's ppa_weights after the last run
+        self.lanes: list[Lane] = []  # each thread's ownership and score sums of the last (or running) run
 
     @property
     def trees(self) -> list[Tree]:
@@ -244,7 +249,9 @@ class Search:
         rate = cfg.ppa_rate if cfg.policy == "ppa" else 0.0
         adapts = [ppa_weights(w * w, rate) for _ in range(threads)]  # the ppa weights live for one search
         self.adapted = adapts
-        lanes = [Lane(k if self.shared else 0, np.zeros(w * w), self._caches[k], adapts[k]) for k in range(threads)]
+        lanes = [Lane(k if self.shared else 0, np.zeros(w * w), np.zeros((ROOT_SCORES, w * w)), self._caches[k],
+                      adapts[k]) for k in range(threads)]
+        self.lanes = lanes  # read by analysis while the search runs
         for tree in self._trees:
             tree.find_root(board, color, allowed)
         here = Root(board.b, board.m, color, 0, prior, allowed)
@@ -282,9 +289,11 @@ class Search:
         owner = sum(lane.owner for lane in lanes) / max(sum(done), 1)
         return SearchResult(best, winrate, visits, owner, sum(done), time.perf_counter() - start, stats[0][2], done)
 
-    def analysis(self, board: Board, pv_length: int = 10) -> list[MoveInfo]:
+    def analysis(self, board: Board, pv_length: int = 10, min_moves: int = 0) -> list[MoveInfo]:
         """The root's moves after the last ``run`` of ``board``'s position, most
-        visited first (the principal variation from the first tree)."""
+        visited first (the principal variation from the first tree), then, up to
+        ``min_moves`` in all, unvisited ones by prior (their win rate their prior value's).
+        Scores are those of this run's playouts (the root's for a move without any)."""
         if not self._trees:
             return []
         w = board.size + 2
@@ -294,15 +303,35 @@ class Search:
         stats = [t.root_stats(w) for t in self._trees]  # one reading of each tree: visits and wins agree
         visits = sum(v for v, _, _ in stats)
         wins = sum(x for _, x, _ in stats)
+        scores = sum(lane.scores for lane in self.lanes) if self.lanes else np.zeros((ROOT_SCORES, w * w))
+        root_score = _mean_stdev(scores.sum(axis=1))
         infos = []
         for p in np.flatnonzero(visits > 0):
             n, q = visits[p], wins[p] / visits[p]
             lcb = max(0.0, q - LCB_Z * np.sqrt(max(q * (1 - q), 0.0) / n))  # q may pass 1 by rounding
             prob = float(tree.f[0, PROB, by_move[p]]) if p in by_move else 0.0
-            pv = tree.principal_variation(by_move[p], pv_length) if p in by_move else [int(p)]
-            infos.append(MoveInfo(int(p), int(n), float(q), prob, float(lcb), pv))
+            pv, along = tree.principal_variation(by_move[p], pv_length) if p in by_move else ([int(p)], [int(n)])
+            along[0] = int(n)  # all trees' visits, as the move's
+            mean, stdev = _mean_stdev(scores[:, p]) if scores[0, p] > 0 else root_score
+            infos.append(MoveInfo(int(p), int(n), float(q), prob, float(lcb), pv, mean, stdev, along))
         infos.sort(key=lambda i: (-i.visits, -i.winrate))
+        if len(infos) < min_moves:
+            prior_value = stats[0][2]
+            unvisited = sorted((int(c) for c in kids if visits[tree.t[MOVE, c]] == 0),
+                               key=lambda c: -tree.f[0, PROB, c])
+            for c in unvisited[:min_moves - len(infos)]:
+                p = int(tree.t[MOVE, c])
+                infos.append(MoveInfo(p, 0, float(prior_value[p]), float(tree.f[0, PROB, c]), 0.0, [p], *root_score,
+                                      [0]))
         return infos
+
+    def owner_so_far(self) -> np.ndarray:
+        """Per board point, the mean final ownership (+1 Black) of the playouts of the last
+        or running ``run`` so far (empty before any)."""
+        if not self.lanes:
+            return np.zeros(0)
+        done = sum(lane.scores[0].sum() for lane in self.lanes)
+        return np.clip(sum(lane.owner for lane in self.lanes) / max(done, 1.0), -1.0, 1.0)
 
     @staticmethod
     def _superko_mask(board: Board, color: int) -> np.ndarray:
@@ -316,3 +345,11 @@ class Search:
                 play(b, m, color, p)
                 allowed[p] = int(m[HASH]) not in seen
         return allowed
+
+
+def _mean_stdev(column: np.ndarray) -> tuple[float, float]:
+    """The mean and standard deviation of scores from their (count, sum, sum of squares)."""
+    n = max(float(column[0]), 1.0)
+    mean = float(column[1]) / n
+    return mean, math.sqrt(max(float(column[2]) / n - mean * mean, 0.0))
+

@@ -151,9 +151,10 @@ class Tree:
             prior_value[moves] = self.f[0, PWINS, kids] / self.f[0, PVISITS, kids]
         return visits, wins, prior_value
 
-    def principal_variation(self, node: int, length: int) -> list[int]:
-        """The moves from ``node`` down by the most visited child, ``node``'s own first."""
-        pv = [int(self.t[MOVE, node])]
+    def principal_variation(self, node: int, length: int) -> tuple[list[int], list[int]]:
+        """The moves from ``node`` down by the most visited child, ``node``'s own first,
+        and the visits of each node on the way."""
+        pv, along = [int(self.t[MOVE, node])], [int(self.f[:, VISITS, node].sum())]
         while len(pv) < length:
             kids = self.children(node)
             if not len(kids):
@@ -163,4 +164,5 @@ class Tree:
                 break
             node = int(kids[np.argmax(visits)])
             pv.append(int(self.t[MOVE, node]))
-        return pv
+            along.append(int(visits.max()))
+        return pv, along

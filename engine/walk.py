@@ -26,7 +26,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from ..go.rules import BLACK, COLOR, EMPTY, SIZE, STRIDE, WHITE, play
+from ..go.rules import BLACK, COLOR, EMPTY, PASS, SIZE, STRIDE, WHITE, play
 from ..miner.prior import Knowledge, PatternCache, move_strengths
 from .expert import near_last_bonus, shape_amaf
 from .playout_gamma import PpaWeights, gamma_playout
@@ -90,11 +90,18 @@ class Root(NamedTuple):
     allowed: np.ndarray  # bool[points]: the points the root may play (the superko mask)
 
 
+#: Rows of a lane's ``scores``, by the root move each playout followed (the root's own column
+#: ``PASS`` for a playout that ended at the root): playouts, the sum of their final scores
+#: (Black's area less White's, komi included) and the sum of their squares, for analysis.
+ROOT_SCORES = 3
+
+
 class Lane(NamedTuple):
     """What one search thread owns."""
 
     thread: int  # its statistics slice and node share in the tree
     owner: np.ndarray  # float64[points]: the final boards' ownership it adds up
+    scores: np.ndarray  # float64[ROOT_SCORES, points]: the final scores by the root move they followed
     cache: PatternCache  # its patterns of the positions seen (``prior_cache``)
     adapt: PpaWeights  # its Playout Policy Adaptation, which the ppa policy's playouts follow and adapt
 
@@ -167,7 +174,8 @@ def simulate(n_sims: int, nodes: Nodes, root: Root, lane: Lane, sel: Selection, 
              knowledge: Knowledge) -> None:
     """Run ``n_sims`` simulations from ``root`` as search thread ``lane.thread``: its
     statistics go to ``f[lane.thread]``, its new nodes to its share of the arrays, the
-    final boards' ownership (+1 Black, -1 White per point) to ``lane.owner``.
+    final boards' ownership (+1 Black, -1 White per point) to ``lane.owner`` and their
+    scores, by the root move they followed, to ``lane.scores``.
     ``knowledge``: the ratings table (``MovePrior.knowledge``) whose move strengths are
     the prior of the nodes below the root when ``settings.tree_prior`` is set, given
     to a node's children once it has ``settings.prior_at`` visits (at its expansion,
@@ -177,7 +185,7 @@ def simulate(n_sims: int, nodes: Nodes, root: Root, lane: Lane, sel: Selection, 
     replaces them (virtual loss), so that other threads descending meanwhile spread out."""
     t, f, pool = nodes.t, nodes.f, nodes.pool
     b0, m0, color, prior, allowed = root.b, root.m, root.color, root.prior, root.allowed
-    thread, owner, cache, adapt = lane.thread, lane.owner, lane.cache, lane.adapt
+    thread, owner, scores, cache, adapt = lane.thread, lane.owner, lane.scores, lane.cache, lane.adapt
     size = m0[SIZE]
     w = m0[STRIDE]
     seq = np.empty(4 * size * size + 8, dtype=np.int64)
@@ -229,8 +237,10 @@ def simulate(n_sims: int, nodes: Nodes, root: Root, lane: Lane, sel: Selection, 
             fk[VISITS, node] += vloss
             if fresh:
                 break
+        first = t[MOVE, path[1]] if depth > 0 else PASS
         if settings.leaf <= 1:
             score, n = playout(b, m, c, settings, seq[depth:], adapt)
+            _add_score(scores, first, score)
             for row in range(1, size + 1):
                 for p in range(row * w + 1, row * w + size + 1):
                     owner[p] += _owner(b, w, p)
@@ -240,10 +250,11 @@ def simulate(n_sims: int, nodes: Nodes, root: Root, lane: Lane, sel: Selection, 
             for i in range(settings.leaf):
                 seqs[i, :depth] = seq[:depth]
             owns = np.zeros((settings.leaf, len(owner)))
-            scores, ns = leaf_playouts(b, m, c, settings, depth, seqs, adapt, owns)
+            leaf_scores, ns = leaf_playouts(b, m, c, settings, depth, seqs, adapt, owns)
             for i in range(settings.leaf):
                 owner += owns[i]
-                _back_up(scores[i] > 0, seqs[i], depth + ns[i], path, depth, color, t, fk, first_at, sel.rave, vloss)
+                _add_score(scores, first, leaf_scores[i])
+                _back_up(leaf_scores[i] > 0, seqs[i], depth + ns[i], path, depth, color, t, fk, first_at, sel.rave, vloss)
 
 
 @njit(cache=True)
@@ -280,6 +291,14 @@ def leaf_playouts(b: np.ndarray, m: np.ndarray, color: int, settings: SearchSett
             for p in range(row * w + 1, row * w + size + 1):
                 owns[i, p] = _owner(bi, w, p)
     return scores, ns
+
+
+@njit(cache=True)
+def _add_score(scores: np.ndarray, first: int, score: float) -> None:
+    """One playout's final ``score`` into a lane's sums for the root move ``first`` it followed."""
+    scores[0, first] += 1.0
+    scores[1, first] += score
+    scores[2, first] += score * score
 
 
 @njit(cache=True)

@@ -261,10 +261,12 @@ def test_heat_maps_describe_the_current_position():
     engine = GtpEngine(SearchConfig(playouts=100, seed=1), size=9, prior=MovePrior(default_table(RATINGS)))
     engine.handle("genmove b")
     engine.handle("play w C3")
-    assert engine.handle("shapemill-visits")[0] == "=\n\n"  # the search was of an earlier position
+    stones = set(engine.handle("list_stones b")[0][2:].split()) | {"C3"}
+    heat = engine.handle("shapemill-visits")[0]  # the search was of an earlier position: searched afresh
+    assert heat.startswith("= INFLUENCE ") and not stones & set(heat.split()[2::2])
+    assert engine.last_key == (engine.board.zobrist, "b")
     heat = engine.handle("shapemill-prior")[0]
     assert heat.startswith("= INFLUENCE ") and " C3 " not in heat + " "
     engine.handle("genmove b")
-    assert engine.handle("shapemill-visits")[0] == "=\n\n"  # Black played: White is to move now
-    engine.handle("undo")
-    assert engine.handle("shapemill-visits")[0].startswith("= INFLUENCE ")
+    visits = engine.handle("shapemill-visits")[0]  # Black played: White is to move now
+    assert visits.startswith("= INFLUENCE ") and engine.last_key == (engine.board.zobrist, "w")
