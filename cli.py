@@ -220,7 +220,8 @@ def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limi
 @click.argument("games", nargs=-1, required=True, type=click.Path())
 @click.option("--ratings", type=click.Path(dir_okay=False),
               help="The ratings table of `rate` (default: the bundled one).")
-@click.option("--split", default="test", show_default=True, type=click.Choice(["train", "test", "all"]))
+@click.option("--split", default=None, type=click.Choice(["train", "test", "all"]),
+              help="Which games to evaluate (default: a games table's test split; every game of SGF input).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--plot", type=click.Path(dir_okay=False), default=None,
               help="Draw the cumulative accuracy curve (k = 1..30) to this PNG (needs matplotlib).")
@@ -263,12 +264,11 @@ def _move_prior(ratings: str | None, no_priors: bool, playouts_use_ratings: bool
         if ratings is not None and not playouts_use_ratings:
             raise click.UsageError("--ratings and --no-priors contradict each other: give one")
         return None
-    from .miner.prior import MovePrior
-    from .patterns.defaults import RATINGS
+    from .miner.knowledge import Knowledge
     from .patterns.tables import TableError
 
     try:
-        return MovePrior(_table_or_bundled(ratings, RATINGS))
+        return Knowledge.load(ratings)
     except TableError as exc:
         raise click.ClickException(str(exc)) from None
 

@@ -25,14 +25,14 @@ from typing import TextIO
 import numpy as np
 
 from ..errors import ShapemillError
-from ..go import rules
+from ..go import rules, vertex
 from ..go.board import Board, IllegalMove
 from ..go.seki import seki_stones
+from ..go.vertex import LETTERS, format_vertex
 from ..miner.prior import MovePrior
 from .mcts import RESIGN, MoveInfo, Search, SearchConfig, choose_move, dead_stones, score_without_dead
 from .solve.status import proven_status
 
-LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 NAME, VERSION = "shapemill", "0.1.0"
 #: The longest a move may think under any time settings (huge ones would hang a GUI).
 MAX_MOVE_SECONDS = 600.0
@@ -49,22 +49,10 @@ def one_line(error: BaseException) -> str:
 
 def parse_vertex(text: str, size: int) -> tuple[int, int] | None:
     """``(row, col)`` of a GTP vertex (row 0 at the bottom), None for pass."""
-    t = text.strip().upper()
-    if t == "PASS":
-        return None
-    if len(t) < 2 or t[0] not in LETTERS[:size] or not t[1:].isdigit():
-        raise GtpError(f"invalid vertex {text!r}")
-    row, col = int(t[1:]) - 1, LETTERS.index(t[0])
-    if not 0 <= row < size:
-        raise GtpError(f"invalid vertex {text!r}")
-    return row, col
-
-
-def format_vertex(point: tuple[int, int] | None) -> str:
-    """GTP text of a ``(row, col)`` vertex or None (pass)."""
-    if point is None:
-        return "pass"
-    return f"{LETTERS[point[1]]}{point[0] + 1}"
+    try:
+        return vertex.parse_vertex(text, size)
+    except ValueError as e:
+        raise GtpError(str(e)) from None
 
 
 def seconds_or_komi(text: str, signed: bool = False) -> float:

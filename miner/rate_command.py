@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..datasets.corpus import table_files
 from ..errors import ShapemillError
 from ..files import atomic_path, check_writable, output_errors
 from ..patterns.tables import TableError, read_table, table_metadata, write_table
-from .candidates import GROUP_NAMES, Vocabulary, ratings_model
-from .evaluate import evaluate_teams
+from .candidates import GROUP_NAMES, Vocabulary
+from .knowledge import Knowledge
 from .mine_command import command_corpus, peak_memory_mb, peak_memory_parts_mb, progress_bar
 from .positions import build_teams, fit_memory, positions_within, sample_mask
 from .rate import fit
@@ -137,18 +139,19 @@ def run_rate(
 
 
 def run_evaluate(
-    games: list[str], ratings: str, split: str, as_json: bool, plot: str | None,
+    games: list[str], ratings: str, split: str | None, as_json: bool, plot: str | None,
     max_positions: int | None, limit: int | None, seed: int, workers: int,
 ) -> None:
-    """Report how well ``ratings`` predict the moves of ``games``."""
+    """Report how well ``ratings`` predict the moves of ``games`` (``split`` None: the test
+    split of games tables, every game of SGF input)."""
     if plot:
         with output_errors(plot):
             check_writable(plot)
-    table, _ = _table(ratings, "ratings")
+    if split is None:  # a games table has its held-out games; the user's own SGF files are all to evaluate
+        split = "test" if any(table_files(g) for g in games if Path(g).exists()) else "all"
+    knowledge = Knowledge.load(ratings)  # a TableError (one line) before the games are read
     corpus = command_corpus(games, split, limit)
-    vocab, gamma = ratings_model(table)
-    teams = build_teams(corpus, vocab, sample_mask(corpus, max_positions, seed), workers=workers)
-    report = evaluate_teams(teams, gamma)
+    report = knowledge.evaluate(corpus, sample_mask(corpus, max_positions, seed), workers)
     if plot:
         _plot(report["cumulative"], plot)
     if as_json:
