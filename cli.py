@@ -376,6 +376,43 @@ def export(ratings, fmt, output) -> None:
 
 
 @main.command()
+@click.argument("game", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Write the game again with a comment per move, the table's best moves as labels A, B, C "
+                   "and a summary at the root (SGF).")
+@click.option("--ratings", type=click.Path(exists=True, dir_okay=False),
+              help="The ratings table to hold the game against (default: the bundled one).")
+@click.option("--engine", "use_engine", is_flag=True,
+              help="Also search every position: win rate and score before and after each move.")
+@click.option("--playouts", default=1000, show_default=True, type=click.IntRange(1),
+              help="With --engine: playouts per position.")
+@click.option("--threads", type=click.IntRange(1), default=None,
+              help="With --engine: search threads (default: the CPU cores, at most 8).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--plot", type=click.Path(dir_okay=False), default=None,
+              help="Draw the played moves' probabilities (and the win rate) by move number to this PNG "
+                   "(needs matplotlib).")
+@click.pass_context
+def review(ctx: click.Context, game, output, ratings, use_engine, playouts, threads, as_json, plot) -> None:
+    """Hold one game against the ratings table: per move its rank, probability,
+    surprise (-ln p) and the table's three best moves; a summary per player.
+
+    An illegal move ends the review: the moves before it are reported, then the
+    reason, and the exit status is 1.
+    """
+    from .datasets.scanner import default_workers
+    from .engine.mcts import SearchConfig
+    from .engine.review import run_review
+
+    given = [f"--{name}" for name in ("playouts", "threads")
+             if ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT]
+    if given and not use_engine:
+        raise click.UsageError(f"{', '.join(given)}: for --engine")
+    config = SearchConfig(playouts=playouts, threads=threads or default_workers()) if use_engine else None
+    run_review(game, ratings, output, config, as_json, plot, click.echo)
+
+
+@main.command()
 @click.option("--black", "first", required=True,
               help="Command line of the first GTP program (Black in game 1); {game} becomes the game's number.")
 @click.option("--white", "second", required=True, help="Command line of the second GTP program.")

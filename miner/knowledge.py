@@ -65,6 +65,25 @@ class Probabilities(NamedTuple):
     points: np.ndarray
     p_pass: float
 
+    def of(self, point: tuple[int, int] | None) -> float:
+        """The probability of the move at ``point`` (None: the pass)."""
+        return self.p_pass if point is None else float(self.points[point])
+
+    def rank(self, point: tuple[int, int] | None) -> int:
+        """The rank of the move at ``point`` (1: the likeliest); a move tied with others takes
+        the worst of their ranks, as ``evaluate`` counts; 0 for an illegal move."""
+        p = self.of(point)
+        return int((self.points >= p).sum() + (self.p_pass >= p)) if p > 0 else 0
+
+
+def likeliest(p: Probabilities, n: int) -> list[tuple[str, float]]:
+    """The ``n`` likeliest moves of ``p``, likeliest first (ties in point order), as (vertex, probability)."""
+    size = len(p.points)
+    flat = np.append(p.points.ravel(), p.p_pass)
+    order = np.argsort(-flat, kind="stable")[:n]
+    return [(format_vertex(None if i == size * size else divmod(int(i), size)), float(flat[i]))
+            for i in order if flat[i] > 0]
+
 
 @dataclass(frozen=True)
 class PatternReason:
@@ -150,16 +169,11 @@ class Knowledge(MovePrior):
         total = strength.sum() + s_pass
         w = board.size + 2
         points = strength.reshape(w, w)[1:-1, 1:-1] / total
-        return Probabilities(points, s_pass / total)
+        return Probabilities(points, float(s_pass / total))
 
     def top(self, board: Board, colour: str, n: int = 5) -> list[tuple[str, float]]:
         """The ``n`` likeliest moves, likeliest first, as (vertex, probability)."""
-        p = self.probabilities(board, colour)
-        flat = np.append(p.points.ravel(), p.p_pass)
-        order = np.argsort(-flat, kind="stable")[:n]
-        size = board.size
-        return [(format_vertex(None if i == size * size else divmod(int(i), size)), float(flat[i])) for i in order
-                if flat[i] > 0]
+        return likeliest(self.probabilities(board, colour), n)
 
     def explain(self, board: Board, colour: str, vertex: Vertex) -> Explanation:
         """The reasons of the move ``colour`` at ``vertex``: its largest known pattern and its
@@ -176,7 +190,7 @@ class Knowledge(MovePrior):
             p = (point[0] + 1) * (board.size + 2) + point[1] + 1
             s = float(strength[p])
             team = self._team(board, c, p) if s > 0 else np.zeros(0, dtype=np.int64)
-        rank = int((np.append(strength, s_pass) >= s).sum()) if s > 0 else 0
+        rank = int((np.append(strength, s_pass) >= s).sum()) if s > 0 else 0  # as Probabilities.rank
         table, row_of = self._detail_rows()
         pattern, features = None, []
         for number in team:
@@ -189,7 +203,7 @@ class Knowledge(MovePrior):
             else:
                 features.append(FeatureReason(name, value, level_words(name, value), float(gamma[number]),
                                               row["elo"], row["seen"], row["played"]))
-        return Explanation(format_vertex(point), s > 0, s, s / total, rank, pattern, tuple(features))
+        return Explanation(format_vertex(point), s > 0, float(s), float(s / total), rank, pattern, tuple(features))
 
     def _team(self, board: Board, color: int, p: int) -> np.ndarray:
         """The feature numbers of the team of the (legal) move ``color`` at board point ``p``."""

@@ -12,11 +12,12 @@ import pyarrow.compute as pc
 
 from ..datasets.corpus import table_files
 from ..errors import ShapemillError
-from ..files import atomic_path, check_writable, output_errors
+from ..files import check_writable, output_errors
 from ..patterns.tables import TableError, read_table, table_metadata, write_table
 from .candidates import GROUP_NAMES, Vocabulary
 from .knowledge import Knowledge
 from .mine_command import command_corpus, peak_memory_mb, peak_memory_parts_mb, progress_bar
+from .plots import pyplot, save_png
 from .positions import build_teams, fit_memory, positions_within, sample_mask
 from .rate import fit
 
@@ -169,13 +170,7 @@ def run_evaluate(
 
 
 def _plot(cumulative: list[float], path: str) -> None:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise ShapemillError("--plot needs matplotlib: pip install 'shapemill[plot]'") from None
+    plt = pyplot()
     k = np.arange(1, len(cumulative) + 1)
     fig, ax = plt.subplots(figsize=(6, 4))
     ax.plot(k, np.array(cumulative) * 100, marker="o", markersize=3)
@@ -184,6 +179,4 @@ def _plot(cumulative: list[float], path: str) -> None:
     ax.set_ylim(0, 100)
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    with output_errors(path), atomic_path(path) as tmp:
-        fig.savefig(tmp, dpi=120, format="png")
-    plt.close(fig)
+    save_png(fig, path)
