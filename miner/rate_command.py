@@ -95,13 +95,18 @@ def run_rate(
     )
     bar = progress_bar(False, max_iter, "sweep", "MM")
 
+    previous = []
+
     def report(it: int, objective: float, ll: float, seconds: float) -> None:
-        line = f"iteration {it:3d}  log-likelihood/position {ll:.5f}  with prior {objective:.5f}  {seconds:.2f} s/iteration"
+        change = f"{ll - previous[-1]:+.5f}" if previous else "       -"
+        previous.append(ll)
+        line = (f"iteration {it:3d}  log-likelihood/position {ll:.5f}  change {change}  with prior {objective:.5f}  "
+                f"{seconds:.2f} s/iteration")
         if bar is None:
             print(line)
         else:
+            bar.write(line)  # above the bar, as the lines are when piped
             bar.update(1)
-            bar.set_postfix_str(f"log-likelihood/position {ll:.5f}")
 
     result = fit(teams, max_iter=max_iter, tol=tol, report=report, workers=workers)
     if bar is not None:
