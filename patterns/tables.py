@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import shutil
-import sys
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -52,22 +50,14 @@ class TableError(ShapemillError):
 def table_metadata(
     kind: str, *, fingerprint: str = "", params: dict[str, Any] | None = None
 ) -> dict[str, Any]:
-    """The metadata dictionary stored with a table of ``kind``, with the command line that wrote it."""
+    """The metadata dictionary stored with a table of ``kind``."""
     return {
         "kind": kind,
-        "command": command_line(),
         "schema_version": SCHEMA_VERSIONS[kind],
         "shapemill_version": __version__,
         "fingerprint": fingerprint,
         "params": params or {},
     }
-
-
-def command_line() -> str:
-    """This process's command line, as a user would type it again (``shapemill ...`` for the CLI)."""
-    name = Path(sys.argv[0]).stem if sys.argv and sys.argv[0] else "python"
-    program = "shapemill" if name in ("shapemill", "cli", "__main__") else Path(sys.argv[0]).name
-    return shlex.join([program, *sys.argv[1:]])
 
 
 def write_table(table: pa.Table, path: str | os.PathLike, meta: dict[str, Any]) -> None:

@@ -87,9 +87,8 @@ def test_patterns_table_exports_and_provenance(tmp_path: Path) -> None:
     lines = (tmp_path / "p.json").read_text().splitlines()
     assert [json.loads(line)["pattern_id"] for line in lines] == stored
     assert CliRunner().invoke(main, ["export", patterns, "--format", "mm", "-o", str(tmp_path / "x")]).exit_code == 2
-    for written in (patterns, ratings):
-        info = json.loads(_run("info", written, "--json"))
-        assert info["command"] and info["command"].split()[0]
+    for written, stage in ((patterns, "shapemill mine"), (ratings, "shapemill rate")):
+        assert json.loads(_run("info", written, "--json"))["command"] == stage
 
 
 def test_rate_on_a_terminal_prints_each_sweep_above_the_bar(tmp_path: Path, monkeypatch) -> None:
