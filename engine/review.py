@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 from sgfmill import sgf
@@ -26,8 +26,8 @@ from ..miner.plots import pyplot, save_png
 from .gtp import search_priors
 from .mcts import Search, SearchConfig
 
-#: Board sizes a review serves: the rules' and the tables' (patterns need room for a ring).
-MIN_SIZE, MAX_SIZE = 5, rules.MAX_SIZE
+#: Board sizes a review serves: those of the rules, which the tables' features serve too.
+MIN_SIZE, MAX_SIZE = 2, rules.MAX_SIZE
 #: The alternatives shown per move, and the moves listed in the root summary per player.
 BEST, LISTED = 3, 10
 #: Labels of the table's best moves in the annotated SGF, best first.
@@ -140,7 +140,7 @@ def review_game(path: str, knowledge: Knowledge, config: SearchConfig | None = N
     black, white, _ = root.get_setup_stones()
     board.setup("b", sorted(black))
     board.setup("w", sorted(white))
-    search = Search(SearchConfig(**{**config.__dict__, "komi": komi})) if config is not None else None
+    search = Search(replace(config, komi=komi)) if config is not None else None
     before = _searched(search, knowledge, board, moves[0][1]) if search else None
     for number, (_, colour, point) in enumerate(moves, 1):
         reason = board.illegal_reason(colour, point)

@@ -84,7 +84,7 @@ def test_an_illegal_move_ends_the_review_there_with_one_line_and_status_1(tmp_pa
 @pytest.mark.parametrize("text, reason", [
     ("this is not a game record", "not an SGF game"),
     ("(;GM[1]FF[4]SZ[9]KM[7])", "no moves"),
-    ("(;GM[1]FF[4]SZ[3];B[bb])", "3x3 board"),
+    ("(;GM[1]FF[4]SZ[26];B[bb])", "26x26 board"),
 ])
 def test_bad_games_are_one_line_and_status_1(tmp_path: Path, text: str, reason: str) -> None:
     path = tmp_path / "bad.sgf"
