@@ -148,14 +148,18 @@ class Knowledge(MovePrior):
     @property
     def vocabulary(self) -> Vocabulary:
         """The table's features, numbered (``candidates.Vocabulary``)."""
-        self.knowledge(19)
-        return self.model[0]
+        return self._model()[0]
 
     @property
     def gamma(self) -> np.ndarray:
         """The gamma of each feature of ``vocabulary``."""
+        return self._model()[1]
+
+    def _model(self) -> tuple[Vocabulary, np.ndarray]:
+        """The table's vocabulary and gammas, read at the first call (by ``MovePrior.knowledge``,
+        whatever the board size asked)."""
         self.knowledge(19)
-        return self.model[1]
+        return self.model
 
     def strengths(self, board: Board, colour: str) -> tuple[np.ndarray, float]:
         """The strength of each board point for ``colour`` (rules layout, 0 where illegal)
@@ -194,6 +198,10 @@ class Knowledge(MovePrior):
         table, row_of = self._detail_rows()
         pattern, features = None, []
         for number in team:
+            if row_of[number] < 0:  # the pass of a table that rated none: gamma 1
+                features.append(FeatureReason("pass", 1, level_words("pass", 1), float(gamma[number]), None, None,
+                                              None))
+                continue
             row = table.slice(int(row_of[number]), 1).to_pylist()[0]
             name, value = str(row["feature"]), int(row["value"])
             if name == "pattern":
@@ -228,7 +236,7 @@ class Knowledge(MovePrior):
                 except (KeyError, ValueError, pa.ArrowException) as exc:
                     raise TableError(f"{self.path}: unusable ratings ({type(exc).__name__}: {exc})") from None
                 number = feature_numbers(table, self.vocabulary)
-                row_of = np.empty(self.vocabulary.size, dtype=np.int64)
+                row_of = np.full(self.vocabulary.size, -1, dtype=np.int64)
                 row_of[number] = np.arange(len(number))
                 self._rows = table, row_of
         return self._rows

@@ -123,3 +123,15 @@ def test_play_saves_the_game_as_sgf(tmp_path: Path) -> None:
     assert as_text == ["C3", replies[0], "D2", replies[2]]
     assert [c for c, _ in played] == ["b", "w", "b", "w"]
     assert game.get_size() == 5 and game.get_player_name("b") == "you"
+
+
+def test_evaluate_on_one_sgf_file_evaluates_its_every_move(tmp_path: Path) -> None:
+    game = tmp_path / "mine.sgf"
+    game.write_bytes(SGFS[0])
+    report = json.loads(_run("evaluate", str(game), "--json", "-j", "1"))
+    assert report["positions"] == SGFS[0].count(b";") - 1  # every move of the game, whatever its split
+    # asked for a split, the game is in exactly one: the other answers in one line with the option to add
+    answers = [CliRunner().invoke(main, ["evaluate", str(game), "--split", s, "-j", "1"]) for s in ("test", "train")]
+    failed = [a for a in answers if a.exit_code != 0]
+    assert len(failed) == 1 and failed[0].exit_code == 1
+    assert failed[0].output.strip().endswith("(--split all takes every game)")
