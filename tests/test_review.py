@@ -114,3 +114,16 @@ def test_plot_is_a_png(tmp_path: Path) -> None:
     picture = tmp_path / "review.png"
     assert _run(_sgf(tmp_path / "g.sgf", MOVES), "--plot", str(picture)).exit_code == 0
     assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_engine_sees_a_position_won_by_hand(tmp_path: Path) -> None:
+    # 5x5, komi 0: Black's full second and fourth rows split the board into three eyes of
+    # five points, so White has no living stone and Black's area is the whole board.
+    path = tmp_path / "won.sgf"
+    path.write_text("(;GM[1]FF[4]SZ[5]KM[0]AB[ab][bb][cb][db][eb][ad][bd][cd][dd][ed]PL[W];W[aa];B[ee];W[cc])")
+    result = _run(str(path), "--engine", "--playouts", "300", "--threads", "1", "--json")
+    assert result.exit_code == 0, result.output
+    for row in _strict(result.output)["moves"]:
+        black = row["colour"] == "b"
+        assert (row["winrate_before"] > 0.9) if black else (row["winrate_before"] < 0.1)
+        assert (row["score_before"] > 15) if black else (row["score_before"] < -15)
