@@ -30,12 +30,12 @@ from ..go.board import Board, IllegalMove
 from ..go.seki import seki_stones
 from ..go.vertex import LETTERS, format_vertex
 from ..miner.prior import MovePrior
-from .mcts import RESIGN, MoveInfo, Search, SearchConfig, choose_move, dead_stones, score_without_dead
+from .clock import KINDS, TimeLeft, TimeSettings, move_seconds
+from .endgame import RESIGN, choose_move, dead_stones, score_without_dead
+from .search import UNLIMITED, Budget, MoveInfo, Search, SearchConfig
 from .solve.status import proven_status
 
 NAME, VERSION = "shapemill", "0.1.0"
-#: The longest a move may think under any time settings (huge ones would hang a GUI).
-MAX_MOVE_SECONDS = 600.0
 
 
 class GtpError(Exception):
@@ -95,15 +95,14 @@ class GtpEngine:
     def __init__(self, config: SearchConfig, size: int = 19, prior: MovePrior | None = None) -> None:
         self.config = config
         self.prior = prior  # the move strengths of a ratings table, or None
-        self.base_time = config.time_per_move
         self.size = size
         self.board = Board(size)
         self.search = Search(config)
         self.last = None
         self.last_key: tuple[int, str] | None = None  # the position (hash, to move) of self.last
         self.movers: list[str] = []  # colours of the moves played, for undo and the side to move
-        self.time_settings: tuple[str, float, float, int] | None = None  # kind, main, byo-yomi, stones
-        self.time_left: dict[str, tuple[float, int]] = {}
+        self.time_settings: TimeSettings | None = None  # None: no limit
+        self.time_left: dict[str, TimeLeft] = {}
         self._analysis: tuple[threading.Event, list[threading.Thread]] | None = None
         self._out_lock = threading.Lock()
         self.commands: dict[str, Callable[[list[str]], str]] = {
@@ -180,13 +179,13 @@ class GtpEngine:
 
     def _state(self) -> tuple:
         """What a command may change, to be put back when it fails partway."""
-        return (self.size, self.board.copy(), list(self.movers), replace(self.config), self.search, self.last,
-                self.last_key, self.time_settings, dict(self.time_left))
+        return (self.size, self.board.copy(), list(self.movers), self.config, replace(self.config), self.search,
+                self.last, self.last_key, self.time_settings, dict(self.time_left))
 
     def _restore(self, state: tuple) -> None:
-        (self.size, self.board, self.movers, config, self.search, self.last, self.last_key, self.time_settings,
-         self.time_left) = state
-        self.config.__dict__.update(config.__dict__)  # the same object: searches hold it
+        (self.size, self.board, self.movers, self.config, settings, self.search, self.last, self.last_key,
+         self.time_settings, self.time_left) = state
+        self.config.__dict__.update(settings.__dict__)  # undo a change in place too: the searches hold the object
 
     def loop(self, stdin: TextIO | None = None, stdout: TextIO | None = None) -> None:
         """Answer commands until ``quit`` or end of input (default: the process's
@@ -263,10 +262,9 @@ class GtpEngine:
         prior, knowledge = search_priors(self.config, self.prior, self.board, c)
         stop = threading.Event()
         board = self.board.copy()
-        self.search.config = replace(self.config, time_per_move=None, playouts=1 << 40)
 
         def search() -> None:
-            self.last = self.search.run(board, c, prior, knowledge, stop=stop)
+            self.last = self.search.run(board, c, prior, knowledge, stop=stop, budget=Budget(UNLIMITED))
             self.last_key = (board.zobrist, color)
 
         out.write(f"={cid}\n")
@@ -286,7 +284,6 @@ class GtpEngine:
         for t in threads:
             t.join()
         self._analysis = None
-        self.search.config = self.config
         out.write("\n")
         out.flush()
 
@@ -336,7 +333,7 @@ class GtpEngine:
 
     def cmd_komi(self, a: list[str]) -> str:
         try:
-            self.config.komi = seconds_or_komi(a[0], signed=True)
+            self.config = replace(self.config, komi=seconds_or_komi(a[0], signed=True))
         except (IndexError, ValueError):
             raise GtpError("syntax error") from None
         self.search = Search(self.config)
@@ -356,11 +353,11 @@ class GtpEngine:
     def _think(self, color: str) -> tuple[int, str]:
         if self.board.size != self.size:
             raise GtpError("board not ready")
-        self.config.time_per_move = self._time_budget(color)
+        budget = Budget(self.config.playouts, self.move_seconds(color))
         c = rules.BLACK if color == "b" else rules.WHITE
         opponent_passed = len(self.board._undo) > 0 and int(self.board.m[rules.LAST]) == rules.PASS
         prior, knowledge = search_priors(self.config, self.prior, self.board, c)
-        self.last = choose_move(self.search, self.board, c, opponent_passed, prior, knowledge)
+        self.last = choose_move(self.search, self.board, c, opponent_passed, prior, knowledge, budget)
         self.last_key = (self.board.zobrist, color)
         move = self.last.move
         if move == RESIGN:
@@ -436,14 +433,14 @@ class GtpEngine:
         if byo > 0 and stones == 0 or main == 0 and byo == 0:
             self.time_settings = None
         else:
-            self.time_settings = ("absolute" if byo == 0 else "canadian", main, byo, stones)
+            self.time_settings = TimeSettings("absolute" if byo == 0 else "canadian", main, byo, stones)
         self.time_left = {}
         return ""
 
     def cmd_kgs_time_settings(self, a: list[str]) -> str:
         """KGS's: ``none``, ``absolute MAIN``, ``byoyomi MAIN PERIOD PERIODS`` (Japanese:
         each move within a period of PERIOD seconds), ``canadian MAIN TIME STONES``."""
-        kinds = {"none": 0, "absolute": 1, "byoyomi": 3, "canadian": 3}
+        kinds = {"none": 0, **{kind: 1 if kind == "absolute" else 3 for kind in KINDS}}
         if not a or a[0] not in kinds or len(a) != 1 + kinds[a[0]]:
             raise GtpError("syntax error")
         try:
@@ -453,9 +450,9 @@ class GtpEngine:
         if a[0] == "none":
             self.time_settings = None
         elif a[0] == "absolute":
-            self.time_settings = ("absolute", values[0], 0.0, 0)
+            self.time_settings = TimeSettings("absolute", values[0], 0.0, 0)
         else:
-            self.time_settings = (a[0], values[0], values[1], int(values[2]))
+            self.time_settings = TimeSettings(a[0], values[0], values[1], int(values[2]))
         self.time_left = {}
         return ""
 
@@ -464,31 +461,18 @@ class GtpEngine:
             color, seconds, stones = parse_color(a[0]), seconds_or_komi(a[1]), int(a[2])
         except (IndexError, ValueError):
             raise GtpError("syntax error") from None
-        self.time_left[color] = (seconds, stones)
+        self.time_left[color] = TimeLeft(seconds, stones)
         return ""
 
-    def _time_budget(self, color: str) -> float | None:
-        """Seconds for this move: the remaining main time spread over the moves a
-        game still needs, or in byo-yomi the period shared by its stones (Canadian)
-        or the whole period (Japanese), with a margin, never over ``MAX_MOVE_SECONDS``;
-        without limit, the engine's own."""
-        if self.time_settings is None:
-            return self.base_time
-        kind, main, byo, stones = self.time_settings
-        left, left_stones = self.time_left.get(color, (main, 0))
-        if left_stones > 0 and kind == "canadian":
-            budget = left / left_stones
-        elif left_stones > 0 and kind == "byoyomi":
-            budget = byo
-        else:
-            moves_left = max(10, (self.size * self.size - len(self.board._undo)) // 3)
-            budget = left / moves_left + (byo / max(stones, 1) if kind == "canadian" else byo)
-        budget = min(budget * 0.8, MAX_MOVE_SECONDS)
-        return max(0.05, budget if self.base_time is None else min(budget, self.base_time))
+    def move_seconds(self, color: str) -> float | None:
+        """Seconds for ``color``'s next move under the clock (``clock.move_seconds``);
+        without time settings the engine's own (None: a search by playouts)."""
+        return move_seconds(self.time_settings, self.time_left.get(color), self.size * self.size,
+                            len(self.board._undo), self.config.time_per_move)
 
     def _ownership(self) -> np.ndarray:
         c = rules.BLACK if self.to_move() == "b" else rules.WHITE
-        return Search(SearchConfig(**{**self.config.__dict__, "time_per_move": None})).run(self.board, c).owner
+        return Search(self.config).run(self.board, c, budget=Budget(self.config.playouts)).owner
 
     def cmd_final_score(self, a: list[str]) -> str:
         score = score_without_dead(self.board, self._ownership(), self.config.komi)
@@ -533,7 +517,8 @@ class GtpEngine:
                 raise GtpError(f"cannot load file: move {n} is illegal ({e})") from None
             self.movers.append(color)
         if game.get_root().has_property("KM"):
-            self.config.komi = float(game.get_komi())
+            self.config = replace(self.config, komi=float(game.get_komi()))
+            self.search = Search(self.config)
         else:
             print(f"loadsgf: {a[0]} gives no komi (KM); it stays {self.config.komi:g}", file=sys.stderr, flush=True)
         return "black" if not moves[:limit] or moves[:limit][-1][0] == "w" else "white"
@@ -591,7 +576,7 @@ def warm_up(config: SearchConfig, size: int, prior: MovePrior | None = None) -> 
     try:
         board = Board(size)
         _, knowledge = search_priors(config, prior, board, rules.BLACK)
-        Search(replace(config, playouts=1, time_per_move=None, threads=1)).run(board, rules.BLACK, None, knowledge)
+        Search(replace(config, threads=1)).run(board, rules.BLACK, None, knowledge, budget=Budget(1))
     except Exception as e:  # a background thread: say it in one line, never a traceback
         print(f"shapemill gtp: warm-up failed: {one_line(e)}", file=sys.stderr, flush=True)
 

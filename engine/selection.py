@@ -13,6 +13,7 @@ The formulas, their symbols and schedules are in docs/search.md.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -24,16 +25,25 @@ N_FIELDS = 7
 MOVE, FIRST, NCHILD, KNOWN = range(4)
 N_NODE_INTS = 4
 
-# Parameters, in the float vector ``params``.
-(C_UCB, BANDIT, RAVE_EQUIV, C_PB, PRIOR_N, WIDEN, EXPAND_AT, USE_RAVE, POLICY, KOMI, TREE_PRIOR, PRIOR_MODE,
- FPU, VLOSS, PRIOR_AT) = range(15)
-N_PARAMS = 15
-#: Bandit formulas, by their value at ``params[BANDIT]``.
+#: Bandit formulas, by their value at ``Selection.bandit``.
 BANDITS = ("ucb1", "tuned1", "tuned2", "amaf")
 UCB1, TUNED1, TUNED2, AMAF = range(4)
-#: Ways the offline knowledge enters the score, by their value at ``params[PRIOR_MODE]``.
+#: Ways the offline knowledge enters the score, by their value at ``Selection.prior_mode``.
 PRIOR_MODES = ("virtual-wins", "progressive-bias", "puct", "mogo")
 VIRTUAL_WINS, PROGRESSIVE_BIAS, PUCT, MOGO = range(4)
+
+
+class Selection(NamedTuple):
+    """The selection formula's settings, as the kernels read them (docs/search.md)."""
+
+    bandit: int  # index in BANDITS
+    c_ucb: float  # the exploration constant of ucb1 / tuned1 / tuned2
+    prior_mode: int  # index in PRIOR_MODES
+    c_pb: float  # weight of the progressive-bias, PUCT or Eq. 3 delta term
+    rave: bool  # whether AMAF values enter the score
+    rave_equiv: float  # Silver's equivalence parameter of the AMAF weight
+    fpu: float  # first-play value: the parent's value for the mover less this
+    widen: float  # growth base of progressive widening; 0: every child searchable
 
 
 @njit(cache=True)
@@ -55,7 +65,7 @@ def silver_beta(n: float, an: float, equiv: float) -> float:
 
 
 @njit(cache=True)
-def child_score(node: int, c: int, t: np.ndarray, f: np.ndarray, params: np.ndarray) -> float:
+def child_score(node: int, c: int, t: np.ndarray, f: np.ndarray, sel: Selection) -> float:
     """The score by which the child ``c`` of ``node`` is chosen (docs/search.md)."""
     parent_visits = stat(f, VISITS, node)
     log_n = math.log(parent_visits + 1.0)
@@ -63,42 +73,42 @@ def child_score(node: int, c: int, t: np.ndarray, f: np.ndarray, params: np.ndar
     an, aw = stat(f, AVISITS, c), stat(f, AWINS, c)
     pn, pw, prob = f[0, PVISITS, c], f[0, PWINS, c], f[0, PROB, c]
     heuristic = pw / pn
-    rave = params[USE_RAVE] > 0
-    mode = int(params[PRIOR_MODE])
+    rave = sel.rave
+    mode = sel.prior_mode
     bonus = 0.0
     if mode == VIRTUAL_WINS:  # the prior as virtual visits and wins, then RAVE
         n_b = n + pn
         value = (w + pw) / n_b
         if rave:
-            beta = silver_beta(n_b, an, params[RAVE_EQUIV])
+            beta = silver_beta(n_b, an, sel.rave_equiv)
             if beta > 0:
                 value = (1 - beta) * value + beta * aw / an
     elif mode == MOGO:  # Eq. 3: alpha p + beta p_amaf + gamma H + delta P(d, n)
         n_b = n + pn
         gamma = pn / (pn + n)
-        b = silver_beta(n, an, params[RAVE_EQUIV]) if rave else 0.0
+        b = silver_beta(n, an, sel.rave_equiv) if rave else 0.0
         value = gamma * heuristic
         if n > 0:
             value += (1 - gamma) * (1 - b) * w / n
         if b > 0:
             value += (1 - gamma) * b * aw / an
-        bonus = params[C_PB] * prob / math.sqrt(1 + n)
+        bonus = sel.c_pb * prob / math.sqrt(1 + n)
     else:  # real values, with a first-play value while the child has none
         n_b = max(n, 1.0)
-        beta = silver_beta(n, an, params[RAVE_EQUIV]) if rave else 0.0
+        beta = silver_beta(n, an, sel.rave_equiv) if rave else 0.0
         if n > 0:
             value = (1 - beta) * w / n + beta * aw / an if beta > 0 else w / n
         elif beta > 0:
             value = aw / an
         else:
             parent_value = stat(f, WINS, node) / parent_visits if parent_visits > 0 else 0.5
-            value = 1 - parent_value - params[FPU]
+            value = 1 - parent_value - sel.fpu
         if mode == PROGRESSIVE_BIAS:
-            bonus = params[C_PB] * heuristic / (n + 1)
+            bonus = sel.c_pb * heuristic / (n + 1)
         else:
-            bonus = params[C_PB] * prob * math.sqrt(parent_visits) / (1 + n)
-    bandit = int(params[BANDIT])
-    c_ucb = params[C_UCB]
+            bonus = sel.c_pb * prob * math.sqrt(parent_visits) / (1 + n)
+    bandit = sel.bandit
+    c_ucb = sel.c_ucb
     explore = 0.0
     if bandit == UCB1:
         explore = c_ucb * math.sqrt(log_n / n_b)
@@ -112,18 +122,18 @@ def child_score(node: int, c: int, t: np.ndarray, f: np.ndarray, params: np.ndar
 
 
 @njit(cache=True)
-def select_child(node: int, t: np.ndarray, f: np.ndarray, params: np.ndarray) -> int:
+def select_child(node: int, t: np.ndarray, f: np.ndarray, sel: Selection) -> int:
     """The searchable child of ``node`` with the best score (the first of equals);
     -1 when ``node`` has no children yet."""
     first, k = t[FIRST, node], t[NCHILD, node]
     if first < 0 or k == 0:
         return -1
-    if params[WIDEN] > 0:  # progressive widening: K(N) grows with log N
+    if sel.widen > 0:  # progressive widening: K(N) grows with log N
         parent_n = stat(f, VISITS, node) + 1.0
-        k = min(k, 2 + int(math.log(parent_n) / math.log(params[WIDEN])))
+        k = min(k, 2 + int(math.log(parent_n) / math.log(sel.widen)))
     best, best_score = first, -1e300
     for c in range(first, first + k):
-        s = child_score(node, c, t, f, params)
+        s = child_score(node, c, t, f, sel)
         if s > best_score:
             best, best_score = c, s
     return best
