@@ -5,7 +5,8 @@ The game is the first of at least ``--moves`` moves in the first Tygem 9-dan arc
 warm (the table read and the kernels loaded once before); the reference in the same run
 is the bare ``Knowledge.probabilities`` of every position. With the search, each position
 is searched with ``--playouts`` on ``--threads`` threads; the reference is the same positions
-searched without the table's priors (the search's own cost).
+searched without the table's priors (the search's own cost). Wall and CPU seconds (all
+threads): on a shared machine the CPU seconds are the steadier.
 
     python bench/review.py [--moves 250] [--playouts 1000] [--threads 2] [--no-engine]
 """
@@ -78,16 +79,17 @@ def main() -> None:
         if args.no_engine:
             return
         config = SearchConfig(playouts=args.playouts, threads=args.threads)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         review_game(path, knowledge, config)
-        engine = time.perf_counter() - start
+        engine, engine_cpu = time.perf_counter() - start, time.process_time() - cpu
         search = Search(config)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         for board, colour in positions(review):
             search.run(board, BLACK if colour == "b" else WHITE)
-        searches = time.perf_counter() - start
-        print(f"| {len(review.moves)} moves, --engine --playouts {args.playouts}, {args.threads} threads | "
-              f"{engine:.1f} | the same positions searched without the table's priors | {searches:.1f} |")
+        searches, searches_cpu = time.perf_counter() - start, time.process_time() - cpu
+        print(f"| {len(review.moves)} moves, --engine --playouts {args.playouts}, {args.threads} threads "
+              f"(wall; CPU of all threads) | {engine:.1f}; {engine_cpu:.1f} | the same positions searched without "
+              f"the table's priors | {searches:.1f}; {searches_cpu:.1f} |")
 
 
 if __name__ == "__main__":
