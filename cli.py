@@ -299,17 +299,20 @@ def _playout_gammas(ratings: str | None):
 @click.option("--time-per-move", type=click.FloatRange(0, min_open=True), default=None,
               help="Seconds per move (replaces --playouts as the limit).")
 @click.option("--prior-mode", default="virtual-wins", show_default=True,
-              type=click.Choice(["virtual-wins", "progressive-bias", "puct", "mogo"]),
-              help="How the prior enters the score: virtual wins, + H/(n+1) (Chaslot), AlphaGo's PUCT, or "
-                   "MoGo's Eq. 3 (docs/search.md).")
-@click.option("--bandit", default="amaf", show_default=True, type=click.Choice(["ucb1", "tuned1", "tuned2", "amaf"]),
-              help="Exploration term: UCB1, UCB-Tuned.1, UCB-Tuned.2, or none beside RAVE's AMAF values.")
+              type=click.Choice(["virtual-wins", "progressive-bias", "puct", "puct-c", "mogo"]),
+              help="How the prior enters the score: virtual wins, + H/(n+1) (Chaslot), the AlphaGo lecture's "
+                   "PUCT P/(1+n), the published c P sqrt(N)/(1+n), or MoGo's Eq. 3 (docs/search.md).")
+@click.option("--bandit", default="amaf", show_default=True,
+              type=click.Choice(["ucb1", "tuned1", "tuned2", "auer-tuned", "ucb-v", "amaf"]),
+              help="Exploration term: MoGo's UCB1, UCB-Tuned.1 or .2, Auer's UCB1-Tuned, UCB-V, or none beside "
+                   "RAVE's AMAF values (MoGo's Eq. 1).")
 @click.option("--c-ucb", default=1.0, show_default=True, type=click.FloatRange(0), help="Exploration constant.")
 @click.option("--c-pb", default=1.0, show_default=True, type=click.FloatRange(0),
               help="Weight of the progressive-bias / PUCT / Eq. 3 delta term.")
-@click.option("--playout-policy", default="mogo", show_default=True,
-              type=click.Choice(["mogo", "gamma", "ppa", "random"]),
-              help="mogo: MoGo's rules; gamma: moves drawn by their rated tactical gammas (about 30x slower); "
+@click.option("--playout-policy", default="mogo-local", show_default=True,
+              type=click.Choice(["mogo-local", "mogo", "nested1", "nested2", "gamma", "ppa", "random"]),
+              help="mogo: MoGo's rules in the seed's order; mogo-local: in the order that captures near the last "
+                   "moves; nested1, nested2: nested playouts of level 1, 2 over mogo (Cazenave 2016); gamma: moves drawn by their rated tactical gammas (about 30x slower); "
                    "ppa: gamma, its weights adapted during each search toward the playouts' winners' moves "
                    "(Cazenave's Playout Policy Adaptation); random: uniform.")
 @click.option("--ppa-rate", default=0.32, show_default=True, type=click.FloatRange(0),
@@ -325,14 +328,18 @@ def _playout_gammas(ratings: str | None):
                    "when it is expanded; more is cheaper).")
 @click.option("--rave/--no-rave", default=True, show_default=True, help="RAVE / AMAF values in the tree.")
 @click.option("--threads", default=1, show_default=True, type=click.IntRange(1), help="Search threads.")
-@click.option("--parallel", default="root", show_default=True, type=click.Choice(["root", "tree"]),
-              help="root: one tree per thread, merged at the root; tree: one shared tree with virtual loss.")
+@click.option("--parallel", default="root", show_default=True, type=click.Choice(["root", "tree", "leaf"]),
+              help="root: one tree per thread, merged at the root; tree: one shared tree with virtual loss; "
+                   "leaf: one tree, --threads playouts at once from each leaf.")
+@click.option("--expert", default="none", show_default=True, type=click.Choice(["none", "mogo"]),
+              help="mogo: MoGo's expert knowledge, eight shapes as virtual AMAF results and a bonus near the "
+                   "last move by chain distance (docs/search.md).")
 @click.option("--check-ladders", is_flag=True,
               help="Read the ladder of a string the chosen move extends from atari; if it dies anyway, play the "
                    "most visited move that does not run a dead ladder.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Random seed: equal seeds, equal moves.")
 def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, bandit, c_ucb, c_pb, playout_policy,
-        ppa_rate, tree_priors, prior_n, prior_visits, rave, threads, parallel, check_ladders, seed) -> None:
+        ppa_rate, tree_priors, prior_n, prior_visits, rave, threads, parallel, expert, check_ladders, seed) -> None:
     """A GTP 2 engine on stdin / stdout (MCTS with RAVE and MoGo playouts)."""
     from .engine.gtp import run_gtp
     from .engine.mcts import SearchConfig
@@ -341,10 +348,12 @@ def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, bandit, c
     gammas = _playout_gammas(ratings) if playout_policy in ("gamma", "ppa") else None
     if bandit == "amaf" and not rave:
         raise click.UsageError("--bandit amaf explores by the AMAF values: it needs --rave")
+    if parallel == "leaf" and threads > 1 and playout_policy == "ppa":
+        raise click.UsageError("--parallel leaf runs playouts at once: not with ppa's shared weights")
     config = SearchConfig(playouts=playouts, time_per_move=time_per_move, prior_mode=prior_mode, bandit=bandit,
                           c_ucb=c_ucb, c_pb=c_pb, policy=playout_policy, gammas=gammas, tree_priors=tree_priors,
                           prior_n=prior_n, prior_visits=prior_visits, ppa_rate=ppa_rate, rave=rave, seed=seed,
-                          threads=threads, parallel=parallel, check_ladders=check_ladders)
+                          threads=threads, parallel=parallel, expert=expert, check_ladders=check_ladders)
     run_gtp(config, size, prior)
 
 

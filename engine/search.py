@@ -11,22 +11,26 @@ searches. With several threads, root parallelism grows one tree per thread (each
 seeded, so a seed and a thread count give one result) and sums the roots'
 statistics; tree parallelism grows one tree from all threads, each writing its own
 statistics slice and node share (no locks, no lost updates), with virtual loss;
-its result depends on the threads' timing.
+its result depends on the threads' timing. Leaf parallelism grows one tree from one
+thread whose every leaf gets ``threads`` playouts at once.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+import numba
 import numpy as np
 from numba import njit
 
 from ..go.board import Board
 from ..go.rules import COLOR, EMPTY, HASH, PASS, illegal_reason, play
 from ..miner.prior import CACHE_SLOTS, NO_KNOWLEDGE, Knowledge, PatternCache, prior_cache
+from .expert import EXPERTS
 from .playout_gamma import PpaWeights, ppa_weights
 from .selection import BANDITS, FIRST, MOVE, PRIOR_MODES, PROB, Selection
 from .tree import Tree
@@ -43,6 +47,14 @@ SEED_STRIDE = 7919
 UNLIMITED = 1 << 40
 #: The normal quantile of the lower confidence bound analysis shows (95%, one-sided 97.5%).
 LCB_Z = 1.96
+#: Parallel searches (docs/search.md).
+PARALLEL = ("root", "tree", "leaf")
+#: How numba's OpenMP threads wait between leaf parallelism's parallel loops (one a
+#: simulation): spinning, OpenMP's default, cost leaf searches 15 times their playouts a
+#: second on a loaded 2-core machine (258 against 3,900 a second on 9x9); passive costs none.
+#: Set before the kernels load (their threading layer starts then), unless the user has.
+LEAF_WAIT_POLICY = "PASSIVE"
+os.environ.setdefault("OMP_WAIT_POLICY", LEAF_WAIT_POLICY)
 
 
 class Budget(NamedTuple):
@@ -66,16 +78,17 @@ class SearchConfig:
 
     playouts: int = 1000
     time_per_move: float | None = None
-    prior_mode: str = "virtual-wins"  # virtual-wins | progressive-bias | puct | mogo
+    prior_mode: str = "virtual-wins"  # virtual-wins | progressive-bias | puct | puct-c | mogo
     tree_priors: bool = True  # the ratings table's priors at every node, not only at the root
     prior_visits: int = 2  # visits a node below the root has when its children get the table's priors
-    policy: str = "mogo"  # mogo | gamma | ppa | random
+    policy: str = "mogo-local"  # mogo-local | mogo | nested1 | nested2 | gamma | ppa | random
+    expert: str = "none"  # none | mogo: MoGo 2008 section 4's virtual AMAF results and bonus near the last move
     ppa_rate: float = 0.32  # Playout Policy Adaptation's learning rate alpha (policy ppa)
     gammas: np.ndarray | None = None  # the gamma policy's table (engine.gamma.playout_gammas)
     rave: bool = True
-    bandit: str = "amaf"  # ucb1 | tuned1 | tuned2 | amaf (RAVE alone explores: Gelly & Silver 2007)
-    c_ucb: float = 1.0  # the exploration constant of ucb1 / tuned1 / tuned2
-    c_pb: float = 1.0  # weight of the progressive-bias, PUCT or Eq. 3 delta term
+    bandit: str = "amaf"  # ucb1 | tuned1 | tuned2 | auer-tuned | ucb-v | amaf (RAVE alone explores)
+    c_ucb: float = 1.0  # the exploration constant of the bandits (1: Algorithm 3's formulas)
+    c_pb: float = 1.0  # weight of the progressive-bias, PUCT or Eq. 3 delta term (1: the lecture's PUCT)
     fpu: float = 0.1  # first-play value: the parent's value for the mover less this (progressive-bias, puct)
     prior_n: float | None = None  # won visits of a move of probability P: prior_n sqrt(P); None: default_prior_n
     rave_equiv: float = 3500.0
@@ -87,7 +100,7 @@ class SearchConfig:
     komi: float = 7.5
     threads: int = 1
     check_ladders: bool = False  # replace a chosen move that runs a dead ladder by the next most visited
-    parallel: str = "root"  # root: one tree per thread; tree: one shared tree, virtual loss
+    parallel: str = "root"  # root: one tree per thread; tree: one shared tree, virtual loss; leaf: playouts at once
     virtual_loss: float = 1.0  # lost visits a thread in the shared tree puts on its path
 
 
@@ -133,9 +146,9 @@ def grow(tree: Tree, here: Root, lane: Lane, sel: Selection, settings: SearchSet
     nodes = tree.nodes
     target = playouts if seconds is None else UNLIMITED
     while done < target:
-        n = min(BATCH, target - done)
+        n = min(BATCH, -(-(target - done) // settings.leaf))  # a simulation plays settings.leaf playouts
         simulate(n, nodes, root, lane, sel, settings, knowledge)
-        done += n
+        done += n * settings.leaf
         if seconds is not None:
             spent = time.perf_counter() - start
             if spent > seconds or tree.settled(done / spent * (seconds - spent)):
@@ -149,7 +162,8 @@ class Search:
     """MCTS over a ``Board`` with ``threads`` search threads: with root
     parallelism, one tree per thread, each with its share of the playouts and its
     own random stream, merged by summing the root children's visits and wins;
-    with tree parallelism, one tree that all threads grow, with virtual loss."""
+    with tree parallelism, one tree that all threads grow, with virtual loss; with
+    leaf parallelism, one tree whose leaves get ``threads`` playouts at once."""
 
     def __init__(self, config: SearchConfig) -> None:
         if config.policy in ("gamma", "ppa") and config.gammas is None:
@@ -158,8 +172,11 @@ class Search:
             raise ValueError(f"unknown bandit {config.bandit!r} or prior mode {config.prior_mode!r}")
         if config.bandit == "amaf" and not config.rave:
             raise ValueError("the amaf bandit explores by the AMAF values: it needs RAVE")
-        if config.parallel not in ("root", "tree"):
-            raise ValueError(f"unknown parallelism {config.parallel!r}")
+        if config.parallel not in PARALLEL or config.expert not in EXPERTS or config.policy not in POLICIES:
+            raise ValueError(f"unknown parallelism {config.parallel!r}, expert {config.expert!r} "
+                             f"or playout policy {config.policy!r}")
+        if config.parallel == "leaf" and config.threads > 1 and config.policy == "ppa":
+            raise ValueError("leaf parallelism runs playouts at once, which ppa's shared weights do not allow")
         self.config = config
         self._trees: list[Tree] = []
         self._runs = 0
@@ -174,6 +191,11 @@ class Search:
         return self._trees
 
     @property
+    def leaf(self) -> int:
+        """Playouts run at once from each leaf (leaf parallelism; 1 otherwise)."""
+        return max(1, self.config.threads) if self.config.parallel == "leaf" else 1
+
+    @property
     def shared(self) -> bool:
         """Whether the threads grow one tree (tree parallelism)."""
         return self.config.parallel == "tree" and self.config.threads > 1
@@ -183,15 +205,15 @@ class Search:
         or without the ratings table's priors below the root (``tree_prior``)."""
         c = self.config
         sel = Selection(BANDITS.index(c.bandit), float(c.c_ucb), PRIOR_MODES.index(c.prior_mode), float(c.c_pb),
-                        bool(c.rave), float(c.rave_equiv), float(c.fpu), float(c.widen))
+                        bool(c.rave), float(c.rave_equiv), float(c.fpu), float(c.widen), c.expert == "mogo")
         prior_n = c.prior_n if c.prior_n is not None else default_prior_n(size)
         settings = SearchSettings(
             expand_at=int(c.expand_at), tree_prior=bool(tree_prior),
             prior_at=int(c.prior_visits) if c.widen <= 0 else 0,  # widening orders the children by their priors
-            prior_n=float(prior_n) if c.prior_mode != "puct" else 0.0,
+            prior_n=float(prior_n) if c.prior_mode not in ("puct", "puct-c") else 0.0,
             vloss=float(c.virtual_loss) if self.shared else 0.0,
             policy=POLICIES.index(c.policy), komi=float(c.komi),
-            gammas=c.gammas if c.gammas is not None else NO_GAMMAS)
+            gammas=c.gammas if c.gammas is not None else NO_GAMMAS, expert=c.expert == "mogo", leaf=self.leaf)
         return sel, settings
 
     def run(self, board: Board, color: int, prior: np.ndarray | None = None,
@@ -202,7 +224,7 @@ class Search:
         Event that ends the search early when set; ``budget``: the playouts or seconds
         of this search (default: the config's ``playouts`` and ``time_per_move``)."""
         cfg = self.config
-        threads = max(1, cfg.threads)
+        threads = max(1, cfg.threads) if self.leaf == 1 else 1  # leaf: one search thread, its playouts at once
         if not self._trees:
             if self.shared:
                 self._trees = [Tree(cfg.max_nodes, threads)]
@@ -230,6 +252,8 @@ class Search:
         if threads == 1:
             if self._runs == 0:
                 seed_rng(cfg.seed)  # once: later moves go on with the same stream
+            if self.leaf > 1:
+                numba.set_num_threads(min(self.leaf, numba.config.NUMBA_NUM_THREADS))
             done = [grow(self._trees[0], here, lanes[0], sel, settings, knowledge, playouts, seconds, stop)]
         else:
             share = -(-playouts // threads)

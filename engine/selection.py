@@ -18,32 +18,41 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-# Node fields of the float table ``f[thread]``.
-VISITS, WINS, PVISITS, PWINS, AVISITS, AWINS, PROB = range(7)
-N_FIELDS = 7
+from .expert import NEAR_LAST_HALF
+
+# Node fields of the float table ``f[thread]``; ``NEAR``: the expert's bonus near the last move.
+VISITS, WINS, PVISITS, PWINS, AVISITS, AWINS, PROB, NEAR = range(8)
+N_FIELDS = 8
 # Node fields of the int table ``t``; ``KNOWN``: 1 once the node's children carry the table's priors.
 MOVE, FIRST, NCHILD, KNOWN = range(4)
 N_NODE_INTS = 4
 
-#: Bandit formulas, by their value at ``Selection.bandit``.
-BANDITS = ("ucb1", "tuned1", "tuned2", "amaf")
-UCB1, TUNED1, TUNED2, AMAF = range(4)
+#: Bandit formulas, by their value at ``Selection.bandit``: Algorithm 3 of MoGo 2006
+#: (``ucb1``, ``tuned1``, ``tuned2``), Auer's UCB1-Tuned, UCB-V, and none beside AMAF (Eq. 1).
+BANDITS = ("ucb1", "tuned1", "tuned2", "auer-tuned", "ucb-v", "amaf")
+UCB1, TUNED1, TUNED2, AUER_TUNED, UCB_V, AMAF = range(6)
 #: Ways the offline knowledge enters the score, by their value at ``Selection.prior_mode``.
-PRIOR_MODES = ("virtual-wins", "progressive-bias", "puct", "mogo")
-VIRTUAL_WINS, PROGRESSIVE_BIAS, PUCT, MOGO = range(4)
+PRIOR_MODES = ("virtual-wins", "progressive-bias", "puct", "puct-c", "mogo")
+VIRTUAL_WINS, PROGRESSIVE_BIAS, PUCT, PUCT_C, MOGO = range(5)
+#: Eq. 3's ``P(d, N)``: the node's simulations by which the table's probability has
+#: given half its weight to the uniform ``1 / k`` (the paper leaves it open; not tuned).
+MOGO_P_EQUIV = 1000.0
+#: Algorithm 3's floor of the variance of UCB-Tuned.1 and .2.
+TUNED_MIN_VARIANCE = 0.001
 
 
 class Selection(NamedTuple):
     """The selection formula's settings, as the kernels read them (docs/search.md)."""
 
     bandit: int  # index in BANDITS
-    c_ucb: float  # the exploration constant of ucb1 / tuned1 / tuned2
+    c_ucb: float  # the exploration constant of the bandits (1: Algorithm 3's formulas)
     prior_mode: int  # index in PRIOR_MODES
     c_pb: float  # weight of the progressive-bias, PUCT or Eq. 3 delta term
     rave: bool  # whether AMAF values enter the score
     rave_equiv: float  # Silver's equivalence parameter of the AMAF weight
     fpu: float  # first-play value: the parent's value for the mover less this
     widen: float  # growth base of progressive widening; 0: every child searchable
+    expert: bool  # whether MoGo's bonus near the last move (``--expert mogo``) enters the score
 
 
 @njit(cache=True)
@@ -83,7 +92,7 @@ def child_score(node: int, c: int, t: np.ndarray, f: np.ndarray, sel: Selection)
             beta = silver_beta(n_b, an, sel.rave_equiv)
             if beta > 0:
                 value = (1 - beta) * value + beta * aw / an
-    elif mode == MOGO:  # Eq. 3: alpha p + beta p_amaf + gamma H + delta P(d, n)
+    elif mode == MOGO:  # Eq. 3: alpha p + beta p_amaf + gamma H + delta P(d, N)
         n_b = n + pn
         gamma = pn / (pn + n)
         b = silver_beta(n, an, sel.rave_equiv) if rave else 0.0
@@ -92,7 +101,8 @@ def child_score(node: int, c: int, t: np.ndarray, f: np.ndarray, sel: Selection)
             value += (1 - gamma) * (1 - b) * w / n
         if b > 0:
             value += (1 - gamma) * b * aw / an
-        bonus = sel.c_pb * prob / math.sqrt(1 + n)
+        p_dn = (MOGO_P_EQUIV * prob + parent_visits / t[NCHILD, node]) / (MOGO_P_EQUIV + parent_visits)
+        bonus = sel.c_pb / math.sqrt(1 + parent_visits) * p_dn
     else:  # real values, with a first-play value while the child has none
         n_b = max(n, 1.0)
         beta = silver_beta(n, an, sel.rave_equiv) if rave else 0.0
@@ -105,17 +115,28 @@ def child_score(node: int, c: int, t: np.ndarray, f: np.ndarray, sel: Selection)
             value = 1 - parent_value - sel.fpu
         if mode == PROGRESSIVE_BIAS:
             bonus = sel.c_pb * heuristic / (n + 1)
+        elif mode == PUCT:
+            bonus = sel.c_pb * prob / (1 + n)
         else:
             bonus = sel.c_pb * prob * math.sqrt(parent_visits) / (1 + n)
+    if sel.expert:
+        bonus += f[0, NEAR, c] * NEAR_LAST_HALF / (NEAR_LAST_HALF + parent_visits)
     bandit = sel.bandit
     c_ucb = sel.c_ucb
     explore = 0.0
-    if bandit == UCB1:
-        explore = c_ucb * math.sqrt(log_n / n_b)
-    elif bandit == TUNED1:
+    if bandit == UCB1 or bandit == TUNED1 or bandit == TUNED2:  # Algorithm 3 of MoGo 2006
+        log_seed = math.log(max(parent_visits, 1.0))
+        var = max(TUNED_MIN_VARIANCE, value * (1 - value))
+        if bandit == UCB1:
+            explore = c_ucb * math.sqrt(2 * log_seed / n_b)
+        elif bandit == TUNED1:
+            explore = c_ucb * math.sqrt(var * log_seed / n_b)
+        else:
+            explore = c_ucb * math.sqrt(var * log_seed / n_b + log_seed / n_b)
+    elif bandit == AUER_TUNED:
         var = value - value * value + math.sqrt(2 * log_n / n_b)
         explore = c_ucb * math.sqrt(log_n / n_b * min(0.25, var))
-    elif bandit == TUNED2:
+    elif bandit == UCB_V:
         var = max(0.0, value * (1 - value))
         explore = math.sqrt(2 * c_ucb * var * log_n / n_b) + 3 * c_ucb * log_n / n_b
     return value + bonus + explore

@@ -9,10 +9,14 @@ header, Pachi's ``uct/``): ``selection`` (node fields, the bandit and prior form
 A simulation descends from the root by the selection formula. A leaf visited
 ``expand_at`` times is expanded with all legal moves that fill no own eye, each
 child with its prior (``tree_priors``); with progressive widening only the
-``K(N)`` best children by prior are searchable. The playout (MoGo, gamma-weighted,
+``K(N)`` best children by prior are searchable; with ``--expert mogo`` they also start
+with MoGo's virtual AMAF results and bonus near the last move (``expert``). The
+playout (MoGo in the seed's order or ``mogo-local``'s, nested, gamma-weighted,
 gamma-weighted adapted during the search (PPA) or uniform random) scores the board
 by area; every node on the path gets the result and its children get the AMAF
 update of the moves played later by the same colour (Gelly & Silver 2007; MoGo 2008).
+With leaf parallelism several playouts run at once from the leaf (``leaf_playouts``)
+and each is backed up in turn.
 """
 
 from __future__ import annotations
@@ -20,12 +24,14 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from ..go.rules import BLACK, COLOR, EMPTY, SIZE, STRIDE, WHITE, play
 from ..miner.prior import Knowledge, PatternCache, move_strengths
+from .expert import near_last_bonus, shape_amaf
 from .playout_gamma import PpaWeights, gamma_playout
 from .playout_mogo import mogo_playout
+from .playout_nested import nested_playout
 from .playout_random import random_playout
 from .selection import (
     AVISITS,
@@ -34,6 +40,7 @@ from .selection import (
     KNOWN,
     MOVE,
     NCHILD,
+    NEAR,
     PROB,
     PVISITS,
     PWINS,
@@ -46,8 +53,12 @@ from .selection import (
 from .tree import Nodes, node_moves
 from .tree_priors import UNIFORM_N, add_table_prior, atari_moves, expert_prior, table_prior
 
-POLICIES = ("random", "mogo", "gamma", "ppa")
-RANDOM_PLAYOUTS, MOGO_PLAYOUTS, GAMMA_PLAYOUTS, PPA_PLAYOUTS = range(4)
+#: Playout policies, by their value at ``SearchSettings.policy``; ``mogo``: the seed's order
+#: of MoGo's rules, ``mogo-local``: the engine's order before it (``playout_mogo``);
+#: ``nested1``, ``nested2``: nested playouts of level 1 and 2 over ``mogo`` (``playout_nested``).
+POLICIES = ("random", "mogo", "gamma", "ppa", "mogo-local", "nested1", "nested2")
+(RANDOM_PLAYOUTS, MOGO_PLAYOUTS, GAMMA_PLAYOUTS, PPA_PLAYOUTS, MOGO_LOCAL_PLAYOUTS, NESTED1_PLAYOUTS,
+ NESTED2_PLAYOUTS) = range(7)
 
 NO_GAMMAS = np.ones((1, 1))  # the gamma table passed when the policy is not gamma
 
@@ -63,6 +74,8 @@ class SearchSettings(NamedTuple):
     policy: int  # index in POLICIES
     komi: float
     gammas: np.ndarray  # the gamma and ppa policies' table (NO_GAMMAS for the others)
+    expert: bool  # whether new children get MoGo's expert knowledge (``--expert mogo``, ``expert``)
+    leaf: int  # playouts run at once from each leaf (leaf parallelism; 1: one)
 
 
 
@@ -89,7 +102,7 @@ class Lane(NamedTuple):
 @njit(cache=True)
 def expand(b: np.ndarray, m: np.ndarray, color: int, node: int, t: np.ndarray, f: np.ndarray,
            n_nodes: int, limit: int, prior: np.ndarray, allowed: np.ndarray, prior_n: float, by_prob: bool,
-           known: bool, table: bool) -> int:
+           known: bool, table: bool, expert: bool) -> int:
     """Give ``node`` its children (legal moves of ``color`` filling no own eye), sorted by
     prior value, at nodes ``n_nodes`` on; returns the next free node (unchanged when
     the children would pass ``limit``, the end of this thread's share of the arrays).
@@ -97,7 +110,9 @@ def expand(b: np.ndarray, m: np.ndarray, color: int, node: int, t: np.ndarray, f
     else MoGo's knowledge (``expert_prior``) plus, where ``prior`` is uniform rather
     than zero (below the root), ``UNIFORM_N`` even visits; ``known``: whether the
     priors are final, else ``add_table_prior`` gives the table's later (``KNOWN``);
-    ``by_prob``: sort by probability (progressive widening's order) rather than prior value.
+    ``by_prob``: sort by probability (progressive widening's order) rather than prior value;
+    ``expert``: the children also get MoGo's virtual AMAF results and bonus near the last
+    move (``expert``).
     The children are written before ``node`` points to them, so that another thread
     reading the tree meanwhile sees ``node`` either as a leaf or with all its children."""
     size = m[SIZE]
@@ -114,6 +129,10 @@ def expand(b: np.ndarray, m: np.ndarray, color: int, node: int, t: np.ndarray, f
     for j in range(k):
         total += prior[moves[j]]
     near = np.zeros(0, dtype=np.bool_) if table else atari_moves(b, m, color)
+    amaf_n, amaf_w, near_last = np.zeros(k), np.zeros(k), np.zeros(k)
+    if expert:  # MoGo 2008 section 4
+        shape_amaf(b, m, color, moves, amaf_n, amaf_w)
+        near_last_bonus(b, m, moves, near_last)
     for j in range(k):
         prob = prior[moves[j]] / total if total > 0 else 1.0 / k
         if table:
@@ -136,6 +155,7 @@ def expand(b: np.ndarray, m: np.ndarray, color: int, node: int, t: np.ndarray, f
         f[0, PVISITS, c] = pn[o]
         f[0, PWINS, c] = pw[o]
         f[0, PROB, c] = prior[moves[o]] / total if total > 0 else 1.0 / k
+        f[0, AVISITS, c], f[0, AWINS, c], f[0, NEAR, c] = amaf_n[o], amaf_w[o], near_last[o]
     t[KNOWN, node] = known
     t[NCHILD, node] = k
     t[FIRST, node] = n_nodes
@@ -185,7 +205,8 @@ def simulate(n_sims: int, nodes: Nodes, root: Root, lane: Lane, sel: Selection, 
                 pool[thread, 0] = expand(b, m, c, node, t, f, pool[thread, 0], pool[thread, 1],
                                          prior if at_root else below, allowed if at_root else everywhere,
                                          settings.prior_n, sel.widen > 0,
-                                         at_root or due or not settings.tree_prior, root_table if at_root else due)
+                                         at_root or due or not settings.tree_prior, root_table if at_root else due,
+                                         settings.expert)
             elif t[FIRST, node] >= 0 and t[KNOWN, node] == 0:  # expanded before the table's priors were due
                 if at_root:
                     add_table_prior(node, t, f, prior, settings.prior_n)
@@ -208,22 +229,70 @@ def simulate(n_sims: int, nodes: Nodes, root: Root, lane: Lane, sel: Selection, 
             fk[VISITS, node] += vloss
             if fresh:
                 break
-        if settings.policy == MOGO_PLAYOUTS:
-            score, n = mogo_playout(b, m, c, settings.komi, seq[depth:])
-        elif settings.policy == GAMMA_PLAYOUTS or settings.policy == PPA_PLAYOUTS:
-            score, n = gamma_playout(b, m, c, settings.komi, seq[depth:], settings.gammas, adapt)
-        else:
-            score, n = random_playout(b, m, c, settings.komi), 0
-        black_wins = score > 0
+        if settings.leaf <= 1:
+            score, n = playout(b, m, c, settings, seq[depth:], adapt)
+            for row in range(1, size + 1):
+                for p in range(row * w + 1, row * w + size + 1):
+                    owner[p] += _owner(b, w, p)
+            _back_up(score > 0, seq, depth + n, path, depth, color, t, fk, first_at, sel.rave, vloss)
+        else:  # leaf parallelism: several playouts from this leaf at once, their results summed
+            seqs = np.empty((settings.leaf, len(seq)), dtype=np.int64)
+            for i in range(settings.leaf):
+                seqs[i, :depth] = seq[:depth]
+            owns = np.zeros((settings.leaf, len(owner)))
+            scores, ns = leaf_playouts(b, m, c, settings, depth, seqs, adapt, owns)
+            for i in range(settings.leaf):
+                owner += owns[i]
+                _back_up(scores[i] > 0, seqs[i], depth + ns[i], path, depth, color, t, fk, first_at, sel.rave, vloss)
+
+
+@njit(cache=True)
+def playout(b: np.ndarray, m: np.ndarray, color: int, settings: SearchSettings, moves: np.ndarray,
+            adapt: PpaWeights) -> tuple[float, int]:
+    """A playout of ``settings.policy`` from the position (``color`` to move), in place:
+    the area score and how many moves it wrote to ``moves`` (none for ``random``)."""
+    policy = settings.policy
+    if policy == MOGO_PLAYOUTS or policy == MOGO_LOCAL_PLAYOUTS:
+        return mogo_playout(b, m, color, settings.komi, moves, policy == MOGO_LOCAL_PLAYOUTS)
+    if policy == NESTED1_PLAYOUTS or policy == NESTED2_PLAYOUTS:
+        return nested_playout(b, m, color, settings.komi, moves, 1 if policy == NESTED1_PLAYOUTS else 2, False)
+    if policy == GAMMA_PLAYOUTS or policy == PPA_PLAYOUTS:
+        return gamma_playout(b, m, color, settings.komi, moves, settings.gammas, adapt)
+    return random_playout(b, m, color, settings.komi), 0
+
+
+@njit(cache=True, parallel=True)
+def leaf_playouts(b: np.ndarray, m: np.ndarray, color: int, settings: SearchSettings, depth: int,
+                  seqs: np.ndarray, adapt: PpaWeights, owns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``len(seqs)`` playouts from the same position at once (numba's parallel loop, one
+    numba thread each while there are threads), each on its own copy: their scores and
+    move counts; playout ``i`` writes its moves to ``seqs[i, depth:]`` and its final
+    board's ownership to ``owns[i]``. Not with ppa (its weights would be shared)."""
+    k = len(seqs)
+    size, w = m[SIZE], m[STRIDE]
+    scores = np.empty(k)
+    ns = np.empty(k, dtype=np.int64)
+    for i in prange(k):
+        bi, mi = b.copy(), m.copy()
+        score, n = playout(bi, mi, color, settings, seqs[i, depth:], adapt)
+        scores[i], ns[i] = score, n
         for row in range(1, size + 1):
             for p in range(row * w + 1, row * w + size + 1):
-                owner[p] += _owner(b, w, p)
-        for d in range(depth + 1):  # the mover into path[d] is `color` when d is odd
-            mover = color if d % 2 == 1 else 3 - color
-            fk[VISITS, path[d]] += 1 - (vloss if d > 0 else 0.0)
-            fk[WINS, path[d]] += 1.0 if (mover == BLACK) == black_wins else 0.0
-        if sel.rave:
-            _update_amaf(seq, depth + n, path, depth, color, black_wins, t, fk, first_at)
+                owns[i, p] = _owner(bi, w, p)
+    return scores, ns
+
+
+@njit(cache=True)
+def _back_up(black_wins: bool, seq: np.ndarray, n_seq: int, path: np.ndarray, depth: int, color: int,
+             t: np.ndarray, fk: np.ndarray, first_at: np.ndarray, rave: bool, vloss: float) -> None:
+    """One playout's result onto the path ``path[:depth + 1]`` (one thread's statistics
+    ``fk``; a visit replaces the virtual loss counted on the way down), and its AMAF."""
+    for d in range(depth + 1):  # the mover into path[d] is `color` when d is odd
+        mover = color if d % 2 == 1 else 3 - color
+        fk[VISITS, path[d]] += 1 - (vloss if d > 0 else 0.0)
+        fk[WINS, path[d]] += 1.0 if (mover == BLACK) == black_wins else 0.0
+    if rave:
+        _update_amaf(seq, n_seq, path, depth, color, black_wins, t, fk, first_at)
 
 
 @njit(cache=True)

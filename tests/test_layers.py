@@ -145,8 +145,8 @@ def test_the_contract_catches_an_upward_import(tmp_path, monkeypatch, source, fo
 #: The engine's rooms, lowest first: each may import only the rooms before it (the
 #: reading order of ``engine/mcts.py``); the front ends (``gtp``, ``match``, ``terminal``,
 #: ``demo``) sit above them all.
-ENGINE_ROOMS = ("playout_random", "playout_mogo", "playout_gamma", "selection", "tree", "tree_priors", "walk",
-                "search", "endgame", "mcts")
+ENGINE_ROOMS = ("playout_random", "playout_mogo", "playout_nested", "playout_gamma", "expert", "selection", "tree",
+                "tree_priors", "walk", "search", "endgame", "mcts")
 FRONT_ENDS = ("gtp", "match", "terminal", "demo")
 
 

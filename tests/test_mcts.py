@@ -41,9 +41,9 @@ def test_pattern_table_is_colour_symmetric():
 def test_mogo_playout_ends_with_a_score():
     b, m = rules.new_board(9)
     moves = np.empty(3 * 81, dtype=np.int64)
-    score, n = mogo_playout(b, m, rules.BLACK, 7.5, moves)
+    score, n = mogo_playout(b, m, rules.BLACK, 7.5, moves, True)
     assert 0 < n <= 243 and abs(score) <= 81 + 7.5
-    assert 0.0 <= run_mogo_playouts(9, 50, 7.5, 3) <= 1.0
+    assert 0.0 <= run_mogo_playouts(9, 50, 7.5, 3, True) <= 1.0
 
 
 def test_nakade_rule_plays_the_vital_point():
@@ -181,7 +181,7 @@ def _answers_within(seconds: float, work) -> bool:
     return done.wait(seconds)
 
 
-@pytest.mark.parametrize("policy", ["mogo", "random"])
+@pytest.mark.parametrize("policy", ["mogo", "mogo-local", "nested2", "random"])
 @pytest.mark.parametrize("size", [2, 3, 4])
 def test_timed_and_counted_searches_on_tiny_boards_end(size, policy):
     Search(SearchConfig(playouts=1, policy=policy)).run(Board(5), rules.BLACK)  # compile outside the deadline
@@ -205,14 +205,14 @@ def _root_moves(search: Search, board: Board) -> list[tuple[int, int]]:
     return [(int(p) // w - 1, int(p) % w - 1) for p in tree.t[MOVE, tree.children(tree.root)]]
 
 
-# A 4x4 self-play game (mogo playouts, 100 a move, seed 5) whose 12th genmove was
+# A 4x4 self-play game (mogo-local playouts, 100 a move, seed 5) whose 12th genmove was
 # White's superko (0, 2): a root reused from the previous tree kept a child the
 # position's history forbids.
 SUPERKO_GAME = ["C2", "B3", "C3", "B2", "B4", "C1", "D2", "A2", "A1", "D1", "B1"]
 
 
 def test_every_genmove_of_a_4x4_self_play_game_is_legal():
-    engine = GtpEngine(SearchConfig(playouts=100, seed=5, policy="mogo"), size=4)
+    engine = GtpEngine(SearchConfig(playouts=100, seed=5, policy="mogo-local"), size=4)
     answers = []
     for i in range(40):
         color = "bw"[i % 2]
@@ -224,7 +224,7 @@ def test_every_genmove_of_a_4x4_self_play_game_is_legal():
 
 
 def test_a_reused_root_offers_only_moves_legal_under_superko():
-    search = Search(SearchConfig(playouts=100, seed=5, policy="mogo"))
+    search = Search(SearchConfig(playouts=100, seed=5, policy="mogo-local"))
     board = Board(4)
     for i, vertex in enumerate(SUPERKO_GAME + [None]):
         color = "bw"[i % 2]

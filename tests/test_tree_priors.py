@@ -92,7 +92,7 @@ def test_priors_given_after_expansion_equal_those_given_at_expansion(prior):
         t, f = np.zeros((N_NODE_INTS, 200), dtype=np.int64), np.zeros((1, N_FIELDS, 200))
         t[FIRST, 0] = -1
         expand(board.b, board.m, rules.WHITE, 0, t, f, 1, 200, np.ones(w * w) if late else strength,
-               np.ones(w * w, dtype=np.bool_), settings.prior_n, False, not late, not late)
+               np.ones(w * w, dtype=np.bool_), settings.prior_n, False, not late, not late, False)
         assert t[KNOWN, 0] == (not late)
         if late:
             add_table_prior(0, t, f, strength, settings.prior_n)
