@@ -131,14 +131,16 @@ def _ring(value: int) -> int:
 @click.option("--sort", default="played", show_default=True, type=click.Choice(["played", "p_played", "seen"]),
               help="Order of the patterns shown.")
 @click.option("--svg", "svg_dir", type=click.Path(file_okay=False), default=None,
-              help="Also write one SVG picture per pattern shown into this folder.")
+              help="Also write one SVG picture per pattern shown into this folder (patterns and ratings tables).")
 @click.pass_context
 def show(ctx: click.Context, table, top, size, sort, svg_dir) -> None:
     """Print a patterns table's patterns, or a ratings table's highest and lowest
     rated features, as board diagrams with their counts.
 
     TABLE defaults to the bundled patterns table. X is a stone of the player to
-    move, O an opponent stone, # off the board, * the candidate move.
+    move, O an opponent stone, # off the board, * the candidate move. Pattern ids
+    are printed as the tables store them (decimal) and in hex; tactical features
+    with their level's meaning (the 3x3 neighbourhood drawn).
     """
     from .patterns.defaults import PATTERNS
     from .patterns.show import show_patterns, show_ratings
@@ -151,11 +153,12 @@ def show(ctx: click.Context, table, top, size, sort, svg_dir) -> None:
     except TableError as exc:
         raise click.ClickException(str(exc)) from None
     if kind == "ratings":
-        given = [f"--{name}" for name in ("size", "sort", "svg")
-                 if ctx.get_parameter_source("svg_dir" if name == "svg" else name) != click.core.ParameterSource.DEFAULT]
+        from .miner.features.words import level_words
+
+        given = [f"--{name}" for name in ("size", "sort") if ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT]
         if given:
             raise click.UsageError(f"{', '.join(given)}: for a patterns table; {table} is a ratings table")
-        click.echo(show_ratings(data, top))
+        click.echo(show_ratings(data, top, level_words, svg_dir))
         return
     click.echo(show_patterns(data, top, size, sort, svg_dir))
 
@@ -220,7 +223,8 @@ def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limi
 @click.argument("games", nargs=-1, required=True, type=click.Path())
 @click.option("--ratings", type=click.Path(dir_okay=False),
               help="The ratings table of `rate` (default: the bundled one).")
-@click.option("--split", default="test", show_default=True, type=click.Choice(["train", "test", "all"]))
+@click.option("--split", default=None, type=click.Choice(["train", "test", "all"]),
+              help="Which games to evaluate (default: a games table's test split; every game of SGF input).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--plot", type=click.Path(dir_okay=False), default=None,
               help="Draw the cumulative accuracy curve (k = 1..30) to this PNG (needs matplotlib).")
@@ -263,12 +267,11 @@ def _move_prior(ratings: str | None, no_priors: bool, playouts_use_ratings: bool
         if ratings is not None and not playouts_use_ratings:
             raise click.UsageError("--ratings and --no-priors contradict each other: give one")
         return None
-    from .miner.prior import MovePrior
-    from .patterns.defaults import RATINGS
+    from .miner.knowledge import Knowledge
     from .patterns.tables import TableError
 
     try:
-        return MovePrior(_table_or_bundled(ratings, RATINGS))
+        return Knowledge.load(ratings)
     except TableError as exc:
         raise click.ClickException(str(exc)) from None
 
@@ -392,33 +395,75 @@ def analysis(ratings, config_file, no_priors, max_visits, workers, report_as, se
 
 
 @main.command()
-@click.argument("ratings", type=click.Path(exists=True, dir_okay=False))
+@click.argument("table", type=click.Path(exists=True, dir_okay=False))
 @click.option("--format", "fmt", required=True, type=click.Choice(["csv", "json", "mm"]),
-              help="csv / json: the table's rows; mm: the fit's competitions for Coulom's mm tool.")
+              help="csv / json: the table's rows; mm (ratings tables): the fit's competitions for Coulom's mm tool.")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="The file to write.")
-def export(ratings, fmt, output) -> None:
-    """Write a ratings table as CSV, JSON lines, or the input of Coulom's mm tool.
+def export(table, fmt, output) -> None:
+    """Write a ratings or patterns table as CSV, JSON lines, or (ratings) the input of
+    Coulom's mm tool.
 
-    The mm input is rebuilt from the games, split, sample and seed recorded in
-    the table, so the same fit can be run with the reference tool and compared.
+    Pattern ids stay the tables' decimal uint64, keys become hex. The mm input is
+    rebuilt from the games, split, sample and seed recorded in the table, so the same
+    fit can be run with the reference tool and compared.
     """
     from .files import check_writable, output_errors
     from .miner.export import export_mm, write_rows
-    from .patterns.tables import read_table
+    from .patterns.tables import read_metadata, read_table
 
     with output_errors(output):
         check_writable(output)
-    table, meta = read_table(ratings, "ratings")
+    kind = "patterns" if read_metadata(table).get("kind") == "patterns" else "ratings"
+    if fmt == "mm" and kind != "ratings":
+        raise click.UsageError(f"--format mm: for a ratings table; {table} is a {kind} table")
+    data, meta = read_table(table, kind)
     if fmt == "mm":
         try:
-            n = export_mm(table, meta, output)
+            n = export_mm(data, meta, output)
         except (OSError, KeyError, TypeError, ValueError) as exc:
-            raise click.ClickException(f"{ratings}: cannot rebuild the fit's positions ({exc!r})") from None
+            raise click.ClickException(f"{table}: cannot rebuild the fit's positions ({exc!r})") from None
         click.echo(f"wrote {n:,} positions for mm to {output}")
     else:
         with output_errors(output):
-            write_rows(table, fmt, output)
-        click.echo(f"wrote {table.num_rows:,} ratings to {output}")
+            write_rows(data, fmt, output)
+        click.echo(f"wrote {data.num_rows:,} {kind} rows to {output}")
+
+
+@main.command()
+@click.argument("game", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Write the game again with a comment per move, the table's best moves as labels A, B, C "
+                   "and a summary at the root (SGF).")
+@click.option("--ratings", type=click.Path(exists=True, dir_okay=False),
+              help="The ratings table to hold the game against (default: the bundled one).")
+@click.option("--engine", "use_engine", is_flag=True,
+              help="Also search every position: win rate and score before and after each move.")
+@click.option("--playouts", default=1000, show_default=True, type=click.IntRange(1),
+              help="With --engine: playouts per position.")
+@click.option("--threads", type=click.IntRange(1), default=None,
+              help="With --engine: search threads (default: the CPU cores, at most 8).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--plot", type=click.Path(dir_okay=False), default=None,
+              help="Draw the played moves' probabilities (and the win rate) by move number to this PNG "
+                   "(needs matplotlib).")
+@click.pass_context
+def review(ctx: click.Context, game, output, ratings, use_engine, playouts, threads, as_json, plot) -> None:
+    """Hold one game against the ratings table: per move its rank, probability,
+    surprise (-ln p) and the table's three best moves; a summary per player.
+
+    An illegal move ends the review: the moves before it are reported, then the
+    reason, and the exit status is 1.
+    """
+    from .datasets.scanner import default_workers
+    from .engine.mcts import SearchConfig
+    from .engine.review import run_review
+
+    given = [f"--{name}" for name in ("playouts", "threads")
+             if ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT]
+    if given and not use_engine:
+        raise click.UsageError(f"{', '.join(given)}: for --engine")
+    config = SearchConfig(playouts=playouts, threads=threads or default_workers()) if use_engine else None
+    run_review(game, ratings, output, config, as_json, plot, click.echo)
 
 
 @main.command()
@@ -468,13 +513,15 @@ def match(first, second, size, komi, games, sgf_dir, alternate, move_timeout, eq
               help="Ratings table for the engine's priors (default: the bundled one).")
 @click.option("--no-priors", is_flag=True, help="Search without a ratings table.")
 @click.option("--seed", default=0, show_default=True, type=int)
-def play(size, color, komi, playouts, ratings, no_priors, seed) -> None:
+@click.option("--sgf", "sgf_path", type=click.Path(dir_okay=False), default=None,
+              help="Save the game here as SGF when it ends (also after quit).")
+def play(size, color, komi, playouts, ratings, no_priors, seed, sgf_path) -> None:
     """Play the engine in the terminal (moves like D4, pass, undo, quit)."""
     from .engine.mcts import SearchConfig
     from .engine.terminal import run_play
 
     prior = _move_prior(ratings, no_priors)
-    run_play(SearchConfig(playouts=playouts, seed=seed, komi=komi), size, color[0], prior)
+    run_play(SearchConfig(playouts=playouts, seed=seed, komi=komi), size, color[0], prior, sgf_path=sgf_path)
 
 
 @main.command()

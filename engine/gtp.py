@@ -26,10 +26,11 @@ import numpy as np
 
 from ..errors import ShapemillError
 from ..files import write_text_atomic
-from ..go import rules
+from ..go import rules, vertex
 from ..go.board import Board, IllegalMove
 from ..go.reading import libs_after_up_to_2
 from ..go.seki import seki_stones
+from ..go.vertex import LETTERS, format_vertex
 from ..miner.prior import MovePrior
 from .clock import KINDS, TimeLeft, TimeSettings, move_seconds
 from .endgame import RESIGN, choose_move, dead_stones, score_without_dead
@@ -39,7 +40,6 @@ from .report import search_report
 from .search import UNLIMITED, Budget, Search, SearchConfig
 from .solve.status import proven_status
 
-LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 NAME, VERSION = "shapemill", "0.1.0"
 #: Moves of a principal variation in an analysis line (KataGo's analysisPVLen default).
 PV_LENGTH = 15
@@ -73,22 +73,10 @@ def one_line(error: BaseException) -> str:
 
 def parse_vertex(text: str, size: int) -> tuple[int, int] | None:
     """``(row, col)`` of a GTP vertex (row 0 at the bottom), None for pass."""
-    t = text.strip().upper()
-    if t == "PASS":
-        return None
-    if len(t) < 2 or t[0] not in LETTERS[:size] or not t[1:].isdigit():
-        raise GtpError(f"invalid vertex {text!r}")
-    row, col = int(t[1:]) - 1, LETTERS.index(t[0])
-    if not 0 <= row < size:
-        raise GtpError(f"invalid vertex {text!r}")
-    return row, col
-
-
-def format_vertex(point: tuple[int, int] | None) -> str:
-    """GTP text of a ``(row, col)`` vertex or None (pass)."""
-    if point is None:
-        return "pass"
-    return f"{LETTERS[point[1]]}{point[0] + 1}"
+    try:
+        return vertex.parse_vertex(text, size)
+    except ValueError as e:
+        raise GtpError(str(e)) from None
 
 
 def seconds_or_komi(text: str, signed: bool = False) -> float:
