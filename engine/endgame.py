@@ -14,7 +14,7 @@ import numpy as np
 from ..go.board import Board
 from ..go.reading import runs_dead_ladder
 from ..go.rules import BLACK, COLOR, PASS, WHITE
-from ..miner.prior import Knowledge
+from ..miner.prior import KnowledgeArrays
 from .search import Budget, Search, SearchResult
 
 #: The move that resigns, beside the board points and PASS.
@@ -49,7 +49,7 @@ def score_without_dead(board: Board, owner: np.ndarray, komi: float) -> float:
 
 def choose_move(
     search: Search, board: Board, color: int, opponent_passed: bool, prior: np.ndarray | None = None,
-    knowledge: Knowledge | None = None, budget: Budget | None = None,
+    knowledge: KnowledgeArrays | None = None, budget: Budget | None = None,
 ) -> SearchResult:
     """The engine's move: pass once the opponent has passed and the game is won as
     the board stands both counting every stone (Tromp-Taylor) and with the

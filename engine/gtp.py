@@ -34,7 +34,7 @@ from ..go.vertex import LETTERS, format_vertex
 from ..miner.prior import MovePrior
 from .clock import KINDS, TimeLeft, TimeSettings, move_seconds
 from .endgame import RESIGN, choose_move, dead_stones, score_without_dead
-from .explain import Explainer, knowledge_explanation, table_explanation
+from .explain import Explainer, knowledge_explanation
 from .katago import DEFAULT_RULES, KGS_RULES, RulesError, board_order, parse_rules, rules_text
 from .report import search_report
 from .search import UNLIMITED, Budget, Search, SearchConfig
@@ -130,8 +130,7 @@ class GtpEngine:
         self._analysis: tuple[threading.Event, list[threading.Thread]] | None = None
         self._out_lock = threading.Lock()
         self.rules = parse_rules(DEFAULT_RULES)
-        self.explainer: Explainer | None = None if prior is None else (
-            knowledge_explanation(prior) if hasattr(prior, "explain") else table_explanation(prior))
+        self.explainer: Explainer | None = knowledge_explanation(prior) if hasattr(prior, "explain") else None
         self.commands: dict[str, Callable[[list[str]], str]] = {
             "protocol_version": lambda a: "2",
             "name": lambda a: NAME,
@@ -748,7 +747,7 @@ class GtpEngine:
         (GoGui ``LABEL``; moves under half a percent unlabelled)."""
         c = rules.BLACK if self.to_move() == "b" else rules.WHITE
         if self.prior is None:
-            raise GtpError("no ratings table (--no-priors)")
+            raise GtpError("no ratings table to explain with (--no-priors)")
         strength = np.asarray(self.prior(self.board.b, self.board.m, c), dtype=float)
         total = strength.sum()
         return self._labels(100 * strength / total) if total > 0 else ""
@@ -786,7 +785,7 @@ class GtpEngine:
         if reason:
             raise GtpError(f"illegal move: {reason}")
         if self.explainer is None:
-            raise GtpError("no ratings table (--no-priors)")
+            raise GtpError("no ratings table to explain with (--no-priors)")
         why = self.explainer(self.board, color, point)
         parts = ", ".join(f"{p.name} {p.value} {p.elo:+.0f} Elo" for p in why.parts) or "no known feature"
         vertex = format_vertex(point)

@@ -30,7 +30,7 @@ from numba import njit
 
 from ..go.board import Board
 from ..go.rules import COLOR, EMPTY, HASH, PASS, illegal_reason, play
-from ..miner.prior import CACHE_SLOTS, NO_KNOWLEDGE, Knowledge, PatternCache, prior_cache
+from ..miner.prior import CACHE_SLOTS, NO_KNOWLEDGE, KnowledgeArrays, PatternCache, prior_cache
 from .expert import EXPERTS
 from .playout_gamma import PpaWeights, ppa_weights
 from .selection import BANDITS, FIRST, MOVE, PRIOR_MODES, PROB, Selection
@@ -135,7 +135,7 @@ class MoveInfo:
     pv_visits: list[int] = field(default_factory=list)  # visits of each node along ``pv``
 
 
-def grow(tree: Tree, here: Root, lane: Lane, sel: Selection, settings: SearchSettings, knowledge: Knowledge,
+def grow(tree: Tree, here: Root, lane: Lane, sel: Selection, settings: SearchSettings, knowledge: KnowledgeArrays,
          playouts: int, seconds: float | None, stop=None) -> int:
     """Simulate from ``tree``'s root (the position ``here``) in batches as the search
     thread of ``lane`` until ``playouts`` are played or, when ``seconds`` is given,
@@ -222,7 +222,7 @@ class Search:
         return sel, settings
 
     def run(self, board: Board, color: int, prior: np.ndarray | None = None,
-            knowledge: Knowledge | None = None, stop=None, budget: Budget | None = None) -> SearchResult:
+            knowledge: KnowledgeArrays | None = None, stop=None, budget: Budget | None = None) -> SearchResult:
         """Search the position (``color`` to move) and return the most visited move.
         ``prior``: the root's move strengths; ``knowledge`` (``MovePrior.knowledge``):
         the ratings table that gives the nodes below the root theirs; ``stop``: an

@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..go.rules import BLACK, COLOR, EMPTY, PASS, SIZE, STRIDE, WHITE, play
-from ..miner.prior import Knowledge, PatternCache, move_strengths
+from ..miner.prior import KnowledgeArrays, PatternCache, move_strengths
 from .expert import near_last_bonus, shape_amaf
 from .playout_gamma import PpaWeights, gamma_playout
 from .playout_mogo import mogo_playout
@@ -171,7 +171,7 @@ def expand(b: np.ndarray, m: np.ndarray, color: int, node: int, t: np.ndarray, f
 
 @njit(cache=True, nogil=True)
 def simulate(n_sims: int, nodes: Nodes, root: Root, lane: Lane, sel: Selection, settings: SearchSettings,
-             knowledge: Knowledge) -> None:
+             knowledge: KnowledgeArrays) -> None:
     """Run ``n_sims`` simulations from ``root`` as search thread ``lane.thread``: its
     statistics go to ``f[lane.thread]``, its new nodes to its share of the arrays, the
     final boards' ownership (+1 Black, -1 White per point) to ``lane.owner`` and their

@@ -36,7 +36,7 @@ NOT_READ = -2  # a cached point whose pattern was not read (not a legal move the
 _COLOUR_KEY = np.array([0, 0x2545F4914F6CDD1D, 0x1B873593CC9E2D51 ^ 0x7FFFFFFF], dtype=np.int64)
 
 
-class Knowledge(NamedTuple):
+class KnowledgeArrays(NamedTuple):
     """A ratings table as ``move_strengths`` reads it on one board size."""
 
     pad: int  # the border of the padded board the patterns are read on (``Geometry.pad``)
@@ -63,7 +63,7 @@ def prior_cache(points: int, slots: int = CACHE_SLOTS) -> PatternCache:
 
 
 @njit(cache=True)
-def cached_patterns(b: np.ndarray, m: np.ndarray, color: int, points: np.ndarray, knowledge: Knowledge,
+def cached_patterns(b: np.ndarray, m: np.ndarray, color: int, points: np.ndarray, knowledge: KnowledgeArrays,
                     cache: PatternCache, pattern: np.ndarray) -> None:
     """``pattern[i]``: the largest known pattern of the move ``color`` at ``points[i]``, read
     from ``cache`` when it holds the position (same stones, same colour to move: the
@@ -97,7 +97,7 @@ def cached_patterns(b: np.ndarray, m: np.ndarray, color: int, points: np.ndarray
 
 
 @njit(cache=True)
-def move_strengths(b: np.ndarray, m: np.ndarray, color: int, knowledge: Knowledge, out: np.ndarray,
+def move_strengths(b: np.ndarray, m: np.ndarray, color: int, knowledge: KnowledgeArrays, out: np.ndarray,
                    cache: PatternCache) -> None:
     """``out[p]``: the strength of the move ``color`` at ``p`` (0 where illegal), the
     product of its team's gammas; ``knowledge`` is ``MovePrior.knowledge``'s record,
@@ -127,7 +127,7 @@ COLUMN_TYPES = {"feature": pa.types.is_string, "value": pa.types.is_integer, "si
                 "gamma": pa.types.is_floating}
 
 #: ``move_strengths``'s knowledge when there is none: the same types, never read.
-NO_KNOWLEDGE = Knowledge(
+NO_KNOWLEDGE = KnowledgeArrays(
     0, np.zeros((8, 1), dtype=np.int32), 0, np.zeros((2, 2), dtype=np.int64),
     FarRings(0, np.zeros((8, 1, 1), dtype=np.int32), np.zeros((1, 1, 8), dtype=np.int64), np.zeros(1, dtype=np.int64)),
     np.full((N_FEATURES + 2, 1), -1, dtype=np.int32), np.ones(1),
@@ -155,7 +155,7 @@ class MovePrior:
         self.model = None
         self._loading = threading.Lock()  # a GTP engine's warm-up and first genmove both ask
 
-    def knowledge(self, size: int) -> Knowledge:
+    def knowledge(self, size: int) -> KnowledgeArrays:
         """The table as ``move_strengths`` takes it on a ``size`` x ``size`` board:
         pattern geometry, pattern look-up, level numbering and gammas."""
         with self._loading:
@@ -168,7 +168,7 @@ class MovePrior:
         geo = geometry(size)
         largest = int(vocab.pattern_rings.max()) if len(vocab.pattern_rings) else MIN_RING
         max_ring = min(geo.max_ring, largest)  # no ring past the table's largest can be known
-        return Knowledge(geo.pad, geo.delta, max_ring, vocab.lookup, far_rings(size), vocab.level_index, gamma)
+        return KnowledgeArrays(geo.pad, geo.delta, max_ring, vocab.lookup, far_rings(size), vocab.level_index, gamma)
 
     def __call__(self, b: np.ndarray, m: np.ndarray, color: int) -> np.ndarray:
         """``out[p]``: the strength of point ``p`` for ``color`` (0 where illegal)."""

@@ -9,18 +9,19 @@ import io
 import math
 
 import numpy as np
+import pyarrow.parquet as pq
 import pytest
 from katago_protocol import ProtocolError, check_rules, parse_analyze_line
 from sgfmill import sgf, sgf_moves
 from shapemill.engine.gtp import GtpEngine
 from shapemill.engine.mcts import SearchConfig
-from shapemill.miner.prior import MovePrior
+from shapemill.miner.knowledge import Knowledge
 from shapemill.patterns.defaults import RATINGS, default_table
 
 
 @pytest.fixture(scope="module")
-def prior() -> MovePrior:
-    return MovePrior(default_table(RATINGS))
+def prior() -> Knowledge:
+    return Knowledge(default_table(RATINGS))
 
 
 @pytest.fixture
@@ -174,7 +175,9 @@ def test_explain_names_the_capture_and_its_gammas_make_the_prior(gtp, prior):
     strength = prior(gtp.board.b, gtp.board.m, 1)
     w = 11
     assert math.isclose(np.prod([p.gamma for p in why.parts]), strength[6 * w + 5], rel_tol=1e-9)
-    assert math.isclose(why.probability, strength[6 * w + 5] / strength.sum(), rel_tol=1e-9)
+    ratings = pq.read_table(default_table(RATINGS), columns=["feature", "gamma"]).to_pylist()
+    pass_gamma = next(r["gamma"] for r in ratings if r["feature"] == "pass")  # the pass competes too
+    assert math.isclose(why.probability, strength[6 * w + 5] / (strength.sum() + pass_gamma), rel_tol=1e-9)
     for bad in ("shapemill-explain E5", "shapemill-explain pass", "shapemill-explain Z99", "shapemill-explain"):
         assert gtp.handle(bad)[0].startswith("? ")
 
