@@ -13,9 +13,9 @@ pattern ids), ``index`` (the per-table index), ``kernels`` (numba), ``search``
 """
 
 from .fragment import query_from_pattern, query_from_sgf
-from .index import build_index, index_table, load_index, save_index
+from .index import build_index, index_table, load_index, write_index
 from .query import Query
 from .search import Filters, FindResult, continuation_table, find, top_games
 
 __all__ = ["Filters", "FindResult", "Query", "build_index", "continuation_table", "find", "index_table",
-           "load_index", "query_from_pattern", "query_from_sgf", "save_index", "top_games"]
+           "load_index", "query_from_pattern", "query_from_sgf", "top_games", "write_index"]

@@ -15,7 +15,7 @@ from ..errors import ShapemillError
 from ..files import check_writable, output_errors, write_text_atomic
 from ..patterns.tables import TableError
 from .fragment import query_from_pattern, query_from_sgf
-from .index import GameIndex, build_index, index_path, index_table, save_index
+from .index import GameIndex, build_index, index_path, index_table, load_index, write_index
 from .query import Query
 from .report import Summary, sgf_collection, svg, text, write_hits
 from .search import LAST_MOVE, Filters, continuation_table, find, top_games
@@ -148,13 +148,15 @@ def run_index(paths: list[str], quiet: bool = False) -> None:
             raise ShapemillError(f"{p}: not a games table (run `shapemill scan` first; find reads SGF directly)")
         for f in files:
             t0 = time.perf_counter()
-            index, built = index_table(f)
-            if not built:
+            if load_index(f) is not None:
                 if not quiet:
                     print(f"{index_path(f)}: up to date", file=sys.stderr)
                 continue
-            with output_errors(index_path(f)):
-                out = save_index(index, f)
+            try:
+                with output_errors(index_path(f)):
+                    out, n = write_index(f)
+            except TableError as exc:
+                raise ShapemillError(str(exc)) from None
             if not quiet:
                 mb = out.stat().st_size / 1e6
-                print(f"{out}: {len(index):,} games, {mb:.0f} MB in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+                print(f"{out}: {n:,} games, {mb:.0f} MB in {time.perf_counter() - t0:.1f} s", file=sys.stderr)

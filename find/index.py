@@ -19,9 +19,10 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from ..files import atomic_path
-from ..patterns.tables import read_table
+from ..patterns.tables import TableError, check_table, read_table
 from .kernels import NEVER, index_games
 
 #: Format of the index file; bumped when its arrays change.
@@ -35,6 +36,10 @@ ALIGN = 64
 #: Games table columns the search reports and filters on.
 INFO_COLUMNS = ["id", "source", "board_size", "black", "white", "black_rank", "white_rank",
                 "date", "result", "winner"]
+#: Games replayed at a time when an index is written (a multiple of 64: whole bitset words).
+BUILD_CHUNK = 4096
+#: Games table columns the index is replayed from.
+REPLAY_COLUMNS = ["board_size", "first_color", "moves", "setup_black", "setup_white"]
 #: Games sampled for the typical order in which points fill up.
 FILL_SAMPLE = 2000
 #: The arrays of an index, saved in this order.
@@ -98,11 +103,13 @@ def _list_column(table: pa.Table, name: str, dtype) -> tuple[np.ndarray, np.ndar
     return np.asarray(col.values, dtype=dtype), np.asarray(col.offsets, dtype=np.int64)
 
 
-def build_index(table: pa.Table) -> GameIndex:
+def build_index(table: pa.Table, size: int | None = None) -> GameIndex:
     """Replay every game of a games table (with its ``moves``, ``first_color``,
-    ``setup_*`` and info columns) into a :class:`GameIndex`."""
+    ``setup_*`` and info columns) into a :class:`GameIndex` of board ``size``
+    (default: the largest in the table)."""
     sizes = table["board_size"].to_numpy().astype(np.int64) if table.num_rows else np.zeros(0, np.int64)
-    size = int(sizes.max()) if len(sizes) else 19
+    if size is None:
+        size = int(sizes.max()) if len(sizes) else 19
     moves, offsets = _list_column(table, "moves", np.int16)
     first_color = np.where(pc.equal(table["first_color"], "w").to_numpy(zero_copy_only=False), 2, 1).astype(np.int8)
     sb, sb_off = _list_column(table, "setup_black", np.int16)
@@ -134,7 +141,8 @@ def build_index(table: pa.Table) -> GameIndex:
                         np.array([0, setup_ptr[g + 1] - setup_ptr[g]]), first[sl], captured[sl], first_capture[sl])
     words = (n + 63) // 64
     ever = np.stack([_pack((first[:, :, c] != NEVER).T, words) for c in range(2)])
-    return GameIndex(size, table.select(INFO_COLUMNS), moves, offsets, first_color, setup_pt, setup_col,
+    info = table.select(INFO_COLUMNS) if all(c in table.column_names for c in INFO_COLUMNS) else pa.table({})
+    return GameIndex(size, info, moves, offsets, first_color, setup_pt, setup_col,
                      setup_ptr, first, captured, first_capture, ever)
 
 
@@ -148,25 +156,64 @@ def _stamp(table_path: Path) -> dict:
     return {"bytes": st.st_size, "mtime_ns": st.st_mtime_ns}
 
 
-def save_index(index: GameIndex, table_path: str | os.PathLike) -> Path:
-    """Write ``index`` beside its games table, atomically; returns its path."""
+def write_index(table_path: str | os.PathLike) -> tuple[Path, int]:
+    """Build the index of a games table file chunk by chunk straight into its file
+    beside the table (atomically), so memory stays near one chunk's worth whatever
+    the table's size. Returns the file and the number of games."""
     table_path = Path(table_path)
-    header = {"version": INDEX_VERSION, "size": index.size, "table": _stamp(table_path), "arrays": {}}
+    check_table(table_path, "games", REPLAY_COLUMNS)
+    sizes_etc, _ = read_table(table_path, "games", columns=["board_size", "n_moves", "setup_black", "setup_white"])
+    n = sizes_etc.num_rows
+    size = int(pc.max(sizes_etc["board_size"]).as_py() or 19) if n else 19
+    total_moves = int(pc.sum(sizes_etc["n_moves"]).as_py() or 0)
+    total_setup = int(sum(pc.sum(pc.list_value_length(sizes_etc[c])).as_py() or 0 for c in ("setup_black", "setup_white")))
+    del sizes_etc
+    points, words = size * size, (n + 63) // 64
+    shapes = {"moves": ((total_moves,), np.int16), "offsets": ((n + 1,), np.int64), "first_color": ((n,), np.int8),
+              "setup_pt": ((total_setup,), np.int16), "setup_col": ((total_setup,), np.int8),
+              "setup_ptr": ((n + 1,), np.int64), "first": ((n, points, 2), np.uint16),
+              "captured": ((n, points), np.bool_), "first_capture": ((n,), np.uint16),
+              "ever": ((2, points, words), np.uint64)}
+    header = {"version": INDEX_VERSION, "size": size, "table": _stamp(table_path), "arrays": {}}
     at = 0
     for name in ARRAYS:
-        a = getattr(index, name)
-        header["arrays"][name] = {"dtype": a.dtype.str, "shape": list(a.shape), "offset": at}
-        at += -(-a.nbytes // ALIGN) * ALIGN
+        shape, dtype = shapes[name]
+        header["arrays"][name] = {"dtype": np.dtype(dtype).str, "shape": list(shape), "offset": at}
+        at += -(-int(np.prod(shape)) * np.dtype(dtype).itemsize // ALIGN) * ALIGN
     raw = json.dumps(header).encode()
     start = -(-(len(MAGIC) + 8 + len(raw)) // ALIGN) * ALIGN
+    ever = np.zeros((2, points, words), dtype=np.uint64)
+    done = {"games": 0, "moves": 0, "setup": 0}
     out = index_path(table_path)
+
+    def put(f, name: str, a: np.ndarray, element: int) -> None:
+        f.seek(start + header["arrays"][name]["offset"] + element * a.itemsize)
+        f.write(np.ascontiguousarray(a).tobytes())
+
     with atomic_path(out) as tmp, open(tmp, "wb") as f:
         f.write(MAGIC + len(raw).to_bytes(8, "little") + raw)
-        for name in ARRAYS:
-            f.seek(start + header["arrays"][name]["offset"])
-            f.write(np.ascontiguousarray(getattr(index, name)).tobytes())
         f.truncate(start + at)
-    return out
+        batches = pq.ParquetFile(table_path).iter_batches(batch_size=BUILD_CHUNK, columns=REPLAY_COLUMNS)
+        for batch in batches:
+            chunk = build_index(pa.Table.from_batches([batch]), size)
+            g0, m0, s0 = done["games"], done["moves"], done["setup"]
+            put(f, "moves", chunk.moves, m0)
+            put(f, "offsets", chunk.offsets[:-1] + m0, g0)
+            put(f, "first_color", chunk.first_color, g0)
+            put(f, "setup_pt", chunk.setup_pt, s0)
+            put(f, "setup_col", chunk.setup_col, s0)
+            put(f, "setup_ptr", chunk.setup_ptr[:-1] + s0, g0)
+            put(f, "first", chunk.first, g0 * points * 2)
+            put(f, "captured", chunk.captured, g0 * points)
+            put(f, "first_capture", chunk.first_capture, g0)
+            ever[:, :, g0 // 64 : g0 // 64 + chunk.words] = chunk.ever
+            done = {"games": g0 + len(chunk), "moves": m0 + len(chunk.moves), "setup": s0 + len(chunk.setup_pt)}
+        if done["moves"] != total_moves:
+            raise TableError(f"{table_path}: n_moves does not match the moves column")
+        put(f, "offsets", np.array([done["moves"]], dtype=np.int64), n)
+        put(f, "setup_ptr", np.array([done["setup"]], dtype=np.int64), n)
+        put(f, "ever", ever, 0)
+    return out, n
 
 
 def load_index(table_path: str | os.PathLike) -> GameIndex | None:
@@ -202,5 +249,5 @@ def index_table(table_path: str | os.PathLike) -> tuple[GameIndex, bool]:
     found = load_index(table_path)
     if found is not None:
         return found, False
-    table, _ = read_table(table_path, "games", columns=INFO_COLUMNS + ["first_color", "moves", "setup_black", "setup_white"])
+    table, _ = read_table(table_path, "games", columns=INFO_COLUMNS + REPLAY_COLUMNS[1:])
     return build_index(table), True

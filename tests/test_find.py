@@ -20,7 +20,7 @@ import find_oracle as oracle
 from shapemill.cli import main
 from shapemill.datasets import read_games
 from shapemill.datasets.scanner import games_table
-from shapemill.find import Filters, build_index, find, save_index
+from shapemill.find import Filters, build_index, find, load_index, write_index
 from shapemill.find.query import Query, edge_offs
 from shapemill.patterns.tables import read_metadata
 
@@ -257,9 +257,7 @@ def test_saved_index_gives_the_same_hits_and_goes_stale(records, tmp_path):
 
     write_table(games_table(records), table, table_metadata("games"))
     built = build_index(games_table(records))
-    save_index(built, table)
-    from shapemill.find import load_index
-
+    write_index(table)
     loaded = load_index(table)
     rng = random.Random(5)
     _, _, points = draw_fragment(rng, records)
