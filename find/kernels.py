@@ -96,9 +96,10 @@ def prune(
     setup_pt: np.ndarray, setup_ptr: np.ndarray, img_pt: np.ndarray, img_col: np.ndarray,
     img_ptr: np.ndarray, n_stones: int, img_next: np.ndarray, in_region: np.ndarray,
     want_empty: np.ndarray, t_lo: int, t_hi: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every (game, image) the index cannot rule out: those whose first occurrence
-    it proves, as hits ``(game, image, t)``, and the rest, to be replayed ``(game, image)``.
+    it proves, as hits ``(game, image, t)``, and the rest, to be replayed ``(game,
+    image, until)``: the image cannot match from position ``until`` on.
 
     ``ever[colour - 1, point]`` is a bitset over games (``words`` uint64) of the games
     where that colour ever stood on that point, ``keep`` the bitset of the games the
@@ -118,6 +119,7 @@ def prune(
     hit_t = np.empty(1024, dtype=np.int32)
     rep_g = np.empty(1024, dtype=np.int32)
     rep_v = np.empty(1024, dtype=np.int32)
+    rep_u = np.empty(1024, dtype=np.int32)
     nh = 0
     nr = 0
     # words outer, images inner: the 64 games of a word stay in the cache for every image
@@ -195,23 +197,33 @@ def prune(
                         hit_g[nh], hit_v[nh], hit_t[nh] = g, v, t
                         nh += 1
                     continue
+                # replay up to the first filling of a wanted empty point that stays filled
+                until = np.int64(NEVER)
+                for k in range(a + n_stones, z):
+                    q = img_pt[k]
+                    if not captured[g, q]:
+                        until = min(until, np.int64(first[g, q, 0]), np.int64(first[g, q, 1]))
+                if until <= lo:
+                    continue
                 rep_g = _grow(rep_g, nr)
                 rep_v = _grow(rep_v, nr)
-                rep_g[nr], rep_v[nr] = g, v
+                rep_u = _grow(rep_u, nr)
+                rep_g[nr], rep_v[nr], rep_u[nr] = g, v, until
                 nr += 1
-    return hit_g[:nh], hit_v[:nh], hit_t[:nh], rep_g[:nr], rep_v[:nr]
+    return hit_g[:nh], hit_v[:nh], hit_t[:nh], rep_g[:nr], rep_v[:nr], rep_u[:nr]
 
 
 @njit(cache=True)
 def replay_match(
-    size: int, games: np.ndarray, images: np.ndarray, moves: np.ndarray, offsets: np.ndarray,
+    size: int, games: np.ndarray, images: np.ndarray, until: np.ndarray, moves: np.ndarray, offsets: np.ndarray,
     first_color: np.ndarray, setup_pt: np.ndarray, setup_col: np.ndarray, setup_ptr: np.ndarray,
     img_pt: np.ndarray, img_col: np.ndarray, img_ptr: np.ndarray, img_next: np.ndarray,
     t_lo: int, t_hi: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Replay each game of ``games`` (sorted; ``images`` beside it: the images to look
-    for in that game) and return the first position ``t_lo <= t <= t_hi`` where each
-    image matches with ``img_next[v]`` to move, as hits ``(game, image, t)``."""
+    for in that game, each before position ``until``) and return the first position
+    ``t_lo <= t <= t_hi`` where each image matches with ``img_next[v]`` to move, as
+    hits ``(game, image, t)``."""
     n_points = size * size
     n_img = len(img_ptr) - 1
     # each point's (image, wanted colour) pairs, so a changed point updates its images only
@@ -241,9 +253,11 @@ def replay_match(
     while i < len(games):
         g = games[i]
         j = i
+        stop = 0
         while j < len(games) and games[j] == g:
             active[images[j]] = True
             found[images[j]] = False
+            stop = max(stop, until[j])
             j += 1
         b, m = new_board(size)
         col[:] = 0
@@ -261,12 +275,12 @@ def replay_match(
         color = first_color[g]
         n_moves = offsets[g + 1] - offsets[g]
         for t in range(n_moves + 1):
-            if t > t_hi:
+            if t > t_hi or t >= stop:
                 break
             if t >= t_lo:
                 for k in range(i, j):
                     v = images[k]
-                    if not found[v] and wrong[v] == 0 and (img_next[v] == 0 or img_next[v] == color):
+                    if not found[v] and wrong[v] == 0 and t < until[k] and (img_next[v] == 0 or img_next[v] == color):
                         found[v] = True
                         left -= 1
                         hit_g = _grow(hit_g, nh)
