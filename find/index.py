@@ -1,7 +1,7 @@
 """The search index of a games table: what one replay of every game says about it.
 
-Per game and point, the first position where each colour stood there, whether a
-stone was ever captured there, and the game's first capture; per (colour, point),
+Per game and point, the first position where each colour stood there and the first
+where a stone there had been captured; per (colour, point),
 the bitset of the games where that colour ever stood there. ``docs/find.md`` says
 how ``find`` prunes with them. The index of ``games.parquet`` is saved beside it as
 ``games.parquet.findex`` (one file: a JSON header, then the arrays, read with
@@ -26,7 +26,7 @@ from ..patterns.tables import TableError, check_table, read_table
 from .kernels import NEVER, index_games
 
 #: Format of the index file; bumped when its arrays change.
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 #: The index file beside a games table.
 SUFFIX = ".findex"
 #: The first bytes of an index file.
@@ -43,8 +43,7 @@ REPLAY_COLUMNS = ["board_size", "first_color", "moves", "setup_black", "setup_wh
 #: Games sampled for the typical order in which points fill up.
 FILL_SAMPLE = 2000
 #: The arrays of an index, saved in this order.
-ARRAYS = ("moves", "offsets", "first_color", "setup_pt", "setup_col", "setup_ptr",
-          "first", "captured", "first_capture", "ever")
+ARRAYS = ("moves", "offsets", "first_color", "setup_pt", "setup_col", "setup_ptr", "first", "ever")
 
 
 @dataclass
@@ -63,9 +62,7 @@ class GameIndex:
     setup_pt: np.ndarray  # int16[...]
     setup_col: np.ndarray  # int8[...]
     setup_ptr: np.ndarray  # int64[n + 1]
-    first: np.ndarray  # uint16[n, size*size, 2]
-    captured: np.ndarray  # bool[n, size*size]
-    first_capture: np.ndarray  # uint16[n]
+    first: np.ndarray  # uint16[n, size*size, 3]: black, white, cleared
     ever: np.ndarray  # uint64[2, size*size, words]
     _fill: np.ndarray | None = field(default=None, repr=False)
 
@@ -81,7 +78,7 @@ class GameIndex:
         """Per point, the mean first move that fills it in (a sample of) the games:
         the order in which the pruning asks about a region's empty points."""
         if self._fill is None:
-            sample = np.asarray(self.first[:: max(1, len(self) // FILL_SAMPLE)]).min(axis=2).astype(np.float64)
+            sample = np.asarray(self.first[:: max(1, len(self) // FILL_SAMPLE), :, :2]).min(axis=2).astype(np.float64)
             self._fill = sample.mean(axis=0) if len(sample) else np.zeros(self.first.shape[1])
         return self._fill
 
@@ -126,24 +123,22 @@ def build_index(table: pa.Table, size: int | None = None) -> GameIndex:
         setup_col[at : at + len(black)] = 1
         setup_col[at + len(black) : at + len(black) + len(white)] = 2
     points = size * size
-    first = np.full((n, points, 2), NEVER, dtype=np.uint16)
-    captured = np.zeros((n, points), dtype=bool)
-    first_capture = np.full(n, NEVER, dtype=np.uint16)
+    first = np.full((n, points, 3), NEVER, dtype=np.uint16)
     same = np.flatnonzero(sizes == size)
     # games of another size stay unindexed (NEVER everywhere): no query of this size matches them
     if len(same) == n:
-        index_games(size, moves, offsets, first_color, setup_pt, setup_col, setup_ptr, first, captured, first_capture)
+        index_games(size, moves, offsets, first_color, setup_pt, setup_col, setup_ptr, first)
     else:
         for g in same:
             sl = slice(g, g + 1)
             index_games(size, moves[offsets[g] : offsets[g + 1]], np.array([0, offsets[g + 1] - offsets[g]]),
                         first_color[sl], setup_pt[setup_ptr[g] : setup_ptr[g + 1]], setup_col[setup_ptr[g] : setup_ptr[g + 1]],
-                        np.array([0, setup_ptr[g + 1] - setup_ptr[g]]), first[sl], captured[sl], first_capture[sl])
+                        np.array([0, setup_ptr[g + 1] - setup_ptr[g]]), first[sl])
     words = (n + 63) // 64
     ever = np.stack([_pack((first[:, :, c] != NEVER).T, words) for c in range(2)])
     info = table.select(INFO_COLUMNS) if all(c in table.column_names for c in INFO_COLUMNS) else pa.table({})
     return GameIndex(size, info, moves, offsets, first_color, setup_pt, setup_col,
-                     setup_ptr, first, captured, first_capture, ever)
+                     setup_ptr, first, ever)
 
 
 def index_path(table_path: str | os.PathLike) -> Path:
@@ -171,8 +166,7 @@ def write_index(table_path: str | os.PathLike) -> tuple[Path, int]:
     points, words = size * size, (n + 63) // 64
     shapes = {"moves": ((total_moves,), np.int16), "offsets": ((n + 1,), np.int64), "first_color": ((n,), np.int8),
               "setup_pt": ((total_setup,), np.int16), "setup_col": ((total_setup,), np.int8),
-              "setup_ptr": ((n + 1,), np.int64), "first": ((n, points, 2), np.uint16),
-              "captured": ((n, points), np.bool_), "first_capture": ((n,), np.uint16),
+              "setup_ptr": ((n + 1,), np.int64), "first": ((n, points, 3), np.uint16),
               "ever": ((2, points, words), np.uint64)}
     header = {"version": INDEX_VERSION, "size": size, "table": _stamp(table_path), "arrays": {}}
     at = 0
@@ -203,9 +197,7 @@ def write_index(table_path: str | os.PathLike) -> tuple[Path, int]:
             put(f, "setup_pt", chunk.setup_pt, s0)
             put(f, "setup_col", chunk.setup_col, s0)
             put(f, "setup_ptr", chunk.setup_ptr[:-1] + s0, g0)
-            put(f, "first", chunk.first, g0 * points * 2)
-            put(f, "captured", chunk.captured, g0 * points)
-            put(f, "first_capture", chunk.first_capture, g0)
+            put(f, "first", chunk.first, g0 * points * 3)
             ever[:, :, g0 // 64 : g0 // 64 + chunk.words] = chunk.ever
             done = {"games": g0 + len(chunk), "moves": m0 + len(chunk.moves), "setup": s0 + len(chunk.setup_pt)}
         if done["moves"] != total_moves:

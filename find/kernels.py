@@ -17,6 +17,8 @@ from ..go.rules import COLOR, EMPTY, HEAD, NEXT, STRIDE, atari_point, in_atari, 
 
 #: ``first`` time of a colour that never reached a point (larger than any move number).
 NEVER = np.iinfo(np.uint16).max
+#: ``first[g, point, CLEARED]``: the first position where a stone there had been captured.
+CLEARED = 2
 
 
 @njit(cache=True)
@@ -52,13 +54,12 @@ def play_tracked(b: np.ndarray, m: np.ndarray, color: int, p: int, removed: np.n
 @njit(cache=True)
 def index_games(
     size: int, moves: np.ndarray, offsets: np.ndarray, first_color: np.ndarray,
-    setup_pt: np.ndarray, setup_col: np.ndarray, setup_ptr: np.ndarray,
-    first: np.ndarray, captured: np.ndarray, first_capture: np.ndarray,
+    setup_pt: np.ndarray, setup_col: np.ndarray, setup_ptr: np.ndarray, first: np.ndarray,
 ) -> None:
     """Replay every game once and record, per game and point, the first position
-    holding each colour there (``first[g, point, colour - 1]``), whether a stone
-    was ever captured there (``captured[g, point]``), and the first position after
-    a capture (``first_capture[g]``; ``NEVER`` if none)."""
+    holding each colour there (``first[g, point, colour - 1]``) and the first
+    position where a stone there had been captured (``first[g, point, CLEARED]``);
+    ``NEVER`` where none."""
     removed = np.empty(size * size + 1, dtype=np.int64)
     for g in range(len(offsets) - 1):
         b, m = new_board(size)
@@ -74,9 +75,9 @@ def index_games(
             if x >= 0 and first[g, x, color - 1] == NEVER:
                 first[g, x, color - 1] = t
             for k in range(n):
-                captured[g, to_index(removed[k], size)] = True
-            if n > 0 and first_capture[g] == NEVER:
-                first_capture[g] = t
+                q = to_index(removed[k], size)
+                if first[g, q, CLEARED] == NEVER:
+                    first[g, q, CLEARED] = t
             color = 3 - color
 
 
@@ -91,8 +92,8 @@ def _grow(a: np.ndarray, n: int) -> np.ndarray:
 
 @njit(cache=True)
 def prune(
-    words: int, ever: np.ndarray, keep: np.ndarray, first: np.ndarray, captured: np.ndarray,
-    first_capture: np.ndarray, offsets: np.ndarray, moves: np.ndarray, first_color: np.ndarray,
+    words: int, ever: np.ndarray, keep: np.ndarray, first: np.ndarray,
+    offsets: np.ndarray, moves: np.ndarray, first_color: np.ndarray,
     setup_pt: np.ndarray, setup_ptr: np.ndarray, img_pt: np.ndarray, img_col: np.ndarray,
     img_ptr: np.ndarray, n_stones: int, img_next: np.ndarray, in_region: np.ndarray,
     want_empty: np.ndarray, t_lo: int, t_hi: int,
@@ -106,8 +107,9 @@ def prune(
     filters keep. An image needs each of its stones' (point, colour) ever; it cannot
     match before ``L``, the last first arrival of its stones, nor from the first
     arrival on one of its empty points where no stone was ever captured (the point
-    stays occupied). With no capture before ``L`` the position at ``L`` is the first
-    arrivals, so the index decides the match at ``L`` itself. ``img_next[v]`` is the
+    stays occupied). When no stone of its points was captured up to ``L``, its
+    points at ``L`` hold their first arrivals, so the index decides the match at
+    ``L`` itself. ``img_next[v]`` is the
     colour that must be to move (0 any), ``in_region[v, point]`` the image's points,
     ``want_empty[v, point]`` those it wants empty, ``t_lo..t_hi`` the positions kept;
     each image lists its ``n_stones`` stones first.
@@ -138,13 +140,14 @@ def prune(
                     continue
                 g = w * 64 + bit
                 lo = 0
+                cleared = np.int64(NEVER)  # the first capture on the image's stone points
                 for k in range(a, a + n_stones):
                     f = np.int64(first[g, img_pt[k], img_col[k] - 1])
                     if f > lo:
                         lo = f
+                    cleared = min(cleared, np.int64(first[g, img_pt[k], CLEARED]))
                 if lo > t_hi:
                     continue
-                fc = np.int64(first_capture[g])
                 dead = False
                 filled = False
                 if lo <= z - a:
@@ -152,7 +155,7 @@ def prune(
                     for i in range(setup_ptr[g], setup_ptr[g + 1]):
                         q = setup_pt[i]
                         if want_empty[v, q]:
-                            if not captured[g, q]:
+                            if first[g, q, CLEARED] == NEVER:
                                 dead = True
                                 break
                             filled = True
@@ -160,7 +163,7 @@ def prune(
                         q = moves[i]
                         if dead or q < 0 or not want_empty[v, q]:
                             continue
-                        if not captured[g, q]:
+                        if first[g, q, CLEARED] == NEVER:
                             dead = True
                             break
                         filled = True
@@ -169,7 +172,7 @@ def prune(
                         q = img_pt[k]
                         fa = min(np.int64(first[g, q, 0]), np.int64(first[g, q, 1]))
                         if fa <= lo:
-                            if not captured[g, q]:
+                            if first[g, q, CLEARED] == NEVER:
                                 dead = True
                                 break
                             filled = True
@@ -177,13 +180,13 @@ def prune(
                     continue
                 n_moves = offsets[g + 1] - offsets[g]
                 t = lo
-                decided = fc > lo and not filled
+                decided = cleared > lo and not filled
                 if decided and img_next[v] != 0:
                     to_move = first_color[g] if t % 2 == 0 else 3 - first_color[g]
                     if to_move != img_next[v]:
                         # the match lasts into t + 1 when move t leaves the image alone
                         x = moves[offsets[g] + t] if t < n_moves else -1
-                        if t < n_moves and fc > t + 1 and (x < 0 or not in_region[v, x]):
+                        if t < n_moves and cleared > t + 1 and (x < 0 or not in_region[v, x]):
                             t += 1
                         else:
                             decided = False
@@ -201,7 +204,7 @@ def prune(
                 until = np.int64(NEVER)
                 for k in range(a + n_stones, z):
                     q = img_pt[k]
-                    if not captured[g, q]:
+                    if first[g, q, CLEARED] == NEVER:
                         until = min(until, np.int64(first[g, q, 0]), np.int64(first[g, q, 1]))
                 if until <= lo:
                     continue

@@ -83,10 +83,10 @@ def search_index(index: GameIndex, q: Query, imgs: Images, filters: Filters) -> 
     fill = index.typical_fill()
     image = np.repeat(np.arange(len(imgs)), np.diff(imgs.ptr))
     order = np.lexsort((fill[imgs.pt], imgs.col == 0, image))
-    hg, hv, ht, rg, rv, ru = prune(index.words, index.ever, keep, index.first, index.captured, index.first_capture,
-                               index.offsets, index.moves, index.first_color, index.setup_pt, index.setup_ptr,
-                               imgs.pt[order], imgs.col[order], imgs.ptr, q.stones, imgs.next, imgs.region,
-                               imgs.want_empty, t_lo, t_hi)
+    hg, hv, ht, rg, rv, ru = prune(index.words, index.ever, keep, index.first, index.offsets, index.moves,
+                                   index.first_color, index.setup_pt, index.setup_ptr, imgs.pt[order],
+                                   imgs.col[order], imgs.ptr, q.stones, imgs.next, imgs.region,
+                                   imgs.want_empty, t_lo, t_hi)
     order = np.argsort(rg, kind="stable")
     g2, v2, t2 = replay_match(q.size, rg[order], rv[order], ru[order], index.moves, index.offsets, index.first_color,
                               index.setup_pt, index.setup_col, index.setup_ptr, imgs.pt, imgs.col, imgs.ptr,
