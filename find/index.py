@@ -1,8 +1,9 @@
 """The search index of a games table: what one replay of every game says about it.
 
 Per game and point, the first position where each colour stood there and the first
-where a stone there had been captured; per (colour, point),
-the bitset of the games where that colour ever stood there. ``docs/find.md`` says
+where a stone there had been captured; per (colour, point), bitsets over the games:
+where that colour ever stood there, and where it came only late (at move 10, 20, ...
+or after); per point, where it was filled for good early (before those moves). ``docs/find.md`` says
 how ``find`` prunes with them. The index of ``games.parquet`` is saved beside it as
 ``games.parquet.findex`` (one file: a JSON header, then the arrays, read with
 ``mmap`` so a search touches only the games it looks at); a partitioned dataset has
@@ -23,10 +24,10 @@ import pyarrow.parquet as pq
 
 from ..files import atomic_path
 from ..patterns.tables import TableError, check_table, read_table
-from .kernels import NEVER, index_games
+from .kernels import CLEARED, NEVER, index_games
 
 #: Format of the index file; bumped when its arrays change.
-INDEX_VERSION = 2
+INDEX_VERSION = 3
 #: The index file beside a games table.
 SUFFIX = ".findex"
 #: The first bytes of an index file.
@@ -36,6 +37,10 @@ ALIGN = 64
 #: Games table columns the search reports and filters on.
 INFO_COLUMNS = ["id", "source", "board_size", "black", "white", "black_rank", "white_rank",
                 "date", "result", "winner"]
+#: Move numbers splitting the time bitsets: a stone arriving at one or later and an
+#: empty point filled for good before it rule a game out (roughly doubling: openings
+#: and middle games alike).
+THRESHOLDS = (10, 20, 40, 80, 160)
 #: Games replayed at a time when an index is written (a multiple of 64: whole bitset words).
 BUILD_CHUNK = 4096
 #: Games table columns the index is replayed from.
@@ -43,7 +48,7 @@ REPLAY_COLUMNS = ["board_size", "first_color", "moves", "setup_black", "setup_wh
 #: Games sampled for the typical order in which points fill up.
 FILL_SAMPLE = 2000
 #: The arrays of an index, saved in this order.
-ARRAYS = ("moves", "offsets", "first_color", "setup_pt", "setup_col", "setup_ptr", "first", "ever")
+ARRAYS = ("moves", "offsets", "first_color", "setup_pt", "setup_col", "setup_ptr", "first", "ever", "late", "filled")
 
 
 @dataclass
@@ -63,7 +68,9 @@ class GameIndex:
     setup_col: np.ndarray  # int8[...]
     setup_ptr: np.ndarray  # int64[n + 1]
     first: np.ndarray  # uint16[n, size*size, 3]: black, white, cleared
-    ever: np.ndarray  # uint64[2, size*size, words]
+    ever: np.ndarray  # uint64[words, size*size, 2]
+    late: np.ndarray  # uint64[words, len(THRESHOLDS), size*size, 2]
+    filled: np.ndarray  # uint64[words, len(THRESHOLDS), size*size]
     _fill: np.ndarray | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
@@ -72,7 +79,7 @@ class GameIndex:
     @property
     def words(self) -> int:
         """uint64 words of a bitset over the games."""
-        return self.ever.shape[2]
+        return self.ever.shape[0]
 
     def typical_fill(self) -> np.ndarray:
         """Per point, the mean first move that fills it in (a sample of) the games:
@@ -93,6 +100,25 @@ def _pack(bits: np.ndarray, words: int) -> np.ndarray:
     padded = np.zeros((rows, words * 64), dtype=bool)
     padded[:, : bits.shape[1]] = bits
     return np.packbits(padded, axis=1, bitorder="little").view("<u8").reshape(rows, words)
+
+
+def _bitsets(first: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The bitsets over games of ``first``'s games (see :func:`kernels.prune`), word-major
+    so that one word's bits for every point sit together."""
+    n = len(first)
+    words = (n + 63) // 64
+
+    def pack(mask: np.ndarray) -> np.ndarray:
+        bits = _pack(mask.reshape(n, -1).T, words)
+        return np.ascontiguousarray(bits.T).reshape((words,) + mask.shape[1:])
+
+    arrival = first[:, :, :2]
+    fa = arrival.min(axis=2)
+    forever = first[:, :, CLEARED] == NEVER
+    ever = pack(arrival != NEVER)
+    late = np.stack([pack((arrival >= t) & (arrival != NEVER)) for t in THRESHOLDS], axis=1)
+    filled = np.stack([pack((fa < t) & forever) for t in THRESHOLDS], axis=1)
+    return ever, late, filled
 
 
 def _list_column(table: pa.Table, name: str, dtype) -> tuple[np.ndarray, np.ndarray]:
@@ -134,11 +160,10 @@ def build_index(table: pa.Table, size: int | None = None) -> GameIndex:
             index_games(size, moves[offsets[g] : offsets[g + 1]], np.array([0, offsets[g + 1] - offsets[g]]),
                         first_color[sl], setup_pt[setup_ptr[g] : setup_ptr[g + 1]], setup_col[setup_ptr[g] : setup_ptr[g + 1]],
                         np.array([0, setup_ptr[g + 1] - setup_ptr[g]]), first[sl])
-    words = (n + 63) // 64
-    ever = np.stack([_pack((first[:, :, c] != NEVER).T, words) for c in range(2)])
+    ever, late, filled = _bitsets(first)
     info = table.select(INFO_COLUMNS) if all(c in table.column_names for c in INFO_COLUMNS) else pa.table({})
     return GameIndex(size, info, moves, offsets, first_color, setup_pt, setup_col,
-                     setup_ptr, first, ever)
+                     setup_ptr, first, ever, late, filled)
 
 
 def index_path(table_path: str | os.PathLike) -> Path:
@@ -167,7 +192,9 @@ def write_index(table_path: str | os.PathLike) -> tuple[Path, int]:
     shapes = {"moves": ((total_moves,), np.int16), "offsets": ((n + 1,), np.int64), "first_color": ((n,), np.int8),
               "setup_pt": ((total_setup,), np.int16), "setup_col": ((total_setup,), np.int8),
               "setup_ptr": ((n + 1,), np.int64), "first": ((n, points, 3), np.uint16),
-              "ever": ((2, points, words), np.uint64)}
+              "ever": ((words, points, 2), np.uint64),
+              "late": ((words, len(THRESHOLDS), points, 2), np.uint64),
+              "filled": ((words, len(THRESHOLDS), points), np.uint64)}
     header = {"version": INDEX_VERSION, "size": size, "table": _stamp(table_path), "arrays": {}}
     at = 0
     for name in ARRAYS:
@@ -176,7 +203,6 @@ def write_index(table_path: str | os.PathLike) -> tuple[Path, int]:
         at += -(-int(np.prod(shape)) * np.dtype(dtype).itemsize // ALIGN) * ALIGN
     raw = json.dumps(header).encode()
     start = -(-(len(MAGIC) + 8 + len(raw)) // ALIGN) * ALIGN
-    ever = np.zeros((2, points, words), dtype=np.uint64)
     done = {"games": 0, "moves": 0, "setup": 0}
     out = index_path(table_path)
 
@@ -198,13 +224,14 @@ def write_index(table_path: str | os.PathLike) -> tuple[Path, int]:
             put(f, "setup_col", chunk.setup_col, s0)
             put(f, "setup_ptr", chunk.setup_ptr[:-1] + s0, g0)
             put(f, "first", chunk.first, g0 * points * 3)
-            ever[:, :, g0 // 64 : g0 // 64 + chunk.words] = chunk.ever
+            for name in ("ever", "late", "filled"):
+                a = getattr(chunk, name)
+                put(f, name, a, g0 // 64 * (a.size // len(a)))
             done = {"games": g0 + len(chunk), "moves": m0 + len(chunk.moves), "setup": s0 + len(chunk.setup_pt)}
         if done["moves"] != total_moves:
             raise TableError(f"{table_path}: n_moves does not match the moves column")
         put(f, "offsets", np.array([done["moves"]], dtype=np.int64), n)
         put(f, "setup_ptr", np.array([done["setup"]], dtype=np.int64), n)
-        put(f, "ever", ever, 0)
     return out, n
 
 

@@ -92,7 +92,7 @@ def _grow(a: np.ndarray, n: int) -> np.ndarray:
 
 @njit(cache=True)
 def prune(
-    words: int, ever: np.ndarray, keep: np.ndarray, first: np.ndarray,
+    words: int, ever: np.ndarray, late_bits: np.ndarray, filled_bits: np.ndarray, keep: np.ndarray, first: np.ndarray,
     offsets: np.ndarray, moves: np.ndarray, first_color: np.ndarray,
     setup_pt: np.ndarray, setup_ptr: np.ndarray, img_pt: np.ndarray, img_col: np.ndarray,
     img_ptr: np.ndarray, n_stones: int, img_next: np.ndarray, in_region: np.ndarray,
@@ -102,9 +102,12 @@ def prune(
     it proves, as hits ``(game, image, t)``, and the rest, to be replayed ``(game,
     image, until)``: the image cannot match from position ``until`` on.
 
-    ``ever[colour - 1, point]`` is a bitset over games (``words`` uint64) of the games
-    where that colour ever stood on that point, ``keep`` the bitset of the games the
-    filters keep. An image needs each of its stones' (point, colour) ever; it cannot
+    ``ever[w, point, colour - 1]`` is word ``w`` of the bitset of the games where that
+    colour ever stood on that point, ``late_bits[w, k, point, colour - 1]`` of those where
+    it came at move ``THRESHOLDS[k]`` or later, ``filled_bits[w, k, point]`` of those where
+    the point was filled for good before that move; ``keep`` the bitset of the games
+    the filters keep. A game with a late stone and an early filled empty point of an
+    image is ruled out by the bitsets alone. An image needs each of its stones' (point, colour) ever; it cannot
     match before ``L``, the last first arrival of its stones, nor from the first
     arrival on one of its empty points where no stone was ever captured (the point
     stays occupied). When no stone of its points was captured up to ``L``, its
@@ -130,9 +133,24 @@ def prune(
             a, z = img_ptr[v], img_ptr[v + 1]
             acc = keep[w]
             for k in range(a, a + n_stones):
-                acc &= ever[img_col[k] - 1, img_pt[k], w]
+                acc &= ever[w, img_pt[k], img_col[k] - 1]
                 if acc == 0:
                     break
+            for th in range(late_bits.shape[1]):
+                if acc == 0:
+                    break
+                lt = np.uint64(0)
+                for k in range(a, a + n_stones):
+                    lt |= late_bits[w, th, img_pt[k], img_col[k] - 1]
+                lt &= acc
+                if lt == 0:
+                    continue
+                early = np.uint64(0)
+                for k in range(a + n_stones, z):
+                    early |= filled_bits[w, th, img_pt[k]]
+                    if early & lt == lt:
+                        break
+                acc &= ~(lt & early)
             if acc == 0:
                 continue
             for bit in range(64):

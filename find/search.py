@@ -83,7 +83,7 @@ def search_index(index: GameIndex, q: Query, imgs: Images, filters: Filters) -> 
     fill = index.typical_fill()
     image = np.repeat(np.arange(len(imgs)), np.diff(imgs.ptr))
     order = np.lexsort((fill[imgs.pt], imgs.col == 0, image))
-    hg, hv, ht, rg, rv, ru = prune(index.words, index.ever, keep, index.first, index.offsets, index.moves,
+    hg, hv, ht, rg, rv, ru = prune(index.words, index.ever, index.late, index.filled, keep, index.first, index.offsets, index.moves,
                                    index.first_color, index.setup_pt, index.setup_ptr, imgs.pt[order],
                                    imgs.col[order], imgs.ptr, q.stones, imgs.next, imgs.region,
                                    imgs.want_empty, t_lo, t_hi)
