@@ -144,6 +144,7 @@ def show(ctx: click.Context, table, top, size, sort, svg_dir) -> None:
     from .patterns.show import show_patterns, show_ratings
     from .patterns.tables import TableError, read_metadata, read_table
 
+    given_table = table
     table = _table_or_bundled(table, PATTERNS)
     try:
         kind = "ratings" if read_metadata(table).get("kind") == "ratings" else "patterns"
@@ -157,7 +158,7 @@ def show(ctx: click.Context, table, top, size, sort, svg_dir) -> None:
             raise click.UsageError(f"{', '.join(given)}: for a patterns table; {table} is a ratings table")
         click.echo(show_ratings(data, top))
         return
-    click.echo(show_patterns(data, top, size, sort, svg_dir))
+    click.echo(show_patterns(data, top, size, sort, svg_dir, given_table))
 
 
 @main.command()

@@ -10,11 +10,11 @@ import pyarrow as pa
 
 from ..patterns.tables import table_metadata, write_table
 from .index import GameIndex
-from .query import CONTINUATION_REACH, GTP_COLUMNS, Query, parse_vertex, vertex
+from .query import GTP_COLUMNS, Query, parse_vertex
 from .search import FindResult
 
 #: Symbols of the text diagram: black, white, empty in the region, outside it.
-SYMBOLS = {1: "X", 2: "O", 0: ".", None: " "}
+SYMBOLS = {1: "X", 2: "O", 0: ".", None: ","}
 #: SVG: pixels a point.
 CELL = 24
 #: SGF letters of coordinates.
@@ -54,21 +54,26 @@ def query_dict(q: Query) -> dict:
     }
 
 
-def _window(q: Query) -> tuple[int, int, int, int]:
-    """The rectangle drawn: the region grown by the continuations' reach, on the board."""
+def _labels(q: Query, continuations: pa.Table, top: int) -> dict[tuple[int, int], str]:
+    """The ``top`` continuations' labels by point."""
+    return {parse_vertex(row["move"], q.size, "move"): row["label"]
+            for row in continuations.slice(0, top).to_pylist() if row["label"] and row["move"]}
+
+
+def _window(q: Query, labels: dict) -> tuple[int, int, int, int]:
+    """The rectangle drawn: the region and the labelled points."""
     x0, y0, x1, y1 = q.box()
-    r = CONTINUATION_REACH
-    return max(0, x0 - r), max(0, y0 - r), min(q.size - 1, x1 + r), min(q.size - 1, y1 + r)
+    for x, y in labels:
+        x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
+    return x0, y0, x1, y1
 
 
 def diagram(q: Query, continuations: pa.Table, top: int) -> str:
-    """The fragment as text, top row first, the ``top`` continuations' labels on it."""
-    x0, y0, x1, y1 = _window(q)
+    """The fragment as text, top row first, the ``top`` continuations' labels on it
+    (``X`` black, ``O`` white, ``.`` empty, ``,`` outside the region)."""
+    labels = _labels(q, continuations, top)
+    x0, y0, x1, y1 = _window(q, labels)
     cells = {(int(x), int(y)): int(c) for (x, y), c in zip(q.points, q.colors)}
-    labels = {}
-    for row in continuations.slice(0, top).to_pylist():
-        if row["label"] and row["move"]:
-            labels[parse_vertex(row["move"], q.size, "move")] = row["label"]
     lines = ["    " + " ".join(GTP_COLUMNS[x] for x in range(x0, x1 + 1))]
     for y in range(y1, y0 - 1, -1):
         row = [labels.get((x, y)) or SYMBOLS[cells.get((x, y))] for x in range(x0, x1 + 1)]
@@ -110,7 +115,8 @@ def text(summary: Summary, top: int) -> str:
 
 def svg(q: Query, continuations: pa.Table, top: int) -> str:
     """The fragment as an SVG picture with the continuation labels."""
-    x0, y0, x1, y1 = _window(q)
+    labels = _labels(q, continuations, top)
+    x0, y0, x1, y1 = _window(q, labels)
     w, h = (x1 - x0 + 1) * CELL, (y1 - y0 + 1) * CELL
     cells = {(int(x), int(y)): int(c) for (x, y), c in zip(q.points, q.colors)}
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}">',
@@ -128,13 +134,11 @@ def svg(q: Query, continuations: pa.Table, top: int) -> str:
             elif cells[(x, y)]:
                 fill = "black" if cells[(x, y)] == 1 else "white"
                 parts.append(f'<circle cx="{cx}" cy="{cy}" r="{r * 0.9}" fill="{fill}" stroke="black"/>')
-    for row in continuations.slice(0, top).to_pylist():
-        if row["label"] and row["move"]:
-            x, y = parse_vertex(row["move"], q.size, "move")
-            cx, cy = (x - x0) * CELL + r, (y1 - y) * CELL + r
-            parts.append(f'<circle cx="{cx}" cy="{cy}" r="{r * 0.7}" fill="#dcb35c"/>')
-            parts.append(f'<text x="{cx}" y="{cy + 5}" font-size="{CELL * 0.6}" text-anchor="middle" '
-                         f'fill="red">{row["label"]}</text>')
+    for (x, y), label in labels.items():
+        cx, cy = (x - x0) * CELL + r, (y1 - y) * CELL + r
+        parts.append(f'<circle cx="{cx}" cy="{cy}" r="{r * 0.7}" fill="#dcb35c"/>')
+        parts.append(f'<text x="{cx}" y="{cy + 5}" font-size="{CELL * 0.6}" text-anchor="middle" '
+                     f'fill="red">{label}</text>')
     parts.append("</svg>")
     return "\n".join(parts)
 
@@ -205,6 +209,3 @@ def sgf_collection(result: FindResult, indexes: list[GameIndex]) -> str:
             color = 3 - color
         out.append("".join(nodes) + ")")
     return "\n".join(out) + "\n"
-
-
-__all__ = ["Summary", "diagram", "hits_table", "sgf_collection", "svg", "text", "vertex", "write_hits"]

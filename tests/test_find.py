@@ -265,3 +265,23 @@ def test_saved_index_gives_the_same_hits_and_goes_stale(records, tmp_path):
     assert a.hits.equals(b.hits)
     write_table(games_table(records[:5]), table, table_metadata("games"))
     assert load_index(table) is None
+
+
+@pytest.mark.shared_data
+def test_pattern_id_agrees_with_the_oracle(records):
+    """A mined shape from ``show``'s hint: its ring anywhere, own stones black to move."""
+    from shapemill.find.fragment import query_from_pattern
+    from shapemill.patterns.defaults import PATTERNS, default_table
+
+    shown = CliRunner().invoke(main, ["show", "--top", "3", "--size", "3"])
+    ids = [line.split("--pattern-id ")[1].split()[0] for line in shown.output.splitlines() if "--pattern-id" in line]
+    assert ids
+    few = records[:3]
+    small = build_index(games_table(few))
+    q = query_from_pattern(ids[0], default_table(PATTERNS))
+    points = {(int(x), int(y)): {0: None, 1: "b", 2: "w"}[int(c)] for (x, y), c in zip(q.points, q.colors)}
+    result = find([small], q)
+    expected = oracle_hits(few, points, symmetry=True, swap=True, anywhere=True, next_color="b")
+    got = Counter(zip(result.hits["id"].to_pylist(), result.hits["move"].to_pylist(), played_vertex(result, small)))
+    assert got == Counter((h.game, h.move, oracle.vertex(h.played)) for h in expected)
+    assert result.hits.num_rows > 0
