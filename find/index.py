@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +27,7 @@ from ..patterns.tables import TableError, check_table, read_table
 from .kernels import CLEARED, NEVER, index_games
 
 #: Format of the index file; bumped when its arrays change.
-INDEX_VERSION = 3
+INDEX_VERSION = 4
 #: The index file beside a games table.
 SUFFIX = ".findex"
 #: The first bytes of an index file.
@@ -45,10 +45,9 @@ THRESHOLDS = (10, 20, 40, 80, 160)
 BUILD_CHUNK = 4096
 #: Games table columns the index is replayed from.
 REPLAY_COLUMNS = ["board_size", "first_color", "moves", "setup_black", "setup_white"]
-#: Games sampled for the typical order in which points fill up.
-FILL_SAMPLE = 2000
 #: The arrays of an index, saved in this order.
-ARRAYS = ("moves", "offsets", "first_color", "setup_pt", "setup_col", "setup_ptr", "first", "ever", "late", "filled")
+ARRAYS = ("moves", "offsets", "first_color", "setup_pt", "setup_col", "setup_ptr", "first", "ever", "late",
+          "filled", "fill")
 
 
 @dataclass
@@ -71,7 +70,7 @@ class GameIndex:
     ever: np.ndarray  # uint64[words, size*size, 2]
     late: np.ndarray  # uint64[words, len(THRESHOLDS), size*size, 2]
     filled: np.ndarray  # uint64[words, len(THRESHOLDS), size*size]
-    _fill: np.ndarray | None = field(default=None, repr=False)
+    fill: np.ndarray  # float64[size*size]: the mean first move that fills each point
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
@@ -80,14 +79,6 @@ class GameIndex:
     def words(self) -> int:
         """uint64 words of a bitset over the games."""
         return self.ever.shape[0]
-
-    def typical_fill(self) -> np.ndarray:
-        """Per point, the mean first move that fills it in (a sample of) the games:
-        the order in which the pruning asks about a region's empty points."""
-        if self._fill is None:
-            sample = np.asarray(self.first[:: max(1, len(self) // FILL_SAMPLE), :, :2]).min(axis=2).astype(np.float64)
-            self._fill = sample.mean(axis=0) if len(sample) else np.zeros(self.first.shape[1])
-        return self._fill
 
     def bitset(self, mask: np.ndarray) -> np.ndarray:
         """A boolean array over the games as the index's bitset."""
@@ -119,6 +110,12 @@ def _bitsets(first: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     late = np.stack([pack((arrival >= t) & (arrival != NEVER)) for t in THRESHOLDS], axis=1)
     filled = np.stack([pack((fa < t) & forever) for t in THRESHOLDS], axis=1)
     return ever, late, filled
+
+
+def _fill_sum(first: np.ndarray) -> np.ndarray:
+    """Per point, the sum over the games of the first move that fills it (``NEVER``
+    when none): the order in which the search asks about a region's empty points."""
+    return first[:, :, :2].min(axis=2).sum(axis=0, dtype=np.float64)
 
 
 def _list_column(table: pa.Table, name: str, dtype) -> tuple[np.ndarray, np.ndarray]:
@@ -163,7 +160,7 @@ def build_index(table: pa.Table, size: int | None = None) -> GameIndex:
     ever, late, filled = _bitsets(first)
     info = table.select(INFO_COLUMNS) if all(c in table.column_names for c in INFO_COLUMNS) else pa.table({})
     return GameIndex(size, info, moves, offsets, first_color, setup_pt, setup_col,
-                     setup_ptr, first, ever, late, filled)
+                     setup_ptr, first, ever, late, filled, _fill_sum(first) / max(n, 1))
 
 
 def index_path(table_path: str | os.PathLike) -> Path:
@@ -194,7 +191,8 @@ def write_index(table_path: str | os.PathLike) -> tuple[Path, int]:
               "setup_ptr": ((n + 1,), np.int64), "first": ((n, points, 3), np.uint16),
               "ever": ((words, points, 2), np.uint64),
               "late": ((words, len(THRESHOLDS), points, 2), np.uint64),
-              "filled": ((words, len(THRESHOLDS), points), np.uint64)}
+              "filled": ((words, len(THRESHOLDS), points), np.uint64),
+              "fill": ((points,), np.float64)}
     header = {"version": INDEX_VERSION, "size": size, "table": _stamp(table_path), "arrays": {}}
     at = 0
     for name in ARRAYS:
@@ -204,6 +202,7 @@ def write_index(table_path: str | os.PathLike) -> tuple[Path, int]:
     raw = json.dumps(header).encode()
     start = -(-(len(MAGIC) + 8 + len(raw)) // ALIGN) * ALIGN
     done = {"games": 0, "moves": 0, "setup": 0}
+    fill = np.zeros(points, dtype=np.float64)
     out = index_path(table_path)
 
     def put(f, name: str, a: np.ndarray, element: int) -> None:
@@ -224,6 +223,7 @@ def write_index(table_path: str | os.PathLike) -> tuple[Path, int]:
             put(f, "setup_col", chunk.setup_col, s0)
             put(f, "setup_ptr", chunk.setup_ptr[:-1] + s0, g0)
             put(f, "first", chunk.first, g0 * points * 3)
+            fill += chunk.fill * len(chunk)
             for name in ("ever", "late", "filled"):
                 a = getattr(chunk, name)
                 put(f, name, a, g0 // 64 * (a.size // len(a)))
@@ -232,6 +232,7 @@ def write_index(table_path: str | os.PathLike) -> tuple[Path, int]:
             raise TableError(f"{table_path}: n_moves does not match the moves column")
         put(f, "offsets", np.array([done["moves"]], dtype=np.int64), n)
         put(f, "setup_ptr", np.array([done["setup"]], dtype=np.int64), n)
+        put(f, "fill", fill / max(n, 1), 0)
     return out, n
 
 

@@ -80,13 +80,15 @@ def search_index(index: GameIndex, q: Query, imgs: Images, filters: Filters) -> 
         return _columns(*(np.zeros(0, np.int32),) * 3, index, imgs, q.size)
     # each image's stones first, then its empty points by how early games fill them,
     # so that the pruning meets a point that rules a game out within a few reads
-    fill = index.typical_fill()
+    fill = index.fill
     image = np.repeat(np.arange(len(imgs)), np.diff(imgs.ptr))
     order = np.lexsort((fill[imgs.pt], imgs.col == 0, image))
     hg, hv, ht, rg, rv, ru = prune(index.words, index.ever, index.late, index.filled, keep, index.first, index.offsets, index.moves,
                                    index.first_color, index.setup_pt, index.setup_ptr, imgs.pt[order],
                                    imgs.col[order], imgs.ptr, q.stones, imgs.next, imgs.region,
                                    imgs.want_empty, t_lo, t_hi)
+    if len(rg) == 0:  # nothing to replay: spare the kernel's loading in a fresh process
+        return _columns(hg, hv, ht, index, imgs, q.size)
     order = np.argsort(rg, kind="stable")
     g2, v2, t2 = replay_match(q.size, rg[order], rv[order], ru[order], index.moves, index.offsets, index.first_color,
                               index.setup_pt, index.setup_col, index.setup_ptr, imgs.pt, imgs.col, imgs.ptr,
@@ -105,7 +107,8 @@ def _columns(g: np.ndarray, v: np.ndarray, t: np.ndarray, index: GameIndex, imgs
     cx[has], cy[has] = qx, qy
     swapped = imgs.swapped[v] if len(v) else np.zeros(0, dtype=bool)
     rel = np.where(color == 0, 0, np.where(swapped, 3 - color, color))
-    return {"game": g, "move": t, "image": v, "cx": cx, "cy": cy, "ccolor": rel, "cmove": at}
+    return {"game": g, "move": t, "image": v, "cx": cx, "cy": cy, "ccolor": rel, "cmove": at,
+            "px": np.where(has, pt % size, -1), "py": np.where(has, pt // size, -1)}
 
 
 def find(indexes: list[GameIndex], q: Query, filters: Filters | None = None) -> FindResult:
@@ -114,7 +117,8 @@ def find(indexes: list[GameIndex], q: Query, filters: Filters | None = None) -> 
     Columns: ``part`` (which index), ``game`` (row in it), ``id``, ``move`` (the
     position after that many moves), ``symmetry``, ``swapped``, ``continuation``
     (GTP vertex in the query's orientation, null when the game ends first),
-    ``continuation_color`` (``b``/``w`` in the query's colours), ``continuation_move``.
+    ``continuation_color`` (``b``/``w`` in the query's colours), ``continuation_move``,
+    ``played`` (the continuation as played in the game, in its own orientation).
     """
     filters = filters or Filters()
     imgs = images(q)
@@ -132,6 +136,7 @@ def find(indexes: list[GameIndex], q: Query, filters: Filters | None = None) -> 
             "continuation": pa.array(_vertices(cols["cx"], cols["cy"]), pa.string()),
             "continuation_color": pa.array([None if c == 0 else "bw"[c - 1] for c in cols["ccolor"].tolist()], pa.string()),
             "continuation_move": pa.array(np.where(cols["cmove"] < 0, None, cols["cmove"]).tolist(), pa.int32()),
+            "played": pa.array(_vertices(cols["px"], cols["py"]), pa.string()),
         }))
     hits = pa.concat_tables(parts) if parts else pa.table({})
     return FindResult(q, imgs, hits, [index.info for index in indexes])

@@ -90,6 +90,7 @@ def played_vertex(result, index):
         else:
             x = int(index.moves[index.offsets[g] + at])
             out.append(oracle.vertex((x % SIZE, x // SIZE)))
+    assert out == result.hits["played"].to_pylist()
     return out
 
 
