@@ -12,7 +12,8 @@ Each query runs three times on the loaded index; the median of its three times
 counts. Prints, per class, the median and worst of those, the hits and the games;
 also the index's build time, size and peak memory (``shapemill index`` in a fresh
 process), and a fresh ``shapemill find`` process's wall time. When ``libkombilo``
-is importable (the ``kombilo`` 0.8.4 source package built outside the repository),
+is importable (the ``kombilo`` 0.8.4 source package, built outside the repository and
+put on ``PYTHONPATH``: its ``kombilo/`` folder holds ``libkombilo.py``),
 the fixed-region queries also run there on the same games, and its times, hits and
 games are printed beside ours.
 """
@@ -31,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 from sgfmill import boards
 
 from shapemill.find import Filters, find, load_index
@@ -146,11 +148,72 @@ def index_build(games: str) -> dict:
         return {"seconds": round(seconds, 1), "mb": round(size / 1e6), "peak_mb": round(int(out.stderr.split()[-1]) / 1e3)}
 
 
+def kombilo_db(games: str, folder: str):
+    """A libkombilo database of the table's games (read from their sources), with
+    the seconds it took; None when libkombilo is not importable."""
+    try:
+        import libkombilo as lk
+    except ImportError:
+        return None, None
+    import zipfile
+
+    sources = pq.read_table(games, columns=["source"]).column("source").to_pylist()
+    pop = lk.ProcessOptions()
+    pop.rootNodeTags = "PW,PB,RE,DT"
+    pop.sgfInDB = False
+    pop.algos = lk.ALGO_FINALPOS | lk.ALGO_MOVELIST | lk.ALGO_HASH_FULL | lk.ALGO_HASH_CORNER
+    t0 = time.perf_counter()
+    gl = lk.GameList(str(Path(folder) / "kombilo.db"), "DATE", "[[id]],,,", pop, 19, 500)
+    gl.start_processing()
+    archives: dict[str, zipfile.ZipFile] = {}
+    for source in sources:
+        path, _, member = source.partition("!")
+        if member:
+            z = archives.setdefault(path, zipfile.ZipFile(path))
+            data = z.read(member)
+        else:
+            data = Path(path.split("#")[0]).read_bytes()
+        gl.process(data.decode("utf-8", "replace"), "p", member or path, lk.vectorGL(), "", lk.CHECK_FOR_DUPLICATES)
+    gl.finalize_processing()
+    return (lk, gl), time.perf_counter() - t0
+
+
+def kombilo_search(db, q: Query) -> tuple[float, int, int] | None:
+    """The query in libkombilo (a rectangle, anchored where it is, or anywhere it
+    fits with its edges kept): median seconds, hits, games."""
+    lk, gl = db
+    x0, y0, x1, y1 = q.box()
+    w, h = x1 - x0 + 1, y1 - y0 + 1
+    if len(q.points) != w * h:
+        return None
+    cells = {(int(x), int(y)): int(c) for (x, y), c in zip(q.points, q.colors)}
+    ipos = "".join(".XO"[cells[(x, y)]] for y in range(y1, y0 - 1, -1) for x in range(x0, x1 + 1))
+    top = q.size - 1 - y1
+    if q.anywhere:
+        pin_x, pin_y = x0 == 0 or x1 == q.size - 1, y0 == 0 or y1 == q.size - 1
+        left, right = (x0, x0) if pin_x else (0, q.size - w)
+        upper, lower = (top, top) if pin_y else (0, q.size - h)
+    else:
+        left, right, upper, lower = x0, x0, top, top
+    times = []
+    for _ in range(REPEATS):
+        p = lk.Pattern(left, right, upper, lower, q.size, w, h, ipos, lk.vectorMNC())
+        so = lk.SearchOptions(0, 0, 10000)
+        so.searchInVariations = False
+        t0 = time.perf_counter()
+        gl.search(p, so)
+        times.append(time.perf_counter() - t0)
+        hits, games = gl.num_hits, gl.size()
+        gl.reset()
+    return statistics.median(times), hits, games
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("games", help="a games table with its index (shapemill index)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--no-build", action="store_true", help="skip the index build measurement")
+    ap.add_argument("--no-kombilo", action="store_true", help="skip libkombilo even when it is importable")
     args = ap.parse_args()
     index = load_index(args.games)
     if index is None:
@@ -168,12 +231,24 @@ def main() -> None:
         ms = [s * 1e3 for s, _, _ in res]
         rows[kind] = {"queries": len(qs), "median_ms": round(statistics.median(ms), 2), "worst_ms": round(max(ms), 2),
                       "hits": sum(h for _, h, _ in res), "games": sum(g for _, _, g in res)}
+    with tempfile.TemporaryDirectory() as folder:
+        kdb, kbuild = (None, None) if args.no_kombilo else kombilo_db(args.games, folder)
+        if kdb is not None:
+            k = 0
+            for kind, qs in queries.items():
+                for q in qs:
+                    if kind != "pattern":
+                        found = kombilo_search(kdb, q)
+                        if found is not None:
+                            detail[k]["kombilo"] = {"ms": round(found[0] * 1e3, 2), "hits": found[1], "games": found[2]}
+                    k += 1
     fixed = [d["ms"] for d in detail if d["class"] in ("corner", "side", "centre", "opening")]
     summary = {
         "games": len(index), "classes": rows,
         "fixed_median_ms": round(statistics.median(fixed), 2), "fixed_worst_ms": round(max(fixed), 2),
         "fresh_process_s": round(statistics.median(fresh_process(args.games, queries["corner"][i]) for i in range(3)), 2),
         "index": None if args.no_build else index_build(args.games),
+        "kombilo": None if kbuild is None else _kombilo_summary(detail, kbuild),
         "queries": detail,
     }
     if args.json:
@@ -189,6 +264,29 @@ def main() -> None:
     if summary["index"]:
         i = summary["index"]
         print(f"index build: {i['seconds']} s, {i['mb']} MB on disk, peak {i['peak_mb']} MB")
+    if summary["kombilo"]:
+        k = summary["kombilo"]
+        anywhere = "" if k["anywhere_median_ms"] is None else f", anywhere median {k['anywhere_median_ms']} ms"
+        print(f"libkombilo, same games and queries: database built in {k['build_s']} s; {k['compared']} queries: "
+              f"fixed median {k['fixed_median_ms']} ms, worst {k['fixed_worst_ms']} ms{anywhere}; "
+              f"same hits and games on {k['same']} of {k['compared']}")
+        for d in detail:
+            if "kombilo" in d and (d["kombilo"]["hits"], d["kombilo"]["games"]) != (d["hits"], d["games"]):
+                print(f"  differs: {d['query']} ({d['region']}): ours {d['hits']} hits / {d['games']} games, "
+                      f"libkombilo {d['kombilo']['hits']} / {d['kombilo']['games']}")
+
+
+def _kombilo_summary(detail: list[dict], build_s: float) -> dict:
+    both = [d for d in detail if "kombilo" in d]
+    fixed = [d["kombilo"]["ms"] for d in both if d["class"] != "anywhere"]
+    anywhere = [d["kombilo"]["ms"] for d in both if d["class"] == "anywhere"]
+    return {
+        "build_s": round(build_s, 1), "compared": len(both),
+        "same": sum((d["kombilo"]["hits"], d["kombilo"]["games"]) == (d["hits"], d["games"]) for d in both),
+        "fixed_median_ms": round(statistics.median(fixed), 2) if fixed else None,
+        "fixed_worst_ms": round(max(fixed), 2) if fixed else None,
+        "anywhere_median_ms": round(statistics.median(anywhere), 2) if anywhere else None,
+    }
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 from ..errors import ShapemillError
 from ..patterns.show import pattern_grid
 from ..patterns.tables import TableError, read_table
-from .query import BLACK, EMPTY, WHITE, Query, edge_offs, parse_vertex
+from .query import BLACK, EMPTY, WHITE, Query, edge_offs, parse_vertex, vertex
 
 #: Grown by this many points, the stones' bounding box is the default region.
 DEFAULT_MARGIN = 1
@@ -53,11 +53,13 @@ def sgf_position(path: str) -> tuple[np.ndarray, set[tuple[int, int]]]:
                         board.board[row][col] = color
             color, move = node.get_move()
             if color is not None and move is not None:
+                if board.get(move[0], move[1]) is not None:
+                    raise ValueError(f"{color.upper()} {vertex(move[1], move[0])} is played on an occupied point")
                 board.play(move[0], move[1], color)
             if node.has_property("SQ"):
                 marks |= set(node.get("SQ"))
         except ValueError as exc:
-            raise ShapemillError(f"{path}: {exc}") from None
+            raise ShapemillError(f"{path}: {exc or 'a move or point off the board'}") from None
     grid = np.zeros((size, size), dtype=np.int8)
     for row in range(size):
         for col in range(size):
