@@ -46,17 +46,23 @@ class FindOptions:
     sgf_out: str | None = None
 
 
+def _games_tables(path: str) -> list[Path]:
+    """The games table files ``path`` stands for (none for SGF input); one line when
+    it does not exist or is a table of another kind."""
+    if not Path(path).exists():
+        raise ShapemillError(f"{path}: no such file or folder")
+    try:
+        return table_files(path)
+    except TableError as exc:
+        raise ShapemillError(str(exc)) from None
+
+
 def load_indexes(paths: list[str], quiet: bool = True) -> list[GameIndex]:
     """An index for every games table among ``paths`` (saved ones when fresh) and
     one for all SGF input together, built now."""
     indexes, sgf_paths = [], []
     for p in paths:
-        if not Path(p).exists():
-            raise ShapemillError(f"{p}: no such file or folder")
-        try:
-            files = table_files(p)
-        except TableError as exc:
-            raise ShapemillError(str(exc)) from None
+        files = _games_tables(p)
         if not files:
             sgf_paths.append(p)
         for f in files:
@@ -138,12 +144,7 @@ def run_index(paths: list[str], quiet: bool = False) -> None:
     """The body of ``shapemill index``: save the index beside each games table
     (each part of a dataset) that has none or a stale one."""
     for p in paths:
-        if not Path(p).exists():
-            raise ShapemillError(f"{p}: no such file or folder")
-        try:
-            files = table_files(p)
-        except TableError as exc:
-            raise ShapemillError(str(exc)) from None
+        files = _games_tables(p)
         if not files:
             raise ShapemillError(f"{p}: not a games table (run `shapemill scan` first; find reads SGF directly)")
         for f in files:

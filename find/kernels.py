@@ -22,7 +22,7 @@ CLEARED = 2
 
 
 @njit(cache=True)
-def play_tracked(b: np.ndarray, m: np.ndarray, color: int, p: int, removed: np.ndarray) -> int:
+def play_capturing(b: np.ndarray, m: np.ndarray, color: int, p: int, removed: np.ndarray) -> int:
     """Play ``color`` at board point ``p`` (PASS allowed); the board points of the
     stones it captures go to ``removed``, their number is returned."""
     n = 0
@@ -71,7 +71,7 @@ def index_games(
         for i in range(offsets[g], offsets[g + 1]):
             t = i - offsets[g] + 1
             x = moves[i]
-            n = play_tracked(b, m, color, to_point(x, size), removed)
+            n = play_capturing(b, m, color, to_point(x, size), removed)
             if x >= 0 and first[g, x, color - 1] == NEVER:
                 first[g, x, color - 1] = t
             for k in range(n):
@@ -312,7 +312,7 @@ def replay_match(
             if left == 0 or t == n_moves:
                 break
             x = moves[offsets[g] + t]
-            n = play_tracked(b, m, color, to_point(x, size), removed)
+            n = play_capturing(b, m, color, to_point(x, size), removed)
             if x >= 0:
                 _set(x, color, col, wrong, pt_ptr, pt_img, pt_col, active)
             for k in range(n):
