@@ -286,3 +286,24 @@ def test_pattern_id_agrees_with_the_oracle(records):
     got = Counter(zip(result.hits["id"].to_pylist(), result.hits["move"].to_pylist(), played_vertex(result, small)))
     assert got == Counter((h.game, h.move, oracle.vertex(h.played)) for h in expected)
     assert result.hits.num_rows > 0
+
+
+def test_a_stone_captured_before_the_shape_completes_is_not_there(tmp_path):
+    """Black A19 is captured (move 4) before White D19 arrives (move 6): the two are
+    never on the board together, though each was there once; the oracle agrees."""
+    game = "(;GM[1]FF[4]SZ[19];B[aa];W[ba];B[pd];W[ab];B[pp];W[da];B[dp])"
+    games = tmp_path / "g.sgf"
+    games.write_text(game)
+    frag = tmp_path / "f.sgf"
+    frag.write_text("(;GM[1]FF[4]SZ[19]AB[aa]AW[da]SQ[aa][da])")
+    out = CliRunner().invoke(main, ["find", str(games), "--sgf", str(frag), "--json"])
+    assert out.exit_code == 0, out.output
+    moves = [("b", (0, 18)), ("w", (1, 18)), ("b", (15, 15)), ("w", (0, 17)), ("b", (15, 3)), ("w", (3, 18)),
+             ("b", (3, 3))]
+    expected = oracle.search("g", SIZE, [], moves, {(0, 18): "b", (3, 18): "w"})
+    assert json.loads(out.output)["hits"] == len(expected) == 0
+    # with White D19 played first and no capture, the shape is there from move 2
+    early = tmp_path / "e.sgf"
+    early.write_text("(;GM[1]FF[4]SZ[19];W[da];B[aa];W[pd];B[pp])")
+    out = CliRunner().invoke(main, ["find", str(early), "--sgf", str(frag), "--json"])
+    assert json.loads(out.output)["hits"] == 1
