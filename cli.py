@@ -146,6 +146,7 @@ def show(ctx: click.Context, table, top, size, sort, svg_dir) -> None:
     from .patterns.show import show_patterns, show_ratings
     from .patterns.tables import TableError, read_metadata, read_table
 
+    given_table = table
     table = _table_or_bundled(table, PATTERNS)
     try:
         kind = "ratings" if read_metadata(table).get("kind") == "ratings" else "patterns"
@@ -160,7 +161,7 @@ def show(ctx: click.Context, table, top, size, sort, svg_dir) -> None:
             raise click.UsageError(f"{', '.join(given)}: for a patterns table; {table} is a ratings table")
         click.echo(show_ratings(data, top, level_words, svg_dir))
         return
-    click.echo(show_patterns(data, top, size, sort, svg_dir))
+    click.echo(show_patterns(data, top, size, sort, svg_dir, given_table))
 
 
 @main.command()
@@ -247,6 +248,83 @@ def evaluate(games, ratings, split, as_json, plot, max_positions, limit_games, s
         list(games), _table_or_bundled(ratings, RATINGS), split, as_json, plot, max_positions, limit_games, seed,
         workers or default_workers(),
     )
+
+
+@main.command()
+@click.argument("games", nargs=-1, required=True, type=click.Path())
+@click.option("--sgf", "sgf", type=click.Path(dir_okay=False), default=None,
+              help="The fragment: an SGF position (setup stones and/or moves; the position after the last).")
+@click.option("--region", default=None, metavar="A1:G7",
+              help="The rectangle searched (default: the SQ marks, else the stones' box grown by one).")
+@click.option("--pattern-id", default=None, metavar="ID",
+              help="A mined shape instead of a fragment: hex as `show` prints it, or decimal as stored.")
+@click.option("--patterns", "patterns_path", type=click.Path(dir_okay=False), default=None,
+              help="The patterns table of --pattern-id (default: the bundled one).")
+@click.option("--anywhere", is_flag=True, help="Also match the region moved anywhere it fits (edges kept).")
+@click.option("--no-symmetry", is_flag=True, help="Match in the fragment's orientation only.")
+@click.option("--no-color-swap", is_flag=True, help="Do not match with colours swapped.")
+@click.option("--next", "next_color", default="any", show_default=True, type=click.Choice(["b", "w", "any"]),
+              help="Keep positions with this colour to move (the query's colours).")
+@click.option("--moves", default=None, metavar="FROM:TO", help="Keep hits at these move numbers.")
+@click.option("--player", default=None, help="Keep games where a player's name contains this.")
+@click.option("--since", default=None, metavar="DATE", help="Keep games dated on or after DATE (as written: 2015-06).")
+@click.option("--until", default=None, metavar="DATE", help="Keep games dated up to DATE (2015 keeps all of 2015).")
+@click.option("--winner", default=None, type=click.Choice(["b", "w"]), help="Keep games this colour won.")
+@click.option("--top", default=20, show_default=True, type=click.IntRange(1), help="Continuations shown.")
+@click.option("--games", "n_games", default=0, show_default=True, type=click.IntRange(0),
+              help="Also list the N most recent games with a hit.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Write the hits table (Parquet, one row per hit).")
+@click.option("--svg", "svg_path", type=click.Path(dir_okay=False), default=None,
+              help="Draw the fragment with its continuations to this SVG file.")
+@click.option("--sgf-out", type=click.Path(dir_okay=False), default=None,
+              help="Write the matching games as one SGF collection, the hit commented and marked.")
+def find(games, sgf, region, pattern_id, patterns_path, anywhere, no_symmetry, no_color_swap, next_color, moves,
+         player, since, until, winner, top, n_games, as_json, output, svg_path, sgf_out) -> None:
+    """Where a shape occurs in GAMES, what was played next, and who won.
+
+    GAMES are games tables, datasets, SGF files, folders or archives. A hit is
+    counted as Kombilo counts it: each distinct image of the fragment (symmetries,
+    colour swap) once per game, at its first occurrence. `shapemill index GAMES`
+    saves the index that makes searches fast.
+    """
+    from .find.find_command import FindOptions, run_find
+    from .find.search import Filters
+    from .patterns.defaults import PATTERNS
+
+    if (sgf is None) == (pattern_id is None):
+        raise click.UsageError("give one of --sgf FRAGMENT or --pattern-id ID")
+    if pattern_id is not None:
+        given = [name for name, on in (("--region", region is not None), ("--no-symmetry", no_symmetry),
+                                       ("--next", next_color != "any")) if on]
+        if given:
+            raise click.UsageError(f"{', '.join(given)}: not with --pattern-id (a mined shape is "
+                                   "symmetric, its own stones to move, anywhere)")
+    elif patterns_path is not None:
+        raise click.UsageError("--patterns: only with --pattern-id")
+    opt = FindOptions(
+        sgf=sgf, region=region, pattern_id=pattern_id,
+        patterns=_table_or_bundled(patterns_path, PATTERNS) if pattern_id is not None else None,
+        anywhere=anywhere, symmetry=not no_symmetry, swap=not no_color_swap, next=next_color, moves=moves,
+        filters=Filters(player=player, since=since, until=until, winner=winner), top=top, games=n_games,
+        as_json=as_json, output=output, svg=svg_path, sgf_out=sgf_out,
+    )
+    run_find(list(games), opt)
+
+
+@main.command()
+@click.argument("games", nargs=-1, required=True, type=click.Path())
+@click.option("-q", "--quiet", is_flag=True, help="No summary.")
+def index(games, quiet) -> None:
+    """Save the search index of `find` beside each games table (GAMES.findex).
+
+    A partitioned dataset gets one per part: after adding parts, only the new
+    ones are indexed. An index whose table was rewritten is rebuilt.
+    """
+    from .find.find_command import run_index
+
+    run_index(list(games), quiet)
 
 
 def _table_or_bundled(path: str | None, name: str) -> str:

@@ -64,8 +64,17 @@ def svg(key: bytes, ring: int, cell: int = 24) -> str:
     return "\n".join(parts)
 
 
-def show_patterns(table, top: int, size: int | None, sort: str, svg_dir: str | None) -> str:
-    """Text for ``shapemill show`` on a patterns table (and SVG files if asked)."""
+def find_hint(pattern_id: int, key: bytes, ring: int, table: str | None = None) -> str | None:
+    """The ``shapemill find`` command that lists where a pattern occurs (none for a
+    shape without stones, which is every empty point)."""
+    if not any(s in (1, 2) for s in unpack_key(key, ring).tolist()):
+        return None
+    return f"  where: shapemill find GAMES --pattern-id {pattern_id:016x}" + (f" --patterns {table}" if table else "")
+
+
+def show_patterns(table, top: int, size: int | None, sort: str, svg_dir: str | None, path: str | None = None) -> str:
+    """Text for ``shapemill show`` on a patterns table (and SVG files if asked);
+    ``path``: the table's file when it is not the bundled one, for the ``find`` hint."""
     import pyarrow.compute as pc
 
     rows = table.filter(pc.equal(table["feature"], "pattern"))
@@ -80,6 +89,9 @@ def show_patterns(table, top: int, size: int | None, sort: str, svg_dir: str | N
             f"seen {row['seen']:,}  played {row['played']:,}  p_played {row['p_played']:.4f}"
         )
         out.append(diagram(row["key"], row["size"]))
+        hint = find_hint(row["pattern_id"], row["key"], row["size"], path)
+        if hint:
+            out.append(hint)
         out.append("")
         if svg_dir:
             _picture(svg_dir, f"{rank:03d}-{row['pattern_id']}", row["key"], row["size"])
@@ -137,6 +149,9 @@ def show_ratings(table, top: int, describe: Callable[[str, int], str] | None = N
             lines = rating_lines(row, describe)
             out.append(f"#{rank}  {lines[0]}")
             out.extend(lines[1:])
+            hint = find_hint(row["value"], row["key"], row["size"]) if row["feature"] == "pattern" and row["key"] else None
+            if hint:
+                out.append(hint)
             out.append("")
             if svg_dir and row["feature"] == "pattern" and row["key"] is not None:
                 _picture(svg_dir, f"{end}-{rank:03d}-{row['value']}", row["key"], row["size"])

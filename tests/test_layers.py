@@ -1,6 +1,6 @@
 """The import contract of the house: layers import one way, no cycles, click in cli.py only.
 
-go <- patterns <- datasets <- miner <- engine <- cli.py; the root modules
+go <- patterns <- datasets <- miner <- find <- engine <- cli.py; the root modules
 ``__init__``, ``errors`` and ``files`` sit below them all. Imports inside functions count.
 """
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ("", "go", "patterns", "datasets", "miner", "engine", "cli")
+LAYERS = ("", "go", "patterns", "datasets", "miner", "find", "engine", "cli")
 OUTSIDE = ("tests", "bench", "tools", "build", "docs")
 
 
