@@ -24,6 +24,7 @@ import numpy as np
 from sgfmill.sgf_grammar import simpletext_value
 
 from ..go.rules import REASONS, replay_check
+from ..go.vertices import SGF_LETTERS, TT_PASS_MAX_SIZE, color_name, format_sgf_point, format_vertex
 from .records import GameRecord, ScanError
 from .text import decode_values, normalize_rank, parse_komi, winner_of
 
@@ -144,14 +145,10 @@ def _points(size: int) -> dict[bytes, int]:
     """Map of SGF point values to board indices (row 0 bottom); passes to -1."""
     table = _POINT_CACHE.get(size)
     if table is None:
-        letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-        table = {}
-        for col in range(size):
-            for row_from_top in range(size):
-                key = (letters[col] + letters[row_from_top]).encode()
-                table[key] = (size - 1 - row_from_top) * size + col
+        table = {format_sgf_point((row, col), size).encode(): row * size + col
+                 for row in range(size) for col in range(size)}
         table[b""] = -1
-        if size <= 19:
+        if size <= TT_PASS_MAX_SIZE:
             table[b"tt"] = -1
         _POINT_CACHE[size] = table
     return table
@@ -198,15 +195,14 @@ def _reason_name(code: int) -> str:
 
 
 def _coord(p: int, size: int) -> str:
-    """Human coordinate of an index, GTP style (A1 bottom left, no I)."""
-    if p < 0:
-        return "pass"
-    letters = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
-    return f"{letters[p % size]}{p // size + 1}"
+    """GTP vertex of a record index ``row * size + col`` (-1: pass)."""
+    return format_vertex(None if p < 0 else divmod(p, size))
 
 
 _WS = b" \t\r\n"
-
+_A = ord(SGF_LETTERS[0])
+#: ``tt``'s coordinates, a pass on boards up to TT_PASS_MAX_SIZE.
+_TT = SGF_LETTERS.index("t")
 
 
 def _append_move(moves: list[int], colour: int, p: int, prev: int, first: int) -> tuple[int, int]:
@@ -228,12 +224,12 @@ def _add_run(run: bytes, size: int, moves: list[int], prev: int, first: int) -> 
     compact = run.translate(None, _WS)
     a = np.frombuffer(compact, dtype=np.uint8).reshape(-1, 6)
     colours = np.where(a[:, 1] == 66, 1, 2)
-    x = a[:, 3].astype(np.int32) - 97
-    y = a[:, 4].astype(np.int32) - 97
+    x = a[:, 3].astype(np.int32) - _A
+    y = a[:, 4].astype(np.int32) - _A
     points = (size - 1 - y) * size + x
     valid = (x >= 0) & (x < size) & (y >= 0) & (y < size)
-    if size <= 19:
-        is_pass = (x == 19) & (y == 19)
+    if size <= TT_PASS_MAX_SIZE:
+        is_pass = (x == _TT) & (y == _TT)
         points[is_pass] = -1
         valid |= is_pass
     bad = -1
@@ -383,7 +379,7 @@ def build_record(
         black_rank=normalize_rank(black_rank),
         white_rank=normalize_rank(white_rank),
         date=date,
-        first_color="b" if first == 1 else "w",
+        first_color=color_name(first),
         moves=move_arr,
         setup_black=setup_black,
         setup_white=setup_white,

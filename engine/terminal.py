@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TextIO
 
+from ..go.vertices import opponent
 from ..miner.prior import MovePrior
 from .gtp import GtpEngine
 from .mcts import SearchConfig
@@ -42,7 +43,7 @@ def run_play(
     engine = GtpEngine(config, size, prior)
     _answer(engine, f"boardsize {size}")
     _answer(engine, f"komi {config.komi}")
-    computer = "w" if human == "b" else "b"
+    computer = opponent(human)
     to_move, passes = "b", 0
     print(f"You play {'Black (X)' if human == 'b' else 'White (O)'}; {HELP}.", file=out)
     while passes < 2:
@@ -69,5 +70,5 @@ def run_play(
                 print(f"{move}: {text} ({HELP})", file=out)
                 continue
         passes = passes + 1 if move.lower() == "pass" else 0
-        to_move = "w" if to_move == "b" else "b"
+        to_move = opponent(to_move)
     print(f"Game over: {_answer(engine, 'final_score')[1]}", file=out)

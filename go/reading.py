@@ -36,6 +36,7 @@ from .rules import (
     in_atari,
     play,
 )
+from .vertices import flat
 
 #: Positions a ladder reading may visit before it gives up (and calls it an escape).
 LADDER_BUDGET = 200
@@ -439,7 +440,7 @@ def legal_moves(b: np.ndarray, m: np.ndarray, color: int) -> np.ndarray:
     k = 0
     for r in range(n):
         for c in range(n):
-            p = (r + 1) * w + c + 1
+            p = flat(r, c, w)
             if illegal_reason(b, m, color, p) == OK:
                 out[k] = p
                 k += 1

@@ -11,6 +11,7 @@ from numba import njit
 
 from ...go.nbr3x3 import NB_EMPTY, NBR3X3_CODES, NBR3X3_EMPTY, nbr3x3_id, raw_from_libs
 from ...go.rules import COLOR, EMPTY, LAST, PASS, SIZE, STRIDE
+from ...go.vertices import row_col
 from .distance import line_of
 from .table import (
     F_BAD_KOGEIMA,
@@ -156,5 +157,6 @@ def shape_features(b: np.ndarray, m: np.ndarray, color: int, p: int, libs3: np.n
     raw = raw_from_libs(b, w, color, p, libs3)
     nid = NBR3X3_EMPTY if raw == 0 else nbr3x3_id(raw)
     out[F_NBR3X3] = nid
-    _shapes(b, m, color, p, p // w - 1, p % w - 1, line_of(m, p), np.int64(n_own), np.int64(raw),
+    r, c = row_col(p, w)
+    _shapes(b, m, color, p, r, c, line_of(m, p), np.int64(n_own), np.int64(raw),
             np.int64(nid), out)
