@@ -60,10 +60,6 @@ class Vocabulary:
     def size(self) -> int:
         return len(self.group)
 
-    @property
-    def pass_feature(self) -> int:
-        return int(self.level_index[PASS_GROUP, 1])
-
     @classmethod
     def from_rows(cls, group: np.ndarray, value: np.ndarray, size: np.ndarray) -> Vocabulary:
         """From parallel columns: feature group (``feature_groups``), value (pattern
