@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ...files import write_text_atomic
-from ...go.rules import BLACK, COLOR, HASH, WHITE
+from ...go.rules import BLACK, COLOR, HASH, PASS, WHITE
 from ...go.vertices import color_name, point_at
 from .alphabeta import alphabeta
 from .game import OPEN, Problem, State
