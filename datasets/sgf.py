@@ -54,6 +54,33 @@ class SgfError(ValueError):
     """A game that cannot be parsed."""
 
 
+def _read_property(tokens: list[tuple[bytes, bytes, bytes]], i: int, name: bytes,
+                   props: dict[str, list[bytes]] | None) -> int:
+    """Add the values of property ``name`` (its identifier, lower-case letters dropped),
+    ``tokens[i]`` on, to the node's ``props`` (None: no node yet, an error); returns the
+    index after its last value."""
+    key = name.decode("ascii")
+    if not name.isupper():
+        key = name.translate(None, _LOWER).decode("ascii")
+    values = []
+    n = len(tokens)
+    while i < n and tokens[i][3][:1] == b"[":
+        v = tokens[i][3]
+        if len(v) == 1:
+            raise SgfError("unterminated property value (truncated file?)")
+        values.append(v[1:-1])
+        i += 1
+    if props is None:
+        raise SgfError("property outside a node")
+    if not values:
+        raise SgfError(f"property {name.decode('ascii')} without a value")
+    if key in props:
+        props[key].extend(values)
+    else:
+        props[key] = values
+    return i
+
+
 def _main_line(tokens: list[tuple[bytes, bytes, bytes]], i: int) -> tuple[list, int]:
     """Parse the game starting at ``tokens[i]`` (an opening parenthesis).
 
@@ -99,24 +126,7 @@ def _main_line(tokens: list[tuple[bytes, bytes, bytes]], i: int) -> tuple[list, 
             if depth == 0:
                 return nodes, i
         elif main:
-            key = t.decode("ascii")
-            if not t.isupper():
-                key = t.translate(None, _LOWER).decode("ascii")
-            values = []
-            while i < n and tokens[i][3][:1] == b"[":
-                v = tokens[i][3]
-                if len(v) == 1:
-                    raise SgfError("unterminated property value (truncated file?)")
-                values.append(v[1:-1])
-                i += 1
-            if props is None:
-                raise SgfError("property outside a node")
-            if not values:
-                raise SgfError(f"property {t.decode('ascii')} without a value")
-            if key in props:
-                props[key].extend(values)
-            else:
-                props[key] = values
+            i = _read_property(tokens, i, t, props)
     raise SgfError("unexpected end of data (a game is not closed)")
 
 
@@ -252,94 +262,97 @@ def _add_run(run: bytes, size: int, moves: list[int], prev: int, first: int) -> 
     return prev, first
 
 
-def build_record(
-    nodes: list[dict[str, list[bytes]]], source: str
-) -> tuple[GameRecord | None, list[ScanError]]:
-    """Turn a parsed main line into a GameRecord (or None) and its errors."""
-    root = nodes[0] if isinstance(nodes[0], dict) else {}
-    errors: list[ScanError] = []
-    gm = _int(root.get("GM"), 1)
-    if gm != 1:
-        return None, [ScanError(source, "not-go", f"not-go: GM[{root['GM'][0].decode('latin-1')}] is not a Go game")]
+def _board_size(root: dict[str, list[bytes]], source: str) -> tuple[int, ScanError | None]:
+    """The game's board size from ``SZ`` (19 without it), or the error that rules the game out."""
     sz = root.get("SZ")
-    if sz:
-        raw = sz[0].strip()
-        if b":" in raw:
-            a, _, b = raw.partition(b":")
-            if a.strip() != b.strip():
-                return None, [ScanError(source, "bad-board-size", f"bad-board-size: non-square board SZ[{raw.decode('latin-1')}]")]
-            raw = a
-        try:
-            size = int(raw)
-        except ValueError:
-            size = -1
-        if not 2 <= size <= MAX_BOARD_SIZE:
-            return None, [ScanError(source, "bad-board-size", f"bad-board-size: SZ[{sz[0].decode('latin-1')}] (supported 2 to {MAX_BOARD_SIZE})")]
-    else:
-        size = 19
+    if not sz:
+        return 19, None
+    raw = sz[0].strip()
+    if b":" in raw:
+        a, _, b = raw.partition(b":")
+        if a.strip() != b.strip():
+            return -1, ScanError(source, "bad-board-size", f"bad-board-size: non-square board SZ[{raw.decode('latin-1')}]")
+        raw = a
+    try:
+        size = int(raw)
+    except ValueError:
+        size = -1
+    if not 2 <= size <= MAX_BOARD_SIZE:
+        return -1, ScanError(source, "bad-board-size",
+                             f"bad-board-size: SZ[{sz[0].decode('latin-1')}] (supported 2 to {MAX_BOARD_SIZE})")
+    return size, None
+
+
+def _node_move(node: dict[str, list[bytes]], size: int, table: dict[bytes, int], started: bool,
+               stones: dict[int, int]) -> tuple[int, int] | None:
+    """The (colour, point) of a node's move, None for a node without one; its setup
+    stones (AB/AW/AE) go into ``stones``. Raises SgfError for a node the main line
+    cannot go past."""
+    b = node.get("B")
+    w = node.get("W")
+    if "AB" in node or "AW" in node or "AE" in node:
+        if started:
+            raise SgfError("setup stones (AB/AW/AE) after the first move")
+        for key, colour in (("AB", 1), ("AW", 2), ("AE", 0)):
+            if key in node:
+                for p in _point_list(node[key], size, table):
+                    if colour:
+                        stones[p] = colour
+                    else:
+                        stones.pop(p, None)
+    if b is None and w is None:
+        return None
+    if b is not None and w is not None:
+        raise SgfError("a black and a white move in the same node")
+    values = b if b is not None else w
+    if len(values) != 1:
+        raise SgfError("a move property with several values")
+    p = table.get(values[0].strip(), -2)
+    if p == -2:
+        raise SgfError(f"bad move coordinate {values[0][:10].decode('latin-1')!r}")
+    return (1 if b is not None else 2), p
+
+
+def _bad_move(source: str, exc: SgfError, moves: list[int]) -> ScanError:
+    return ScanError(source, "bad-move", f"bad-move: {exc} at move {len(moves) + 1} (moves kept up to there)")
+
+
+def _line_moves(nodes: list, size: int, source: str) -> tuple[list[int], dict[int, int], int, ScanError | None]:
+    """The main line's moves (record indices, a pass of the other colour inserted
+    between two moves of one colour), setup stones (point -> colour), the first
+    move's colour (0 without moves) and the error that cut the line short, if any."""
     table = _points(size)
-
-    raw_text = [_text(root.get(k)) for k in _TEXT_KEYS]
-    ca = root.get("CA")
-    texts, _enc = decode_values(raw_text, ca[0] if ca else None)
-    black, white, black_rank, white_rank, result, rules, date = texts
-    komi = parse_komi(_text(root.get("KM")).decode("latin-1"))
-
     stones: dict[int, int] = {}
     moves: list[int] = []
     first = 0  # colour of the first move, 1 black 2 white
     prev = 0
-    truncated: ScanError | None = None
     for node in nodes:
         if type(node) is bytes:  # a run of move nodes
             try:
                 prev, first = _add_run(node, size, moves, prev, first)
                 continue
             except SgfError as exc:
-                truncated = ScanError(source, "bad-move", f"bad-move: {exc} at move {len(moves) + 1} (moves kept up to there)")
-                break
+                return moves, stones, first, _bad_move(source, exc, moves)
         if type(node) is tuple:  # a node with one move: the common case
             p = table.get(node[1], -2)
             if p != -2:
                 prev, first = _append_move(moves, 1 if node[0] == b"B" else 2, p, prev, first)
                 continue
             node = {node[0].decode(): [node[1]]}
-        b = node.get("B")
-        w = node.get("W")
         try:
-            if "AB" in node or "AW" in node or "AE" in node:
-                if moves or prev:
-                    raise SgfError("setup stones (AB/AW/AE) after the first move")
-                for key, colour in (("AB", 1), ("AW", 2), ("AE", 0)):
-                    if key in node:
-                        for p in _point_list(node[key], size, table):
-                            if colour:
-                                stones[p] = colour
-                            else:
-                                stones.pop(p, None)
-            if b is None and w is None:
-                continue
-            if b is not None and w is not None:
-                raise SgfError("a black and a white move in the same node")
-            colour = 1 if b is not None else 2
-            values = b if b is not None else w
-            if len(values) != 1:
-                raise SgfError("a move property with several values")
-            p = table.get(values[0].strip(), -2)
-            if p == -2:
-                raise SgfError(f"bad move coordinate {values[0][:10].decode('latin-1')!r}")
+            move = _node_move(node, size, table, bool(moves or prev), stones)
         except SgfError as exc:
-            truncated = ScanError(source, "bad-move", f"bad-move: {exc} at move {len(moves) + 1} (moves kept up to there)")
-            break
-        if not first:
-            first = colour
-        elif colour == prev:
-            moves.append(-1)  # the other colour passed
-        moves.append(p)
-        prev = colour
+            return moves, stones, first, _bad_move(source, exc, moves)
+        if move is not None:
+            prev, first = _append_move(moves, move[0], move[1], prev, first)
+    return moves, stones, first, None
 
-    setup_black = np.array(sorted(p for p, c in stones.items() if c == 1), dtype=np.int16)
-    setup_white = np.array(sorted(p for p, c in stones.items() if c == 2), dtype=np.int16)
+
+def _handicap_and_first(root: dict[str, list[bytes]], first: int, setup_black: np.ndarray,
+                        setup_white: np.ndarray) -> tuple[int, int]:
+    """The handicap (``HA``, else the count of black setup stones alone, at least 2)
+    and the colour to move first where the game has no move (``PL``, else White
+    after handicap stones, else Black)."""
     ha = _int(root.get("HA"), 0)
     if ha is None or ha < 0:
         ha = 0
@@ -352,20 +365,51 @@ def build_record(
             first = 1 if pl_v == b"B" else 2
         else:
             first = 2 if ha >= 2 and len(setup_black) else 1
-    move_arr = np.array(moves, dtype=np.int16)
-    if len(move_arr) or len(setup_black) or len(setup_white):
-        n_ok, code = replay_check(size, setup_black, setup_white, move_arr, first)
-        if n_ok < len(move_arr):
-            colour = "BW"[(first - 1 + n_ok) % 2]
-            errors.append(ScanError(
-                source, "illegal-move",
-                f"illegal-move: {colour} {_coord(int(move_arr[n_ok]), size)} at move {n_ok + 1} "
-                f"is illegal ({_reason_name(code)}); moves kept up to there",
-            ))
-            move_arr = move_arr[:n_ok].copy()
-            truncated = None  # the illegal move comes first
-    if truncated is not None:
-        errors.append(truncated)
+    return ha, first
+
+
+def _legal_prefix(size: int, setup_black: np.ndarray, setup_white: np.ndarray, moves: np.ndarray,
+                  first: int, source: str) -> tuple[np.ndarray, ScanError | None]:
+    """The moves up to the first illegal one, and the error naming it (None when all are legal)."""
+    if not (len(moves) or len(setup_black) or len(setup_white)):
+        return moves, None
+    n_ok, code = replay_check(size, setup_black, setup_white, moves, first)
+    if n_ok == len(moves):
+        return moves, None
+    colour = "BW"[(first - 1 + n_ok) % 2]
+    return moves[:n_ok].copy(), ScanError(
+        source, "illegal-move",
+        f"illegal-move: {colour} {_coord(int(moves[n_ok]), size)} at move {n_ok + 1} "
+        f"is illegal ({_reason_name(code)}); moves kept up to there",
+    )
+
+
+def build_record(
+    nodes: list[dict[str, list[bytes]]], source: str
+) -> tuple[GameRecord | None, list[ScanError]]:
+    """Turn a parsed main line into a GameRecord (or None) and its errors."""
+    root = nodes[0] if isinstance(nodes[0], dict) else {}
+    gm = _int(root.get("GM"), 1)
+    if gm != 1:
+        return None, [ScanError(source, "not-go", f"not-go: GM[{root['GM'][0].decode('latin-1')}] is not a Go game")]
+    size, bad_size = _board_size(root, source)
+    if bad_size is not None:
+        return None, [bad_size]
+
+    raw_text = [_text(root.get(k)) for k in _TEXT_KEYS]
+    ca = root.get("CA")
+    texts, _enc = decode_values(raw_text, ca[0] if ca else None)
+    black, white, black_rank, white_rank, result, rules, date = texts
+    komi = parse_komi(_text(root.get("KM")).decode("latin-1"))
+
+    moves, stones, first, truncated = _line_moves(nodes, size, source)
+    setup_black = np.array(sorted(p for p, c in stones.items() if c == 1), dtype=np.int16)
+    setup_white = np.array(sorted(p for p, c in stones.items() if c == 2), dtype=np.int16)
+    ha, first = _handicap_and_first(root, first, setup_black, setup_white)
+    move_arr, illegal = _legal_prefix(size, setup_black, setup_white, np.array(moves, dtype=np.int16), first,
+                                      source)
+    # the illegal move comes first: the error that cut the line short is after it
+    errors = [illegal] if illegal is not None else [truncated] if truncated is not None else []
     rec = GameRecord(
         source=source,
         board_size=size,

@@ -55,6 +55,44 @@ def ratings_table(vocab: Vocabulary, result, keys: dict[int, bytes]) -> pa.Table
 VOCABULARY_COLUMNS = ["feature", "pattern_id", "level", "size"]
 
 
+def _positions_within_memory(corpus, vocab: Vocabulary, max_memory: float, max_positions: int | None) -> int:
+    """As many positions (at most ``max_positions``) as a fit's peak can hold within
+    ``max_memory`` GB beside what is loaded; says so on stdout."""
+    loaded = peak_memory_parts_mb()[0] * 2**20
+    chosen = positions_within(corpus, max_memory * 2**30 - loaded, vocab.size, max_positions)
+    if chosen == 0:
+        raise ShapemillError(f"--max-memory {max_memory:g} GB: no room for a fit beside the "
+                             f"{loaded / 2**30:.1f} GB of games and patterns loaded")
+    print(f"--max-memory {max_memory:g} GB: {chosen:,} of {corpus.n_positions:,} positions "
+          f"(estimated {(loaded + fit_memory(corpus, chosen, vocab.size)) / 2**30:.1f} GB at the peak)")
+    return chosen
+
+
+def _fit_with_progress(teams, max_iter: int, tol: float, workers: int):
+    """The MM fit of ``teams``, each sweep reported (a bar on a terminal, else a line)."""
+    bar = progress_bar(False, max_iter, "sweep", "MM")
+
+    def report(it: int, objective: float, ll: float, seconds: float) -> None:
+        line = f"iteration {it:3d}  log-likelihood/position {ll:.5f}  with prior {objective:.5f}  {seconds:.2f} s/iteration"
+        if bar is None:
+            print(line)
+        else:
+            bar.update(1)
+            bar.set_postfix_str(f"log-likelihood/position {ll:.5f}")
+
+    result = fit(teams, max_iter=max_iter, tol=tol, report=report, workers=workers)
+    if bar is not None:
+        bar.close()
+    return result
+
+
+def _pattern_keys(patterns: str) -> dict[int, bytes]:
+    """Pattern id -> packed key, from the patterns table."""
+    keys_table, _ = _table(patterns, "patterns", ["feature", "pattern_id", "key"])
+    patterns_only = keys_table.filter(pc.equal(keys_table["feature"], "pattern"))
+    return dict(zip(patterns_only["pattern_id"].to_pylist(), patterns_only["key"].to_pylist()))
+
+
 def run_rate(
     games: list[str], patterns: str, output: str, max_iter: int, tol: float, split: str,
     max_positions: int | None, limit: int | None, seed: int, workers: int, max_memory: float | None = None,
@@ -70,14 +108,7 @@ def run_rate(
     vocab = Vocabulary.from_patterns(table)
     del table
     if max_memory is not None:
-        loaded = peak_memory_parts_mb()[0] * 2**20
-        chosen = positions_within(corpus, max_memory * 2**30 - loaded, vocab.size, max_positions)
-        if chosen == 0:
-            raise ShapemillError(f"--max-memory {max_memory:g} GB: no room for a fit beside the "
-                                       f"{loaded / 2**30:.1f} GB of games and patterns loaded")
-        print(f"--max-memory {max_memory:g} GB: {chosen:,} of {corpus.n_positions:,} positions "
-                   f"(estimated {(loaded + fit_memory(corpus, chosen, vocab.size)) / 2**30:.1f} GB at the peak)")
-        max_positions = chosen
+        max_positions = _positions_within_memory(corpus, vocab, max_memory, max_positions)
     built = time.perf_counter()
     bar = progress_bar(False, len(corpus), "game", "positions")
     teams = build_teams(corpus, vocab, sample_mask(corpus, max_positions, seed), workers=workers,
@@ -90,24 +121,10 @@ def run_rate(
         f"({teams.nbytes / 2**20:,.0f} MB), {len(teams.combos):,} combinations of tactical features, "
         f"{vocab.size:,} features ({len(vocab.pattern_ids):,} patterns); built in {time.perf_counter() - built:.1f} s"
     )
-    bar = progress_bar(False, max_iter, "sweep", "MM")
-
-    def report(it: int, objective: float, ll: float, seconds: float) -> None:
-        line = f"iteration {it:3d}  log-likelihood/position {ll:.5f}  with prior {objective:.5f}  {seconds:.2f} s/iteration"
-        if bar is None:
-            print(line)
-        else:
-            bar.update(1)
-            bar.set_postfix_str(f"log-likelihood/position {ll:.5f}")
-
-    result = fit(teams, max_iter=max_iter, tol=tol, report=report, workers=workers)
-    if bar is not None:
-        bar.close()
+    result = _fit_with_progress(teams, max_iter, tol, workers)
     n_positions = teams.n_positions
     del teams
-    keys_table, _ = _table(patterns, "patterns", ["feature", "pattern_id", "key"])
-    patterns_only = keys_table.filter(pc.equal(keys_table["feature"], "pattern"))
-    keys = dict(zip(patterns_only["pattern_id"].to_pylist(), patterns_only["key"].to_pylist()))
+    keys = _pattern_keys(patterns)
     meta = table_metadata(
         "ratings",
         fingerprint=corpus.fingerprint(),

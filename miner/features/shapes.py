@@ -83,6 +83,37 @@ _OCT1 = 0o11111111
 
 
 @njit(cache=True)
+def _bad_kogeima(b: np.ndarray, w: int, n: int, color: int, p: int, r: int, c: int) -> bool:
+    """Whether ``p`` (row ``r``, column ``c``) makes a knight's move from an own stone with
+    an opponent stone on a point between them, inside the 3x3 (``n`` the board's size)."""
+    other = 3 - color
+    for k in range(8):
+        if k < 4:
+            dr = 1 if k & 1 else -1
+            dc = 2 if k & 2 else -2
+        else:
+            dr = 2 if k & 1 else -2
+            dc = 1 if k & 2 else -1
+        rr = r + dr
+        cc = c + dc
+        if rr < 0 or rr >= n or cc < 0 or cc >= n:
+            continue
+        if b[COLOR, p + dr * w + dc] != color:
+            continue
+        if k < 4:
+            m1 = p + dc // 2
+            m2 = p + dr * w + dc // 2
+        else:
+            m1 = p + (dr // 2) * w
+            m2 = p + (dr // 2) * w + dc
+        x1 = b[COLOR, m1]
+        x2 = b[COLOR, m2]
+        if x1 != color and x2 != color and (x1 == other or x2 == other):
+            return True
+    return False
+
+
+@njit(cache=True)
 def _shapes(b: np.ndarray, m: np.ndarray, color: int, p: int, r: int, c: int,
             line: int, n_own: int, raw: int, nid: int, out: np.ndarray) -> None:
     """The MoGo expert shapes of candidate ``p`` (row ``r``, column ``c``, on
@@ -120,32 +151,8 @@ def _shapes(b: np.ndarray, m: np.ndarray, color: int, p: int, r: int, c: int,
             if b[COLOR, p + d] == color and b[COLOR, p + 2 * d] == color:
                 out[F_WALL] = 1
                 break
-    # bad kogeima: needs an opponent stone on a point between, inside the 3x3
-    if opp_ring:
-        for k in range(8):
-            if k < 4:
-                dr = 1 if k & 1 else -1
-                dc = 2 if k & 2 else -2
-            else:
-                dr = 2 if k & 1 else -2
-                dc = 1 if k & 2 else -1
-            rr = r + dr
-            cc = c + dc
-            if rr < 0 or rr >= n or cc < 0 or cc >= n:
-                continue
-            if b[COLOR, p + dr * w + dc] != color:
-                continue
-            if k < 4:
-                m1 = p + dc // 2
-                m2 = p + dr * w + dc // 2
-            else:
-                m1 = p + (dr // 2) * w
-                m2 = p + (dr // 2) * w + dc
-            x1 = b[COLOR, m1]
-            x2 = b[COLOR, m2]
-            if x1 != color and x2 != color and (x1 == other or x2 == other):
-                out[F_BAD_KOGEIMA] = 1
-                break
+    if opp_ring and _bad_kogeima(b, w, n, color, p, r, c):
+        out[F_BAD_KOGEIMA] = 1
 
 
 @njit(cache=True)
