@@ -39,20 +39,6 @@ class _Negamax:
         self.cutoffs = np.zeros((3, self.root.b.shape[1]), dtype=np.int64)  # by colour and point
         self.shallow: dict[int, tuple[int, int, int]] = {}  # tainted bounds: key -> (lo, hi, depth)
 
-    def known_bounds(self, s: State, key: int, depth: int) -> tuple[int, int, bool, tuple | None]:
-        """Bounds on Black's value of ``s`` known before searching it: the table's exact ones,
-        narrowed by tainted ones searched at least ``depth`` deep (then tainted); and the
-        tainted entry, if any."""
-        problem = self.problem
-        # the root searches its moves whatever the table holds: a stored best move may be a
-        # superko ban after this root's history, and the move returned must be legal here
-        root = s is self.root
-        lo, hi = self.search.bounds(key, problem.lo, problem.hi) if not root else (problem.lo, problem.hi)
-        e = self.shallow.get(key)
-        if not root and e is not None and e[2] >= depth and (e[0] > lo or e[1] < hi):
-            return max(lo, e[0]), min(hi, e[1]), True, e
-        return lo, hi, False, e
-
     def negamax(self, s: State, alpha: int, beta: int, depth: int) -> tuple[int, int, int, bool]:
         """Side to move's value (fail-soft), the shallowest path index a superko ban referred
         to, the best move, and whether the value rests on the depth limit."""
@@ -62,7 +48,15 @@ class _Negamax:
         key, t = problem.canonical(s)
         stored = self.best.get(key)
         first = None if stored is None else int(problem.inverse[t, stored])
-        lo, hi, tainted, e = self.known_bounds(s, key, depth)
+        # the table's exact bounds, narrowed by tainted ones searched at least this deep; the
+        # root searches its moves whatever the table holds: a stored best move may be a
+        # superko ban after this root's history, and the move returned must be legal here
+        root = s is self.root
+        lo, hi = search.bounds(key, problem.lo, problem.hi) if not root else (problem.lo, problem.hi)
+        tainted = False
+        e = self.shallow.get(key)
+        if not root and e is not None and e[2] >= depth and (e[0] > lo or e[1] < hi):
+            lo, hi, tainted = max(lo, e[0]), min(hi, e[1]), True
         lo, hi = (lo, hi) if sign == 1 else (-hi, -lo)
         if lo >= beta or hi <= alpha or lo == hi:
             return (lo if lo >= beta or lo == hi else hi), FREE, PASS if first is None else first, tainted
