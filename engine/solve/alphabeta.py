@@ -24,7 +24,7 @@ from .game import KIND, OPEN, SCORE, Problem, State
 from .table import FREE, OutOfBudget, Progress, Result, Search
 
 #: First depth limit of the iterative deepening (whole-board scores only: on the local
-#: shapes, searching to the end at once takes fewer nodes; bench/RESULTS.md, "Exact search").
+#: shapes, searching to the end at once takes fewer nodes; bench/RESULTS.md, issue 35).
 FIRST_DEPTH = 8
 UNLIMITED = 1 << 30
 
