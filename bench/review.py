@@ -25,7 +25,7 @@ from shapemill.engine.mcts import Search, SearchConfig
 from shapemill.engine.review import GameReview, review_game
 from shapemill.go import Board
 from shapemill.go.rules import BLACK, WHITE
-from shapemill.go.vertex import parse_vertex
+from shapemill.go.vertices import parse_vertex
 from shapemill.miner import Knowledge
 
 TYGEM = Path(__file__).resolve().parents[2] / "shared" / "data" / "tygem9d"

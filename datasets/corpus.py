@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..go.rules import BLACK, WHITE, new_board, place_setup, to_point
+from ..go.vertices import color_code
 from ..patterns.tables import TableError, dataset_parts, is_dataset, read_metadata, read_table
 
 SPLITS = ("train", "test", "all")
@@ -119,7 +120,7 @@ def _from_table(path: Path, split: str) -> tuple[list, ...]:
     return (
         table["id"].to_pylist(),
         table["board_size"].to_pylist(),
-        [1 if c == "b" else 2 for c in table["first_color"].to_pylist()],
+        [color_code(c) for c in table["first_color"].to_pylist()],
         games,
         [np.array(x, dtype=np.int16) for x in sb],
         [np.array(x, dtype=np.int16) for x in sw],
@@ -137,7 +138,7 @@ def _from_sgf(paths: list[str], split: str, limit: int | None) -> tuple[list, ..
             continue
         for col, value in zip(
             cols,
-            (rec.id, rec.board_size, 1 if rec.first_color == "b" else 2, rec.moves, rec.setup_black, rec.setup_white),
+            (rec.id, rec.board_size, color_code(rec.first_color), rec.moves, rec.setup_black, rec.setup_white),
         ):
             col.append(value)
     return cols

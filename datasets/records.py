@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..go.vertices import color_code
+
 __all__ = [
     "GameRecord",
     "ScanError",
@@ -83,7 +85,7 @@ class GameRecord:
         Board size, first colour, setup stones and moves: the de-duplication key.
         """
         h = hashlib.blake2b(digest_size=16, person=b"shapemill-game")
-        h.update(bytes((self.board_size, 1 if self.first_color == "b" else 2)))
+        h.update(bytes((self.board_size, color_code(self.first_color))))
         for arr in (self.setup_black, self.setup_white, self.moves):
             a = np.ascontiguousarray(arr, dtype="<i2")
             h.update(len(a).to_bytes(4, "little"))

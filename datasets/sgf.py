@@ -24,6 +24,7 @@ import numpy as np
 from sgfmill.sgf_grammar import simpletext_value
 
 from ..go.rules import REASONS, replay_check
+from ..go.vertices import SGF_LETTERS, TT_PASS_MAX_SIZE, color_name, format_sgf_point, format_vertex
 from .records import GameRecord, ScanError
 from .text import decode_values, normalize_rank, parse_komi, winner_of
 
@@ -51,6 +52,33 @@ _TEXT_KEYS = ("PB", "PW", "BR", "WR", "RE", "RU", "DT")
 
 class SgfError(ValueError):
     """A game that cannot be parsed."""
+
+
+def _read_property(tokens: list[tuple[bytes, bytes, bytes]], i: int, name: bytes,
+                   props: dict[str, list[bytes]] | None) -> int:
+    """Add the values of property ``name`` (its identifier, lower-case letters dropped),
+    ``tokens[i]`` on, to the node's ``props`` (None: no node yet, an error); returns the
+    index after its last value."""
+    key = name.decode("ascii")
+    if not name.isupper():
+        key = name.translate(None, _LOWER).decode("ascii")
+    values = []
+    n = len(tokens)
+    while i < n and tokens[i][3][:1] == b"[":
+        v = tokens[i][3]
+        if len(v) == 1:
+            raise SgfError("unterminated property value (truncated file?)")
+        values.append(v[1:-1])
+        i += 1
+    if props is None:
+        raise SgfError("property outside a node")
+    if not values:
+        raise SgfError(f"property {name.decode('ascii')} without a value")
+    if key in props:
+        props[key].extend(values)
+    else:
+        props[key] = values
+    return i
 
 
 def _main_line(tokens: list[tuple[bytes, bytes, bytes]], i: int) -> tuple[list, int]:
@@ -98,24 +126,7 @@ def _main_line(tokens: list[tuple[bytes, bytes, bytes]], i: int) -> tuple[list, 
             if depth == 0:
                 return nodes, i
         elif main:
-            key = t.decode("ascii")
-            if not t.isupper():
-                key = t.translate(None, _LOWER).decode("ascii")
-            values = []
-            while i < n and tokens[i][3][:1] == b"[":
-                v = tokens[i][3]
-                if len(v) == 1:
-                    raise SgfError("unterminated property value (truncated file?)")
-                values.append(v[1:-1])
-                i += 1
-            if props is None:
-                raise SgfError("property outside a node")
-            if not values:
-                raise SgfError(f"property {t.decode('ascii')} without a value")
-            if key in props:
-                props[key].extend(values)
-            else:
-                props[key] = values
+            i = _read_property(tokens, i, t, props)
     raise SgfError("unexpected end of data (a game is not closed)")
 
 
@@ -144,14 +155,10 @@ def _points(size: int) -> dict[bytes, int]:
     """Map of SGF point values to board indices (row 0 bottom); passes to -1."""
     table = _POINT_CACHE.get(size)
     if table is None:
-        letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-        table = {}
-        for col in range(size):
-            for row_from_top in range(size):
-                key = (letters[col] + letters[row_from_top]).encode()
-                table[key] = (size - 1 - row_from_top) * size + col
+        table = {format_sgf_point((row, col), size).encode(): row * size + col
+                 for row in range(size) for col in range(size)}
         table[b""] = -1
-        if size <= 19:
+        if size <= TT_PASS_MAX_SIZE:
             table[b"tt"] = -1
         _POINT_CACHE[size] = table
     return table
@@ -198,15 +205,14 @@ def _reason_name(code: int) -> str:
 
 
 def _coord(p: int, size: int) -> str:
-    """Human coordinate of an index, GTP style (A1 bottom left, no I)."""
-    if p < 0:
-        return "pass"
-    letters = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
-    return f"{letters[p % size]}{p // size + 1}"
+    """GTP vertex of a record index ``row * size + col`` (-1: pass)."""
+    return format_vertex(None if p < 0 else divmod(p, size))
 
 
 _WS = b" \t\r\n"
-
+_A = ord(SGF_LETTERS[0])
+#: ``tt``'s coordinates, a pass on boards up to TT_PASS_MAX_SIZE.
+_TT = SGF_LETTERS.index("t")
 
 
 def _append_move(moves: list[int], colour: int, p: int, prev: int, first: int) -> tuple[int, int]:
@@ -228,12 +234,12 @@ def _add_run(run: bytes, size: int, moves: list[int], prev: int, first: int) -> 
     compact = run.translate(None, _WS)
     a = np.frombuffer(compact, dtype=np.uint8).reshape(-1, 6)
     colours = np.where(a[:, 1] == 66, 1, 2)
-    x = a[:, 3].astype(np.int32) - 97
-    y = a[:, 4].astype(np.int32) - 97
+    x = a[:, 3].astype(np.int32) - _A
+    y = a[:, 4].astype(np.int32) - _A
     points = (size - 1 - y) * size + x
     valid = (x >= 0) & (x < size) & (y >= 0) & (y < size)
-    if size <= 19:
-        is_pass = (x == 19) & (y == 19)
+    if size <= TT_PASS_MAX_SIZE:
+        is_pass = (x == _TT) & (y == _TT)
         points[is_pass] = -1
         valid |= is_pass
     bad = -1
@@ -256,94 +262,97 @@ def _add_run(run: bytes, size: int, moves: list[int], prev: int, first: int) -> 
     return prev, first
 
 
-def build_record(
-    nodes: list[dict[str, list[bytes]]], source: str
-) -> tuple[GameRecord | None, list[ScanError]]:
-    """Turn a parsed main line into a GameRecord (or None) and its errors."""
-    root = nodes[0] if isinstance(nodes[0], dict) else {}
-    errors: list[ScanError] = []
-    gm = _int(root.get("GM"), 1)
-    if gm != 1:
-        return None, [ScanError(source, "not-go", f"not-go: GM[{root['GM'][0].decode('latin-1')}] is not a Go game")]
+def _board_size(root: dict[str, list[bytes]], source: str) -> tuple[int, ScanError | None]:
+    """The game's board size from ``SZ`` (19 without it), or the error that rules the game out."""
     sz = root.get("SZ")
-    if sz:
-        raw = sz[0].strip()
-        if b":" in raw:
-            a, _, b = raw.partition(b":")
-            if a.strip() != b.strip():
-                return None, [ScanError(source, "bad-board-size", f"bad-board-size: non-square board SZ[{raw.decode('latin-1')}]")]
-            raw = a
-        try:
-            size = int(raw)
-        except ValueError:
-            size = -1
-        if not 2 <= size <= MAX_BOARD_SIZE:
-            return None, [ScanError(source, "bad-board-size", f"bad-board-size: SZ[{sz[0].decode('latin-1')}] (supported 2 to {MAX_BOARD_SIZE})")]
-    else:
-        size = 19
+    if not sz:
+        return 19, None
+    raw = sz[0].strip()
+    if b":" in raw:
+        a, _, b = raw.partition(b":")
+        if a.strip() != b.strip():
+            return -1, ScanError(source, "bad-board-size", f"bad-board-size: non-square board SZ[{raw.decode('latin-1')}]")
+        raw = a
+    try:
+        size = int(raw)
+    except ValueError:
+        size = -1
+    if not 2 <= size <= MAX_BOARD_SIZE:
+        return -1, ScanError(source, "bad-board-size",
+                             f"bad-board-size: SZ[{sz[0].decode('latin-1')}] (supported 2 to {MAX_BOARD_SIZE})")
+    return size, None
+
+
+def _node_move(node: dict[str, list[bytes]], size: int, table: dict[bytes, int], started: bool,
+               stones: dict[int, int]) -> tuple[int, int] | None:
+    """The (colour, point) of a node's move, None for a node without one; its setup
+    stones (AB/AW/AE) go into ``stones``. Raises SgfError for a node the main line
+    cannot go past."""
+    b = node.get("B")
+    w = node.get("W")
+    if "AB" in node or "AW" in node or "AE" in node:
+        if started:
+            raise SgfError("setup stones (AB/AW/AE) after the first move")
+        for key, colour in (("AB", 1), ("AW", 2), ("AE", 0)):
+            if key in node:
+                for p in _point_list(node[key], size, table):
+                    if colour:
+                        stones[p] = colour
+                    else:
+                        stones.pop(p, None)
+    if b is None and w is None:
+        return None
+    if b is not None and w is not None:
+        raise SgfError("a black and a white move in the same node")
+    values = b if b is not None else w
+    if len(values) != 1:
+        raise SgfError("a move property with several values")
+    p = table.get(values[0].strip(), -2)
+    if p == -2:
+        raise SgfError(f"bad move coordinate {values[0][:10].decode('latin-1')!r}")
+    return (1 if b is not None else 2), p
+
+
+def _bad_move(source: str, exc: SgfError, moves: list[int]) -> ScanError:
+    return ScanError(source, "bad-move", f"bad-move: {exc} at move {len(moves) + 1} (moves kept up to there)")
+
+
+def _line_moves(nodes: list, size: int, source: str) -> tuple[list[int], dict[int, int], int, ScanError | None]:
+    """The main line's moves (record indices, a pass of the other colour inserted
+    between two moves of one colour), setup stones (point -> colour), the first
+    move's colour (0 without moves) and the error that cut the line short, if any."""
     table = _points(size)
-
-    raw_text = [_text(root.get(k)) for k in _TEXT_KEYS]
-    ca = root.get("CA")
-    texts, _enc = decode_values(raw_text, ca[0] if ca else None)
-    black, white, black_rank, white_rank, result, rules, date = texts
-    komi = parse_komi(_text(root.get("KM")).decode("latin-1"))
-
     stones: dict[int, int] = {}
     moves: list[int] = []
     first = 0  # colour of the first move, 1 black 2 white
     prev = 0
-    truncated: ScanError | None = None
     for node in nodes:
         if type(node) is bytes:  # a run of move nodes
             try:
                 prev, first = _add_run(node, size, moves, prev, first)
                 continue
             except SgfError as exc:
-                truncated = ScanError(source, "bad-move", f"bad-move: {exc} at move {len(moves) + 1} (moves kept up to there)")
-                break
+                return moves, stones, first, _bad_move(source, exc, moves)
         if type(node) is tuple:  # a node with one move: the common case
             p = table.get(node[1], -2)
             if p != -2:
                 prev, first = _append_move(moves, 1 if node[0] == b"B" else 2, p, prev, first)
                 continue
             node = {node[0].decode(): [node[1]]}
-        b = node.get("B")
-        w = node.get("W")
         try:
-            if "AB" in node or "AW" in node or "AE" in node:
-                if moves or prev:
-                    raise SgfError("setup stones (AB/AW/AE) after the first move")
-                for key, colour in (("AB", 1), ("AW", 2), ("AE", 0)):
-                    if key in node:
-                        for p in _point_list(node[key], size, table):
-                            if colour:
-                                stones[p] = colour
-                            else:
-                                stones.pop(p, None)
-            if b is None and w is None:
-                continue
-            if b is not None and w is not None:
-                raise SgfError("a black and a white move in the same node")
-            colour = 1 if b is not None else 2
-            values = b if b is not None else w
-            if len(values) != 1:
-                raise SgfError("a move property with several values")
-            p = table.get(values[0].strip(), -2)
-            if p == -2:
-                raise SgfError(f"bad move coordinate {values[0][:10].decode('latin-1')!r}")
+            move = _node_move(node, size, table, bool(moves or prev), stones)
         except SgfError as exc:
-            truncated = ScanError(source, "bad-move", f"bad-move: {exc} at move {len(moves) + 1} (moves kept up to there)")
-            break
-        if not first:
-            first = colour
-        elif colour == prev:
-            moves.append(-1)  # the other colour passed
-        moves.append(p)
-        prev = colour
+            return moves, stones, first, _bad_move(source, exc, moves)
+        if move is not None:
+            prev, first = _append_move(moves, move[0], move[1], prev, first)
+    return moves, stones, first, None
 
-    setup_black = np.array(sorted(p for p, c in stones.items() if c == 1), dtype=np.int16)
-    setup_white = np.array(sorted(p for p, c in stones.items() if c == 2), dtype=np.int16)
+
+def _handicap_and_first(root: dict[str, list[bytes]], first: int, setup_black: np.ndarray,
+                        setup_white: np.ndarray) -> tuple[int, int]:
+    """The handicap (``HA``, else the count of black setup stones alone, at least 2)
+    and the colour to move first where the game has no move (``PL``, else White
+    after handicap stones, else Black)."""
     ha = _int(root.get("HA"), 0)
     if ha is None or ha < 0:
         ha = 0
@@ -356,20 +365,51 @@ def build_record(
             first = 1 if pl_v == b"B" else 2
         else:
             first = 2 if ha >= 2 and len(setup_black) else 1
-    move_arr = np.array(moves, dtype=np.int16)
-    if len(move_arr) or len(setup_black) or len(setup_white):
-        n_ok, code = replay_check(size, setup_black, setup_white, move_arr, first)
-        if n_ok < len(move_arr):
-            colour = "BW"[(first - 1 + n_ok) % 2]
-            errors.append(ScanError(
-                source, "illegal-move",
-                f"illegal-move: {colour} {_coord(int(move_arr[n_ok]), size)} at move {n_ok + 1} "
-                f"is illegal ({_reason_name(code)}); moves kept up to there",
-            ))
-            move_arr = move_arr[:n_ok].copy()
-            truncated = None  # the illegal move comes first
-    if truncated is not None:
-        errors.append(truncated)
+    return ha, first
+
+
+def _legal_prefix(size: int, setup_black: np.ndarray, setup_white: np.ndarray, moves: np.ndarray,
+                  first: int, source: str) -> tuple[np.ndarray, ScanError | None]:
+    """The moves up to the first illegal one, and the error naming it (None when all are legal)."""
+    if not (len(moves) or len(setup_black) or len(setup_white)):
+        return moves, None
+    n_ok, code = replay_check(size, setup_black, setup_white, moves, first)
+    if n_ok == len(moves):
+        return moves, None
+    colour = "BW"[(first - 1 + n_ok) % 2]
+    return moves[:n_ok].copy(), ScanError(
+        source, "illegal-move",
+        f"illegal-move: {colour} {_coord(int(moves[n_ok]), size)} at move {n_ok + 1} "
+        f"is illegal ({_reason_name(code)}); moves kept up to there",
+    )
+
+
+def build_record(
+    nodes: list[dict[str, list[bytes]]], source: str
+) -> tuple[GameRecord | None, list[ScanError]]:
+    """Turn a parsed main line into a GameRecord (or None) and its errors."""
+    root = nodes[0] if isinstance(nodes[0], dict) else {}
+    gm = _int(root.get("GM"), 1)
+    if gm != 1:
+        return None, [ScanError(source, "not-go", f"not-go: GM[{root['GM'][0].decode('latin-1')}] is not a Go game")]
+    size, bad_size = _board_size(root, source)
+    if bad_size is not None:
+        return None, [bad_size]
+
+    raw_text = [_text(root.get(k)) for k in _TEXT_KEYS]
+    ca = root.get("CA")
+    texts, _enc = decode_values(raw_text, ca[0] if ca else None)
+    black, white, black_rank, white_rank, result, rules, date = texts
+    komi = parse_komi(_text(root.get("KM")).decode("latin-1"))
+
+    moves, stones, first, truncated = _line_moves(nodes, size, source)
+    setup_black = np.array(sorted(p for p, c in stones.items() if c == 1), dtype=np.int16)
+    setup_white = np.array(sorted(p for p, c in stones.items() if c == 2), dtype=np.int16)
+    ha, first = _handicap_and_first(root, first, setup_black, setup_white)
+    move_arr, illegal = _legal_prefix(size, setup_black, setup_white, np.array(moves, dtype=np.int16), first,
+                                      source)
+    # the illegal move comes first: the error that cut the line short is after it
+    errors = [illegal] if illegal is not None else [truncated] if truncated is not None else []
     rec = GameRecord(
         source=source,
         board_size=size,
@@ -383,7 +423,7 @@ def build_record(
         black_rank=normalize_rank(black_rank),
         white_rank=normalize_rank(white_rank),
         date=date,
-        first_color="b" if first == 1 else "w",
+        first_color=color_name(first),
         moves=move_arr,
         setup_black=setup_black,
         setup_white=setup_white,

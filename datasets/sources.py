@@ -58,10 +58,6 @@ class Batch:
     display: str = ""
     skipped: list[ScanError] = field(default_factory=list)
 
-    @property
-    def n_files(self) -> int:
-        return len(self.items)
-
 
 def _is_sgf_name(name: str) -> bool:
     return name.lower().endswith(".sgf")

@@ -32,8 +32,9 @@ from typing import Any, TextIO
 from ..errors import ShapemillError
 from ..go import rules
 from ..go.board import Board, IllegalMove
+from ..go.vertices import GTP_LETTERS, format_vertex
 from ..miner.prior import MovePrior
-from .gtp import LETTERS, NAME, PV_LENGTH, VERSION, format_vertex, one_line, search_priors, warm_up
+from .gtp import NAME, PV_LENGTH, VERSION, one_line, search_priors, warm_up
 from .katago import RulesError, board_order, handicap_bonus, komi_ok, legal_policy, parse_rules
 from .search import Budget, Search, SearchConfig
 from .report import search_report
@@ -142,8 +143,8 @@ def parse_location(text: Any, size: int) -> tuple[int, int] | None:
     if explicit:
         x, y = int(explicit[1]), int(explicit[2])
         row, col = size - 1 - y, x
-    elif len(t) >= 2 and t[0] in LETTERS[:size] and t[1:].isdigit():
-        row, col = int(t[1:]) - 1, LETTERS.index(t[0])
+    elif len(t) >= 2 and t[0] in GTP_LETTERS[:size] and t[1:].isdigit():
+        row, col = int(t[1:]) - 1, GTP_LETTERS.index(t[0])
     else:
         raise ValueError(f"invalid location {text!r}")
     if not (0 <= row < size and 0 <= col < size):

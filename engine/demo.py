@@ -16,10 +16,11 @@ import pyarrow.compute as pc
 from ..files import check_writable, write_text_atomic
 from ..go.board import Board
 from ..miner.knowledge import Knowledge
+from ..go.vertices import GTP_LETTERS, color_code, flat_index, flat_vertex
 from ..patterns.defaults import RATINGS, default_table
 from ..patterns.show import rating_lines
 from ..patterns.tables import read_metadata, read_table
-from .gtp import GtpEngine, format_vertex
+from .gtp import GtpEngine
 from .match import GtpClient, LocalClient, play_game, to_sgf
 from .mcts import SearchConfig
 
@@ -54,16 +55,14 @@ def top_shapes(path: str, n: int, max_ring: int = 6, min_seen: int = 100) -> lis
 def prior_heat_map(board: Board, color: str, prior: Callable) -> list[str]:
     """The board with each empty point shaded by the prior strength of a move there
     for ``color`` (share of the strongest move's), and the five strongest moves."""
-    strength = prior(board.b, board.m, 1 if color == "b" else 2)
-    w = board.size + 2
+    strength = prior(board.b, board.m, color_code(color))
     top = strength.max()
-    letters = "ABCDEFGHJKLMNOPQRSTUVWXYZ"[: board.size]
-    lines = ["   " + " ".join(letters)]
+    lines = ["   " + " ".join(GTP_LETTERS[: board.size])]
     for row in range(board.size - 1, -1, -1):
         cells = []
         for col in range(board.size):
             stone = board.get((row, col))
-            share = strength[(row + 1) * w + col + 1] / top
+            share = strength[flat_index((row, col), board.size)] / top
             cells.append({"b": "X", "w": "O"}[stone] if stone else HEAT[min(9, int(share * 10))])
         lines.append(f"{row + 1:>2} {' '.join(cells)} {row + 1}")
     lines.append(f"shade: a move's strength as a share of the strongest's, '{HEAT[1]}' 10% to "
@@ -71,7 +70,7 @@ def prior_heat_map(board: Board, color: str, prior: Callable) -> list[str]:
     total = strength.sum()
     best = np.argsort(-strength, kind="stable")[:5]
     lines.append("strongest moves: " + ", ".join(
-        f"{format_vertex((int(p) // w - 1, int(p) % w - 1))} {strength[p] / total:.1%}" for p in best))
+        f"{flat_vertex(int(p), board.size)} {strength[p] / total:.1%}" for p in best))
     return lines
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from ..go.board import Board
 from ..go.reading import runs_dead_ladder
 from ..go.rules import BLACK, COLOR, PASS, WHITE
+from ..go.vertices import point_at
 from ..miner.prior import KnowledgeArrays
 from .search import Budget, Search, SearchResult
 
@@ -29,12 +30,11 @@ DEAD_OWNERSHIP = 0.3
 
 def dead_stones(board: Board, owner: np.ndarray) -> list[tuple[int, int]]:
     """Stones that the playouts mostly give to the other side."""
-    w = board.size + 2
     dead = []
     for p in np.flatnonzero((board.b[COLOR] == BLACK) | (board.b[COLOR] == WHITE)):
         sign = 1 if board.b[COLOR, p] == BLACK else -1
         if owner[p] * sign < -DEAD_OWNERSHIP:
-            dead.append((int(p) // w - 1, int(p) % w - 1))
+            dead.append(point_at(int(p), board.size))
     return dead
 
 

@@ -26,11 +26,11 @@ import numpy as np
 
 from ..errors import ShapemillError
 from ..files import write_text_atomic
-from ..go import rules, vertex
+from ..go import rules, vertices
 from ..go.board import Board, IllegalMove
 from ..go.reading import libs_after_up_to_2
 from ..go.seki import seki_stones
-from ..go.vertex import LETTERS, format_vertex
+from ..go.vertices import ColorError, flat_index, flat_vertex, format_vertex, point_at
 from ..miner.prior import MovePrior
 from .clock import KINDS, TimeLeft, TimeSettings, move_seconds
 from .endgame import RESIGN, choose_move, dead_stones, score_without_dead
@@ -74,7 +74,7 @@ def one_line(error: BaseException) -> str:
 def parse_vertex(text: str, size: int) -> tuple[int, int] | None:
     """``(row, col)`` of a GTP vertex (row 0 at the bottom), None for pass."""
     try:
-        return vertex.parse_vertex(text, size)
+        return vertices.parse_vertex(text, size)
     except ValueError as e:
         raise GtpError(str(e)) from None
 
@@ -90,12 +90,10 @@ def seconds_or_komi(text: str, signed: bool = False) -> float:
 
 def parse_color(text: str) -> str:
     """'b' or 'w' from GTP's colour words."""
-    t = text.strip().lower()
-    if t in ("b", "black"):
-        return "b"
-    if t in ("w", "white"):
-        return "w"
-    raise GtpError(f"invalid color {text!r}")
+    try:
+        return vertices.parse_color(text)
+    except ColorError as e:
+        raise GtpError(str(e)) from None
 
 
 def handicap_points(size: int, stones: int) -> list[tuple[int, int]]:
@@ -417,15 +415,14 @@ class GtpEngine:
             raise GtpError("board not ready")
         budget = Budget(self.config.playouts, self.move_seconds(color))
         c = rules.BLACK if color == "b" else rules.WHITE
-        opponent_passed = len(self.board._undo) > 0 and int(self.board.m[rules.LAST]) == rules.PASS
+        opponent_passed = self.board.moves_played > 0 and int(self.board.m[rules.LAST]) == rules.PASS
         prior, knowledge = search_priors(self.config, self.prior, self.board, c)
         self.last = choose_move(self.search, self.board, c, opponent_passed, prior, knowledge, budget)
         self.last_key = (self.board.zobrist, color)
         move = self.last.move
         if move == RESIGN:
             return move, "resign"
-        w = self.size + 2
-        point = None if move == rules.PASS else (move // w - 1, move % w - 1)
+        point = None if move == rules.PASS else point_at(move, self.size)
         return move, format_vertex(point)
 
     def cmd_genmove(self, a: list[str]) -> str:
@@ -444,7 +441,7 @@ class GtpEngine:
         return self._think(parse_color(a[0]))[1]
 
     def cmd_undo(self, a: list[str]) -> str:
-        if not self.board._undo:
+        if not self.board.moves_played:
             raise GtpError("cannot undo")
         self.board.undo()
         if self.movers:
@@ -452,7 +449,7 @@ class GtpEngine:
         return ""
 
     def _setup_handicap(self, points: list[tuple[int, int]]) -> None:
-        if self.board.stones("b") or self.board.stones("w") or self.board._undo:
+        if self.board.stones("b") or self.board.stones("w") or self.board.moves_played:
             raise GtpError("board not empty")
         self.board.setup("b", points)
 
@@ -530,7 +527,7 @@ class GtpEngine:
         """Seconds for ``color``'s next move under the clock (``clock.move_seconds``);
         without time settings the engine's own (None: a search by playouts)."""
         return move_seconds(self.time_settings, self.time_left.get(color), self.size * self.size,
-                            len(self.board._undo), self.config.time_per_move)
+                            self.board.moves_played, self.config.time_per_move)
 
     def _ownership(self) -> np.ndarray:
         c = rules.BLACK if self.to_move() == "b" else rules.WHITE
@@ -588,8 +585,7 @@ class GtpEngine:
 
     def _heat(self, values: np.ndarray) -> str:
         top = values.max() if values.size and values.max() > 0 else 1.0
-        w = self.size + 2
-        cells = [f"{format_vertex((int(p) // w - 1, int(p) % w - 1))} {values[p] / top:.3f}"
+        cells = [f"{flat_vertex(int(p), self.size)} {values[p] / top:.3f}"
                  for p in np.flatnonzero(values > 0)]
         return "INFLUENCE " + " ".join(cells) if cells else ""
 
@@ -642,20 +638,13 @@ class GtpEngine:
         root.set("KM", self.config.komi)
         root.set("RU", "Chinese")
         root.set_raw("AP", f"{NAME}:{VERSION}".encode())
-        start = Board(self.size)
-        start.b = self.board._undo[0][0] if self.board._undo else self.board.b
+        start = self.board.before_moves()
         root.set_setup_stones(start.stones("b"), start.stones("w"))
-        after = [m for _, m, _ in self.board._undo[1:]] + [self.board.m]
         node = root
-        w = self.size + 2
-        for color, m in zip(self.movers, after):
+        for color, point in zip(self.movers, self.board.moves):
             node = node.new_child()
-            node.set_move(color, self._point_of(int(m[rules.LAST]), w))
+            node.set_move(color, point)
         return game.serialise().decode()
-
-    @staticmethod
-    def _point_of(p: int, w: int) -> tuple[int, int] | None:
-        return None if p == rules.PASS else (p // w - 1, p % w - 1)
 
     def cmd_printsgf(self, a: list[str]) -> str:
         """GoGui's ``printsgf [FILE]``: the game as SGF, written to FILE (atomically) or answered."""
@@ -680,13 +669,12 @@ class GtpEngine:
         self.last_key = (self.board.zobrist, color)
         other = "w" if color == "b" else "b"
         dead = {p for p in self.dead_stones(self.last.owner) if self.board.get(p) == other}
-        w = self.size + 2
         targets = sorted({q for p in dead for q in self._neighbours(p) if self.board.get(q) is None
                           and self.board.illegal_reason(color, q) == ""})
         if not targets:
             return self.cmd_genmove(a)
-        safe = [q for q in targets if libs_after_up_to_2(self.board.b, self.board.m, c, (q[0] + 1) * w + q[1] + 1) >= 2]
-        move = max(safe or targets, key=lambda q: self.last.visits[(q[0] + 1) * w + q[1] + 1])
+        safe = [q for q in targets if libs_after_up_to_2(self.board.b, self.board.m, c, flat_index(q, self.size)) >= 2]
+        move = max(safe or targets, key=lambda q: self.last.visits[flat_index(q, self.size)])
         self.board.play(color, move)
         self.movers.append(color)
         return format_vertex(move)
@@ -706,8 +694,7 @@ class GtpEngine:
         return dead - self._seki()
 
     def _seki(self) -> set[tuple[int, int]]:
-        w = self.size + 2
-        return {(int(p) // w - 1, int(p) % w - 1) for p in np.flatnonzero(seki_stones(self.board.b, self.board.m))}
+        return {point_at(int(p), self.size) for p in np.flatnonzero(seki_stones(self.board.b, self.board.m))}
 
     def _set_rules(self, text: str) -> str:
         try:
@@ -737,8 +724,7 @@ class GtpEngine:
         return ""
 
     def _labels(self, values: np.ndarray) -> str:
-        w = self.size + 2
-        cells = [f"{format_vertex((int(p) // w - 1, int(p) % w - 1))} {values[p]:.0f}"
+        cells = [f"{flat_vertex(int(p), self.size)} {values[p]:.0f}"
                  for p in np.flatnonzero(values >= 0.5)]
         return "LABEL " + " ".join(cells) if cells else ""
 
@@ -757,9 +743,8 @@ class GtpEngine:
         positive, White negative): the last search's if it was of this position, else a new one."""
         if not self._searched_here():
             self._search_here()
-        w = self.size + 2
         owner = self.last.owner
-        cells = [f"{format_vertex((r, col))} {owner[(r + 1) * w + col + 1]:.2f}"
+        cells = [f"{format_vertex((r, col))} {owner[flat_index((r, col), self.size)]:.2f}"
                  for r in range(self.size) for col in range(self.size)]
         return "INFLUENCE " + " ".join(cells)
 

@@ -24,7 +24,8 @@ from pathlib import Path
 from ..errors import ShapemillError
 from ..files import write_text_atomic
 from ..go.board import Board
-from .gtp import GtpEngine, GtpError, format_vertex, one_line, parse_vertex
+from ..go.vertices import COLOR_WORDS, VertexError, format_sgf_point, format_vertex, opponent, parse_vertex
+from .gtp import GtpEngine, one_line
 
 #: What the reason of a game a program's failure ended says after the colour (kept in the SGF).
 FORFEITS = " forfeits: "
@@ -217,9 +218,9 @@ def play_game(black: GtpClient | LocalClient, white: GtpClient | LocalClient, si
                 _ask(players, color, line)
         _play(players, size, max_moves or 3 * size * size, board, record, on_move, pace)
     except Forfeit as f:
-        other = "w" if f.color == "b" else "b"
+        other = opponent(f.color)
         record.winner, record.result = other, f"{other.upper()}+F"
-        record.reason = f"{COLOR_NAMES[f.color]}{FORFEITS}{f}"
+        record.reason = f"{COLOR_WORDS[f.color]}{FORFEITS}{f}"
         return record
     if record.result:
         return record
@@ -235,9 +236,6 @@ def play_game(black: GtpClient | LocalClient, white: GtpClient | LocalClient, si
     return record
 
 
-COLOR_NAMES = {"b": "Black", "w": "White"}
-
-
 def _play(players: dict, size: int, limit: int, board: Board, record: GameRecord,
           on_move: Callable[[Board, int], None] | None, pace: tuple[str, EqualTime] | None) -> None:
     """The moves of a game, up to two passes, a resignation, an illegal move or
@@ -245,7 +243,7 @@ def _play(players: dict, size: int, limit: int, board: Board, record: GameRecord
     color, passes = "b", 0
     follower, equal = pace or ("", None)
     while passes < 2 and len(record.moves) < limit:
-        other = "w" if color == "b" else "b"
+        other = opponent(color)
         if color == follower:
             moved = sum(1 for c, _ in record.moves if c == color)
             _ask(players, color, f"time_settings 0 {equal.budget(record.seconds[color], moved):.3f} 1")
@@ -260,13 +258,13 @@ def _play(players: dict, size: int, limit: int, board: Board, record: GameRecord
             return
         try:
             point = parse_vertex(text, size)
-        except GtpError:
+        except VertexError:
             raise Forfeit(color, f"{players[color].command!r} answered genmove with {text[:60]!r}") from None
         reason = board.illegal_reason(color, point)
         record.moves.append((color, point))
         if reason:
             record.winner, record.result = other, f"{other.upper()}+F"
-            record.reason = f"{COLOR_NAMES[color]} played the illegal move {format_vertex(point)} ({reason})"
+            record.reason = f"{COLOR_WORDS[color]} played the illegal move {format_vertex(point)} ({reason})"
             return
         board.play(color, point)
         if on_move:
@@ -305,9 +303,7 @@ def to_sgf(record: GameRecord, size: int, komi: float, black: str, white: str,
     """The game as SGF text: ``black`` / ``white`` name the programs (PB / PW), their command
     lines, if given, go in the game comment (GC) as twogtp does, and why the game ended
     early, if it did, in the root's comment."""
-    letters = "abcdefghijklmnopqrstuvwxy"
-    moves = "".join(
-        f";{c.upper()}[{'' if p is None else letters[p[1]] + letters[size - 1 - p[0]]}]" for c, p in record.moves)
+    moves = "".join(f";{c.upper()}[{format_sgf_point(p, size)}]" for c, p in record.moves)
     comment = f"C[{sgf_text(record.reason)}]" if record.reason else ""
     game = (f"GC[{sgf_text(f'Black command: {commands[0]}' + chr(10) + f'White command: {commands[1]}')}]"
             if commands else "")

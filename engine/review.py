@@ -20,7 +20,7 @@ from ..errors import ShapemillError
 from ..files import atomic_path, check_writable, output_errors
 from ..go import rules
 from ..go.board import Board
-from ..go.vertex import format_vertex, parse_vertex
+from ..go.vertices import format_vertex, parse_vertex
 from ..miner.knowledge import Knowledge, likeliest
 from ..miner.plots import pyplot, save_png
 from .gtp import search_priors

@@ -338,7 +338,7 @@ class Search:
         """Points the root may play: all, less moves that repeat an earlier position."""
         w = board.size + 2
         allowed = np.ones(w * w, dtype=np.bool_)
-        seen = board._seen
+        seen = board.seen_positions
         for p in np.flatnonzero(board.b[COLOR] == EMPTY):
             if illegal_reason(board.b, board.m, color, p) == 0:
                 b, m = board.b.copy(), board.m.copy()

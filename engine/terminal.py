@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TextIO
 
+from ..go.vertices import opponent
 from ..miner.prior import MovePrior
 from ..files import check_writable, output_errors, write_text_atomic
 from .gtp import GtpEngine, parse_vertex
@@ -62,7 +63,7 @@ def _play(engine: GtpEngine, config: SearchConfig, size: int, human: str, read: 
     read = read or (lambda: input("your move> "))
     _answer(engine, f"boardsize {size}")
     _answer(engine, f"komi {config.komi}")
-    computer = "w" if human == "b" else "b"
+    computer = opponent(human)
     to_move, passes = "b", 0
     print(f"You play {'Black (X)' if human == 'b' else 'White (O)'}; {HELP}.", file=out)
     while passes < 2:
@@ -92,7 +93,7 @@ def _play(engine: GtpEngine, config: SearchConfig, size: int, human: str, read: 
                 continue
             moves.append((human, parse_vertex(move, size)))
         passes = passes + 1 if move.lower() == "pass" else 0
-        to_move = "w" if to_move == "b" else "b"
+        to_move = opponent(to_move)
     score = _answer(engine, "final_score")[1]
     print(f"Game over: {score}", file=out)
     return score if score[:2] in ("B+", "W+") or score == "0" else ""

@@ -93,7 +93,7 @@ class Tree:
         history = [board]
         probe = board.copy()
         for _ in range(2):
-            if not probe._undo:
+            if not probe.moves_played:
                 break
             probe.undo()
             history.append(probe.copy())

@@ -4,7 +4,8 @@
 >>> board = Board(9)
 >>> board.play("b", (4, 4))
 
-Imports nothing else of shapemill. Modules: ``rules`` (the numba board), ``board``
+Imports nothing else of shapemill. Modules: ``rules`` (the numba board), ``vertices``
+(the one spelling of points and colours: GTP, SGF, (row, col), flat index), ``board``
 (``Board``), ``reading`` (liberties, ladders, legal moves), ``nbr3x3`` (the 3x3
 code), ``rings`` (gridcular rings, Zobrist keys, key packing), ``changes`` (the
 points a move can change), ``chains`` (chain distance).

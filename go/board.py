@@ -11,10 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import rules
-
-Point = tuple[int, int] | None
-
-COLORS = {"b": rules.BLACK, "w": rules.WHITE}
+from .vertices import GTP_LETTERS, Point, VertexError, color_code, color_name, flat_index, point_at, show_point
 
 
 class IllegalMove(ValueError):
@@ -33,18 +30,40 @@ class Board:
         self._undo: list[tuple[np.ndarray, np.ndarray, set[int]]] = []
 
     def _point(self, point: Point) -> int:
-        if point is None:
-            return rules.PASS
-        row, col = point
-        if not (0 <= row < self.size and 0 <= col < self.size):
-            raise IllegalMove(f"{point} is off the {self.size}x{self.size} board")
-        return (row + 1) * (self.size + 2) + col + 1
-
-    def _color(self, color: str) -> int:
         try:
-            return COLORS[color]
-        except KeyError:
-            raise ValueError(f"colour must be 'b' or 'w', not {color!r}") from None
+            return flat_index(point, self.size)
+        except VertexError as e:
+            raise IllegalMove(str(e)) from None
+
+    @property
+    def moves_played(self) -> int:
+        """How many moves (passes included) ``undo`` can take back."""
+        return len(self._undo)
+
+    @property
+    def moves(self) -> list[Point]:
+        """The points of the moves ``undo`` can take back (None for a pass), oldest first."""
+        if not self._undo:
+            return []
+        after = [m for _, m, _ in self._undo[1:]] + [self.m]
+        return [None if int(m[rules.LAST]) == rules.PASS else point_at(int(m[rules.LAST]), self.size) for m in after]
+
+    def before_moves(self) -> Board:
+        """The position before the first move ``undo`` can take back: the setup and
+        handicap stones, with no history."""
+        start = Board(self.size)
+        if self._undo:
+            b, m, seen = self._undo[0]
+            start.b, start.m, start._seen = b.copy(), m.copy(), set(seen)
+        else:
+            start.b, start.m, start._seen = self.b.copy(), self.m.copy(), set(self._seen)
+        return start
+
+    @property
+    def seen_positions(self) -> frozenset[int]:
+        """The Zobrist hashes of every position of the game so far, the current one
+        included: the history positional superko forbids repeating."""
+        return frozenset(self._seen)
 
     def illegal_reason(self, color: str, point: Point) -> str:
         """Why ``color`` may not play ``point``: '' when it may, else 'occupied',
@@ -53,7 +72,7 @@ class Board:
             p = self._point(point)
         except IllegalMove:
             return "off board"
-        c = self._color(color)
+        c = color_code(color)
         reason = rules.illegal_reason(self.b, self.m, c, p)
         if reason:
             return rules.REASONS[reason]
@@ -75,15 +94,15 @@ class Board:
         """
         reason = self.illegal_reason(color, point)
         if reason:
-            raise IllegalMove(f"{color} {point}: {reason}")
+            raise IllegalMove(f"{color} {show_point(point)}: {reason}")
         self._undo.append((self.b.copy(), self.m.copy(), set(self._seen)))
-        captured = rules.play(self.b, self.m, self._color(color), self._point(point))
+        captured = rules.play(self.b, self.m, color_code(color), self._point(point))
         self._seen.add(int(self.m[rules.HASH]))
         return captured
 
     def setup(self, color: str, points: list[tuple[int, int]]) -> None:
         """Place setup stones (handicap, AB/AW) that are not moves."""
-        c = self._color(color)
+        c = color_code(color)
         for point in points:
             rules.place_setup(self.b, self.m, c, self._point(point))
         self._seen.add(int(self.m[rules.HASH]))
@@ -106,15 +125,12 @@ class Board:
 
     def get(self, point: tuple[int, int]) -> str | None:
         """The colour at ``point``: 'b', 'w' or None when empty."""
-        c = self.b[rules.COLOR, self._point(point)]
-        return {rules.BLACK: "b", rules.WHITE: "w"}.get(int(c))
+        return color_name(int(self.b[rules.COLOR, self._point(point)]))
 
     def stones(self, color: str) -> set[tuple[int, int]]:
         """Points holding stones of ``color``."""
-        c = self._color(color)
-        w = self.size + 2
-        points = np.flatnonzero(self.b[rules.COLOR] == c).tolist()  # plain ints, not numpy's
-        return {(p // w - 1, p % w - 1) for p in points}
+        points = np.flatnonzero(self.b[rules.COLOR] == color_code(color)).tolist()  # plain ints, not numpy's
+        return {point_at(p, self.size) for p in points}
 
     def score(self, komi: float = 7.5) -> float:
         """Area (Tromp-Taylor) score, Black minus White, komi included: every
@@ -124,11 +140,7 @@ class Board:
     @property
     def ko(self) -> Point:
         """The point the player to move may not retake now, if any."""
-        p = int(self.m[rules.KO])
-        if p == 0:
-            return None
-        w = self.size + 2
-        return (p // w - 1, p % w - 1)
+        return point_at(int(self.m[rules.KO]), self.size)
 
     @property
     def zobrist(self) -> int:
@@ -137,8 +149,7 @@ class Board:
 
     def __str__(self) -> str:
         """The board with GTP coordinates (columns A-T without I), Black X, White O."""
-        letters = "ABCDEFGHJKLMNOPQRSTUVWXYZ"[: self.size]
-        header = "   " + " ".join(letters)
+        header = "   " + " ".join(GTP_LETTERS[: self.size])
         rows = [header]
         for row in range(self.size - 1, -1, -1):
             stones = " ".join(".XO"[int(self.b[rules.COLOR, self._point((row, col))])] for col in range(self.size))

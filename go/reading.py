@@ -36,6 +36,7 @@ from .rules import (
     in_atari,
     play,
 )
+from .vertices import flat
 
 #: Positions a ladder reading may visit before it gives up (and calls it an escape).
 LADDER_BUDGET = 200
@@ -237,41 +238,56 @@ def ladder_moves(b: np.ndarray, m: np.ndarray, s: int, attacker: bool,
     liberties; else extending when it gives two, and capturing each adjacent
     attacking string in atari; none: captured. The one definition of a ladder, for
     ``read_ladder`` and the solver's ``ladder`` goal."""
-    w = m[STRIDE]
     h = b[HEAD, s]
     d = np.int64(b[COLOR, s])
-    a = 3 - d
     if attacker:
-        n = libs_up_to_3(b, w, np.int64(h))
-        if n == 1:
-            return -2 if illegal_reason(b, m, a, atari_point(b, h)) == OK else -1
-        if n >= 3:
-            return -1
-        l1 = -1
-        l2 = -1
-        t = h
-        while l2 < 0:
-            for q in (t - 1, t + 1, t - w, t + w):
-                if b[COLOR, q] == EMPTY and q != l1:
-                    if l1 < 0:
-                        l1 = q
-                    elif l2 < 0:
-                        l2 = q
-            t = b[NEXT, t]
-            if t == h:
-                break
-        k = 0
-        for i in range(2):
-            x = l1 if i == 0 else l2
-            if illegal_reason(b, m, a, x) != OK:
-                continue
-            # an atari the defender escapes at once is skipped unplayed
-            if not _captures_any(b, w, a, np.int64(x)) and escapes_at_once(b, m, d, h, x, mark):
-                continue
-            moves[k] = x
-            k += 1
-        return k if k > 0 else -1
-    # defender to move: the string is in atari
+        return _attacker_ladder_moves(b, m, h, d, moves, mark)
+    return _defender_ladder_moves(b, m, h, d, moves, mark)
+
+
+@njit(cache=True)
+def _attacker_ladder_moves(b: np.ndarray, m: np.ndarray, h: int, d: int, moves: np.ndarray,
+                           mark: np.ndarray) -> int:
+    """``ladder_moves`` with the attacker to move, the defender ``d``'s string ``h``."""
+    w = m[STRIDE]
+    a = 3 - d
+    n = libs_up_to_3(b, w, np.int64(h))
+    if n == 1:
+        return -2 if illegal_reason(b, m, a, atari_point(b, h)) == OK else -1
+    if n >= 3:
+        return -1
+    l1 = -1
+    l2 = -1
+    t = h
+    while l2 < 0:
+        for q in (t - 1, t + 1, t - w, t + w):
+            if b[COLOR, q] == EMPTY and q != l1:
+                if l1 < 0:
+                    l1 = q
+                elif l2 < 0:
+                    l2 = q
+        t = b[NEXT, t]
+        if t == h:
+            break
+    k = 0
+    for i in range(2):
+        x = l1 if i == 0 else l2
+        if illegal_reason(b, m, a, x) != OK:
+            continue
+        # an atari the defender escapes at once is skipped unplayed
+        if not _captures_any(b, w, a, np.int64(x)) and escapes_at_once(b, m, d, h, x, mark):
+            continue
+        moves[k] = x
+        k += 1
+    return k if k > 0 else -1
+
+
+@njit(cache=True)
+def _defender_ladder_moves(b: np.ndarray, m: np.ndarray, h: int, d: int, moves: np.ndarray,
+                           mark: np.ndarray) -> int:
+    """``ladder_moves`` with the defender ``d`` to move, its string ``h`` in atari."""
+    w = m[STRIDE]
+    a = 3 - d
     k = 0
     lib = atari_point(b, h)
     if illegal_reason(b, m, d, lib) == OK:
@@ -316,6 +332,33 @@ def read_ladder(work: np.ndarray, mwork: np.ndarray, moves: np.ndarray, mark: np
 
 
 @njit(cache=True)
+def _open_node(k: int, r: int, budget: int, start: int, nmv: np.ndarray, nxt: np.ndarray,
+               share: np.ndarray, value: np.ndarray) -> None:
+    """Node ``k`` of the reading's stack with ``r`` moves sharing ``budget`` positions,
+    its value ``start`` until a move says otherwise."""
+    nmv[k] = r
+    nxt[k] = 0
+    share[k] = budget // r
+    value[k] = start
+
+
+@njit(cache=True)
+def _pass_up(value: np.ndarray, k: int, v: int, defender_to_move: bool) -> tuple:
+    """A child of node ``k`` has value ``v``: settle node ``k`` and pass ``v`` up while it
+    decides its parent. Returns the node to go on with (its next child) and whether
+    ``v`` settled the root (then the reading's value)."""
+    while True:
+        attacker = (k % 2 == 1) == defender_to_move
+        if v != (CAUGHT if attacker else ESCAPED):
+            if v == UNREAD:
+                value[k] = UNREAD
+            return k, False
+        if k == 0:
+            return k, True
+        k -= 1
+
+
+@njit(cache=True)
 def ladder_reading(work: np.ndarray, mwork: np.ndarray, moves: np.ndarray, mark: np.ndarray,
                    s: int, defender_to_move: bool, budget: int) -> int:
     """Whether the string of stone ``s`` in the position ``work[0], mwork[0]`` is
@@ -343,10 +386,7 @@ def ladder_reading(work: np.ndarray, mwork: np.ndarray, moves: np.ndarray, mark:
     r = ladder_moves(work[0], mwork[0], np.int64(s), not defender_to_move, moves[0], mark)
     if r < 0:
         return CAUGHT if r == -2 else ESCAPED
-    nmv[0] = r
-    nxt[0] = 0
-    share[0] = budget // r
-    value[0] = CAUGHT if defender_to_move else ESCAPED
+    _open_node(0, r, budget, CAUGHT if defender_to_move else ESCAPED, nmv, nxt, share, value)
     k = 0
     d = np.int64(work[0, COLOR, s])
     while True:
@@ -364,11 +404,9 @@ def ladder_reading(work: np.ndarray, mwork: np.ndarray, moves: np.ndarray, mark:
                     work[k + 1], mwork[k + 1], np.int64(s), not attacker, moves[k + 1], mark
                 )
                 if r >= 0:
-                    share[k + 1] = (share[k] - 1) // r
+                    # node k + 1 is the other side's: a defender's starts caught
+                    _open_node(k + 1, r, share[k] - 1, CAUGHT if attacker else ESCAPED, nmv, nxt, share, value)
                     k += 1
-                    nmv[k] = r
-                    nxt[k] = 0
-                    value[k] = CAUGHT if attacker else ESCAPED  # node k is the other side's: a defender's starts caught
                     continue
                 v = CAUGHT if r == -2 else ESCAPED
         else:
@@ -376,16 +414,9 @@ def ladder_reading(work: np.ndarray, mwork: np.ndarray, moves: np.ndarray, mark:
             if k == 0:
                 return v
             k -= 1
-        # a child of node k has value v: settle node k (and pass v up) or go on with its next child
-        while True:
-            attacker = (k % 2 == 1) == defender_to_move
-            if v != (CAUGHT if attacker else ESCAPED):
-                if v == UNREAD:
-                    value[k] = UNREAD
-                break
-            if k == 0:
-                return v
-            k -= 1
+        k, settled = _pass_up(value, k, v, defender_to_move)
+        if settled:
+            return v
 
 
 @njit(cache=True)
@@ -439,7 +470,7 @@ def legal_moves(b: np.ndarray, m: np.ndarray, color: int) -> np.ndarray:
     k = 0
     for r in range(n):
         for c in range(n):
-            p = (r + 1) * w + c + 1
+            p = flat(r, c, w)
             if illegal_reason(b, m, color, p) == OK:
                 out[k] = p
                 k += 1

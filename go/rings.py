@@ -27,6 +27,7 @@ import numpy as np
 from numba import njit
 
 from .rules import BORDER, COLOR, MAX_SIZE, STRIDE
+from .vertices import flat, row_col
 
 MIN_RING = 2
 MAX_RING = 3 * (MAX_SIZE - 1)
@@ -169,7 +170,8 @@ def board_stones(b: np.ndarray, m: np.ndarray) -> np.ndarray:
     for p in range(b.shape[1]):
         c = b[COLOR, p]
         if c == 1 or c == 2:
-            out[n, 0], out[n, 1], out[n, 2] = p // w - 1, p % w - 1, c
+            r, col = row_col(p, w)
+            out[n, 0], out[n, 1], out[n, 2] = r, col, c
             n += 1
     return out[:n]
 
@@ -200,15 +202,15 @@ def fill_padded(b: np.ndarray, m: np.ndarray, pad: int, state: np.ndarray) -> No
     state[:] = BORDER
     for row in range(size):
         for col in range(size):
-            state[(row + pad) * stride + col + pad] = b[COLOR, (row + 1) * w + col + 1]
+            state[(row + pad) * stride + col + pad] = b[COLOR, flat(row, col, w)]
 
 
 @njit(cache=True)
 def padded_point(p: int, m: np.ndarray, pad: int) -> int:
     """Index in the padded state array of board point ``p``."""
     w = m[STRIDE]
-    size = w - 2
-    return (p // w - 1 + pad) * (size + 2 * pad) + p % w - 1 + pad
+    r, c = row_col(p, w)
+    return (r + pad) * (w - 2 + 2 * pad) + c + pad
 
 
 @njit(cache=True)

@@ -18,6 +18,7 @@ from numba import njit
 
 from .reading import libs_after_up_to_2
 from .rules import BLACK, COLOR, EMPTY, HEAD, NEXT, OK, SIZE, STRIDE, WHITE, illegal_reason
+from .vertices import flat
 
 
 @njit(cache=True)
@@ -54,7 +55,7 @@ def seki_stones(b: np.ndarray, m: np.ndarray) -> np.ndarray:
     dame = np.zeros(b.shape[1], dtype=np.bool_)
     for r in range(n):
         for c in range(n):
-            p = (r + 1) * w + c + 1
+            p = flat(r, c, w)
             dame[p] = b[COLOR, p] == EMPTY and _shared_dame(b, m, p)
     in_seki = np.zeros(b.shape[1], dtype=np.bool_)  # by string head
     for x in np.flatnonzero(dame):

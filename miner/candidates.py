@@ -30,6 +30,7 @@ from ..go.rings import (
     ring_id,
 )
 from ..go.rules import STRIDE
+from ..go.vertices import row_col
 from .features import FEATURE_LEVELS, FEATURES, N_FEATURES, tactical_features_with
 
 #: Feature groups: 0 spatial patterns, 1..N_FEATURES the tactical features, then the pass.
@@ -61,6 +62,7 @@ class Vocabulary:
 
     @property
     def pass_feature(self) -> int:
+        """The feature number of the pass (its own group, level 1)."""
         return int(self.level_index[PASS_GROUP, 1])
 
     @classmethod
@@ -209,7 +211,8 @@ def candidate_patterns(b, m, color, points, pad, delta, max_ring, lookup, far, s
     for i in range(len(points)):
         p = points[i]
         q = padded_point(p, m, pad)
-        pattern[i] = _largest_pattern(state, q, p // w - 1, p % w - 1, rel, delta, max_ring, lookup, far, stones, h, acc)
+        r, c = row_col(p, w)
+        pattern[i] = _largest_pattern(state, q, r, c, rel, delta, max_ring, lookup, far, stones, h, acc)
 
 
 @njit(cache=True)

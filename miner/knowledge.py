@@ -21,7 +21,7 @@ from ..datasets.corpus import Corpus
 from ..go.board import Board
 from ..go.reading import reading_scratch
 from ..go.rules import BLACK, WHITE
-from ..go.vertex import format_vertex, parse_vertex
+from ..go.vertices import format_vertex, parse_vertex
 from ..patterns.defaults import RATINGS, default_table
 from ..patterns.show import diagram
 from ..patterns.tables import TableError, read_table

@@ -293,6 +293,37 @@ def _room(array: np.ndarray, needed: int) -> np.ndarray:
     return array
 
 
+def _size_chunks(corpus: Corpus, per_game: np.ndarray, size: int) -> list[np.ndarray]:
+    """The games of board ``size`` with sampled positions (``per_game`` a game), in
+    chunks of about ``CHUNK_POSITIONS`` positions."""
+    games = np.flatnonzero((corpus.board_size == size) & (per_game > 0))
+    cut = np.searchsorted(np.cumsum(per_game[games]), np.arange(CHUNK_POSITIONS, per_game.sum(), CHUNK_POSITIONS))
+    return [chunk for chunk in np.split(games, np.unique(cut + 1)) if len(chunk)]
+
+
+def _chunk_candidates_of(corpus: Corpus, vocab: Vocabulary, mask: np.ndarray, chunk: np.ndarray,
+                         per_game: np.ndarray, size: int, max_ring: int, flat: tuple) -> tuple:
+    """The candidates of the sampled positions of the games ``chunk`` (``_chunk_candidates``'
+    buffers: patterns, keys, candidates, chosen and move number a position). ``flat``: the
+    corpus' offsets, first colours and setup stones as the kernel reads them."""
+    offsets, first_color, setup, setup_start = flat
+    geo = geometry(size)
+    width = size**2 + 1
+    slots = np.concatenate([[0], np.cumsum(per_game[chunk])]).astype(np.int64)
+    n_pos = int(slots[-1])
+    pattern_buf = np.empty(n_pos * width, dtype=np.int32)
+    key_buf = np.empty(n_pos * width, dtype=np.int64)
+    n_cand = np.zeros(n_pos, dtype=np.int64)
+    chunk_chosen = np.zeros(n_pos, dtype=np.int32)
+    chunk_move = np.zeros(n_pos, dtype=np.int32)
+    _chunk_candidates(
+        chunk, corpus.moves, offsets, first_color, setup, setup_start, mask, slots, size, geo.pad,
+        geo.delta, min(max_ring, geo.max_ring), vocab.lookup, far_rings(size), vocab.level_index,
+        pattern_buf, key_buf, n_cand, chunk_chosen, chunk_move,
+    )
+    return pattern_buf, key_buf, n_cand, chunk_chosen, chunk_move
+
+
 def build_teams(
     corpus: Corpus, vocab: Vocabulary, mask: np.ndarray, max_ring: int = 54, workers: int = 1,
     progress: Callable[[int], None] | None = None,
@@ -316,25 +347,10 @@ def build_teams(
     c = 0
     sizes, chosen, move = [], [], []
     for size in np.unique(corpus.board_size):
-        geo = geometry(int(size))
         width = int(size) ** 2 + 1
-        games = np.flatnonzero((corpus.board_size == size) & (per_game > 0))
-        cut = np.searchsorted(np.cumsum(per_game[games]), np.arange(CHUNK_POSITIONS, per_game.sum(), CHUNK_POSITIONS))
-        for chunk in np.split(games, np.unique(cut + 1)):
-            if not len(chunk):
-                continue
-            slots = np.concatenate([[0], np.cumsum(per_game[chunk])]).astype(np.int64)
-            n_pos = int(slots[-1])
-            pattern_buf = np.empty(n_pos * width, dtype=np.int32)
-            key_buf = np.empty(n_pos * width, dtype=np.int64)
-            n_cand = np.zeros(n_pos, dtype=np.int64)
-            chunk_chosen = np.zeros(n_pos, dtype=np.int32)
-            chunk_move = np.zeros(n_pos, dtype=np.int32)
-            _chunk_candidates(
-                chunk, corpus.moves, offsets, first_color, setup, setup_start, mask, slots, int(size), geo.pad,
-                geo.delta, min(max_ring, geo.max_ring), vocab.lookup, far_rings(int(size)), vocab.level_index,
-                pattern_buf, key_buf, n_cand, chunk_chosen, chunk_move,
-            )
+        for chunk in _size_chunks(corpus, per_game, int(size)):
+            pattern_buf, key_buf, n_cand, chunk_chosen, chunk_move = _chunk_candidates_of(
+                corpus, vocab, mask, chunk, per_game, int(size), max_ring, (offsets, first_color, setup, setup_start))
             total = int(n_cand.sum())
             team_out = _room(team_out, c + total)
             table_keys, table_ids, combo_keys, n_combos = _append_chunk(

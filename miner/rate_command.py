@@ -58,43 +58,23 @@ def ratings_table(vocab: Vocabulary, result, keys: dict[int, bytes]) -> pa.Table
 VOCABULARY_COLUMNS = ["feature", "pattern_id", "level", "size"]
 
 
-def run_rate(
-    games: list[str], patterns: str, output: str, max_iter: int, tol: float, split: str,
-    max_positions: int | None, limit: int | None, seed: int, workers: int, max_memory: float | None = None,
-) -> None:
-    """Fit the ratings of every feature of ``patterns`` on positions of ``games``;
-    with ``max_memory`` (GB), on as many positions (at most ``max_positions``) as
-    the fit's peak can hold within it."""
-    start = time.perf_counter()
-    with output_errors(output):
-        check_writable(output)
-    table, pmeta = _table(patterns, "patterns", VOCABULARY_COLUMNS)
-    corpus = command_corpus(games, split, limit)
-    vocab = Vocabulary.from_patterns(table)
-    del table
-    if max_memory is not None:
-        loaded = peak_memory_parts_mb()[0] * 2**20
-        chosen = positions_within(corpus, max_memory * 2**30 - loaded, vocab.size, max_positions)
-        if chosen == 0:
-            raise ShapemillError(f"--max-memory {max_memory:g} GB: no room for a fit beside the "
-                                       f"{loaded / 2**30:.1f} GB of games and patterns loaded")
-        print(f"--max-memory {max_memory:g} GB: {chosen:,} of {corpus.n_positions:,} positions "
-                   f"(estimated {(loaded + fit_memory(corpus, chosen, vocab.size)) / 2**30:.1f} GB at the peak)")
-        max_positions = chosen
-    built = time.perf_counter()
-    bar = progress_bar(False, len(corpus), "game", "positions")
-    teams = build_teams(corpus, vocab, sample_mask(corpus, max_positions, seed), workers=workers,
-                        progress=bar.update if bar is not None else None)
-    if bar is not None:
-        bar.close()
-    del vocab.lookup  # the fit looks no pattern up: its hash table's memory back before the fit's peak
-    print(
-        f"{teams.n_positions:,} positions of {len(corpus):,} games, {teams.n_candidates:,} candidates "
-        f"({teams.nbytes / 2**20:,.0f} MB), {len(teams.combos):,} combinations of tactical features, "
-        f"{vocab.size:,} features ({len(vocab.pattern_ids):,} patterns); built in {time.perf_counter() - built:.1f} s"
-    )
-    bar = progress_bar(False, max_iter, "sweep", "MM")
+def _positions_within_memory(corpus, vocab: Vocabulary, max_memory: float, max_positions: int | None) -> int:
+    """As many positions (at most ``max_positions``) as a fit's peak can hold within
+    ``max_memory`` GB beside what is loaded; says so on stdout."""
+    loaded = peak_memory_parts_mb()[0] * 2**20
+    chosen = positions_within(corpus, max_memory * 2**30 - loaded, vocab.size, max_positions)
+    if chosen == 0:
+        raise ShapemillError(f"--max-memory {max_memory:g} GB: no room for a fit beside the "
+                             f"{loaded / 2**30:.1f} GB of games and patterns loaded")
+    print(f"--max-memory {max_memory:g} GB: {chosen:,} of {corpus.n_positions:,} positions "
+          f"(estimated {(loaded + fit_memory(corpus, chosen, vocab.size)) / 2**30:.1f} GB at the peak)")
+    return chosen
 
+
+def _fit_with_progress(teams, max_iter: int, tol: float, workers: int):
+    """The MM fit of ``teams``, each sweep's line (log-likelihood and its change) printed,
+    above a progress bar on a terminal as when piped."""
+    bar = progress_bar(False, max_iter, "sweep", "MM")
     previous = []
 
     def report(it: int, objective: float, ll: float, seconds: float) -> None:
@@ -111,11 +91,48 @@ def run_rate(
     result = fit(teams, max_iter=max_iter, tol=tol, report=report, workers=workers)
     if bar is not None:
         bar.close()
-    n_positions = teams.n_positions
-    del teams
+    return result
+
+
+def _pattern_keys(patterns: str) -> dict[int, bytes]:
+    """Pattern id -> packed key, from the patterns table."""
     keys_table, _ = _table(patterns, "patterns", ["feature", "pattern_id", "key"])
     patterns_only = keys_table.filter(pc.equal(keys_table["feature"], "pattern"))
-    keys = dict(zip(patterns_only["pattern_id"].to_pylist(), patterns_only["key"].to_pylist()))
+    return dict(zip(patterns_only["pattern_id"].to_pylist(), patterns_only["key"].to_pylist()))
+
+
+def run_rate(
+    games: list[str], patterns: str, output: str, max_iter: int, tol: float, split: str,
+    max_positions: int | None, limit: int | None, seed: int, workers: int, max_memory: float | None = None,
+) -> None:
+    """Fit the ratings of every feature of ``patterns`` on positions of ``games``;
+    with ``max_memory`` (GB), on as many positions (at most ``max_positions``) as
+    the fit's peak can hold within it."""
+    start = time.perf_counter()
+    with output_errors(output):
+        check_writable(output)
+    table, pmeta = _table(patterns, "patterns", VOCABULARY_COLUMNS)
+    corpus = command_corpus(games, split, limit)
+    vocab = Vocabulary.from_patterns(table)
+    del table
+    if max_memory is not None:
+        max_positions = _positions_within_memory(corpus, vocab, max_memory, max_positions)
+    built = time.perf_counter()
+    bar = progress_bar(False, len(corpus), "game", "positions")
+    teams = build_teams(corpus, vocab, sample_mask(corpus, max_positions, seed), workers=workers,
+                        progress=bar.update if bar is not None else None)
+    if bar is not None:
+        bar.close()
+    del vocab.lookup  # the fit looks no pattern up: its hash table's memory back before the fit's peak
+    print(
+        f"{teams.n_positions:,} positions of {len(corpus):,} games, {teams.n_candidates:,} candidates "
+        f"({teams.nbytes / 2**20:,.0f} MB), {len(teams.combos):,} combinations of tactical features, "
+        f"{vocab.size:,} features ({len(vocab.pattern_ids):,} patterns); built in {time.perf_counter() - built:.1f} s"
+    )
+    result = _fit_with_progress(teams, max_iter, tol, workers)
+    n_positions = teams.n_positions
+    del teams
+    keys = _pattern_keys(patterns)
     meta = table_metadata(
         "ratings",
         fingerprint=corpus.fingerprint(),

@@ -28,6 +28,7 @@ from shapemill.go.reading import (
     libs_after,
     reading_scratch,
 )
+from shapemill.go.vertices import flat_index, point_at
 from shapemill.miner.features import (
     FEATURE_LEVELS,
     FEATURES,
@@ -668,8 +669,7 @@ def random_game(size: int, seed: int, n_moves: int) -> list[tuple[int, int] | No
             moves.append(None)
         else:
             p = int(pts[rng.integers(len(pts))])
-            w = size + 2
-            moves.append((p // w - 1, p % w - 1))
+            moves.append(point_at(p, size))
         rules.play(b, m, color, p)
         color = 3 - color
     return moves
@@ -687,7 +687,7 @@ def replay(size, moves, transform=TRANSFORMS[0], swap=False):
 
 
 def point_of(size, rc):
-    return (rc[0] + 1) * (size + 2) + rc[1] + 1
+    return flat_index(rc, size)
 
 
 def all_features(b, m, color):
@@ -709,11 +709,10 @@ def test_features_invariant_under_symmetry_and_colour_swap(game, t, swap, size):
     b2, m2, color2 = replay(size, moves, TRANSFORMS[t], swap)
     assert color2 == 3 - color if swap else color2 == color
     pts2, out2 = all_features(b2, m2, color2)
-    w = size + 2
     where = {int(p): i for i, p in enumerate(pts2)}
     assert len(pts) == len(pts2)
     for i, p in enumerate(pts):
-        q = point_of(size, TRANSFORMS[t](p // w - 1, p % w - 1, size))
+        q = point_of(size, TRANSFORMS[t](*point_at(int(p), size), size))
         assert np.array_equal(out[i], out2[where[q]]), (p, FEATURES)
     assert (out[:, F_NBR3X3] > 0).all()
 

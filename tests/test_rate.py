@@ -233,7 +233,7 @@ def explicit_teams(corpus, vocab) -> list[tuple[list[set], int, int]]:
     from shapemill.go.reading import legal_moves, reading_scratch
     from shapemill.go.rings import far_rings, geometry
     from shapemill.go.rules import play, to_point
-    from shapemill.miner.candidates import candidate_teams
+    from shapemill.miner.candidates import PASS_GROUP, candidate_teams
     from shapemill.miner.features import N_FEATURES
 
     positions = []
@@ -250,7 +250,7 @@ def explicit_teams(corpus, vocab) -> list[tuple[list[set], int, int]]:
                 vocab.level_index, reading_scratch(b, m), np.empty(geo.stride**2, dtype=np.int8),
                 np.zeros((len(points), N_FEATURES), dtype=np.int32), team,
             )
-            teams = [set(row.tolist()) - {-1} for row in team] + [{vocab.pass_feature}]
+            teams = [set(row.tolist()) - {-1} for row in team] + [{int(np.flatnonzero(vocab.group == PASS_GROUP)[0])}]
             chosen = int(np.flatnonzero(points == to_point(int(move), size))[0])
             positions.append((teams, chosen, n))
             play(b, m, color, to_point(int(move), size))

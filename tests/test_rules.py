@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sgfmill import boards
 from shapemill.go import Board, IllegalMove, rules
+from shapemill.go.vertices import flat_index
 
 Point = tuple[int, int]
 OTHER = {"b": "w", "w": "b"}
@@ -122,7 +123,7 @@ def position(diagram: str) -> Board:
 
 
 def state(board: Board) -> tuple[np.ndarray, np.ndarray, frozenset[int]]:
-    return board.b.copy(), board.m.copy(), frozenset(board._seen)
+    return board.b.copy(), board.m.copy(), board.seen_positions
 
 
 def assert_same_state(a: tuple, b: tuple) -> None:
@@ -318,7 +319,7 @@ def test_simple_ko_ban_and_ko_threat() -> None:
     assert board.play("b", (2, 2)) == 1
     assert board.ko == (2, 1)
     assert board.illegal_reason("w", (2, 1)) == "ko"
-    assert rules.illegal_reason(board.b, board.m, rules.WHITE, board._point((2, 1))) == rules.KO_BAN
+    assert rules.illegal_reason(board.b, board.m, rules.WHITE, flat_index((2, 1), board.size)) == rules.KO_BAN
     with pytest.raises(IllegalMove, match="ko"):
         board.play("w", (2, 1))
     board.play("w", (4, 4))  # a ko threat
@@ -345,7 +346,7 @@ def test_retaking_a_ko_after_two_passes_is_superko() -> None:
     assert board.ko is None
     board.play("b", None)
     # Simple ko has lapsed, but retaking recreates the position before Black's capture.
-    assert rules.illegal_reason(board.b, board.m, rules.WHITE, board._point((2, 1))) == rules.OK
+    assert rules.illegal_reason(board.b, board.m, rules.WHITE, flat_index((2, 1), board.size)) == rules.OK
     assert board.illegal_reason("w", (2, 1)) == "superko"
 
 
@@ -356,7 +357,7 @@ def test_positional_superko_cycle() -> None:
     for color, point in zip("bwbwbw", [(0, 0), (0, 1), (1, 0), (1, 1), (0, 0), (1, 0)]):
         board.play(color, point)
     assert board.stones("w") == {(0, 1), (1, 0), (1, 1)}
-    p = board._point((0, 0))
+    p = flat_index((0, 0), board.size)
     assert rules.illegal_reason(board.b, board.m, rules.BLACK, p) == rules.OK  # not a simple ko
     assert board.illegal_reason("b", (0, 0)) == "superko"
     with pytest.raises(IllegalMove, match="superko"):
@@ -612,3 +613,44 @@ def test_copy_and_undo_are_independent(sequence: tuple[int, list[tuple[int, bool
         assert_same_state(state(board), expected)
     with pytest.raises(IndexError):
         board.undo()
+
+
+def test_history_properties_count_moves_and_distinct_positions_as_sgfmill_replays_them():
+    """``moves_played`` is the moves (passes included) undo can take back; ``seen_positions``
+    holds one hash per distinct position of the game, counted on sgfmill's board."""
+    moves = [("b", (0, 0)), ("w", (0, 1)), ("b", None), ("w", (1, 0)), ("b", (2, 2)), ("w", None), ("b", (1, 1))]
+    board, reference = Board(5), boards.Board(5)
+    positions = {frozenset(reference.list_occupied_points())}
+    assert board.moves_played == 0 and len(board.seen_positions) == 1
+    for n, (color, point) in enumerate(moves, 1):
+        board.play(color, point)
+        if point is not None:
+            reference.play(point[0], point[1], color)
+        positions.add(frozenset(reference.list_occupied_points()))
+        assert board.moves_played == n
+        assert len(board.seen_positions) == len(positions)
+        assert int(board.m[rules.HASH]) in board.seen_positions
+    before = board.seen_positions
+    board.undo()
+    assert board.moves_played == len(moves) - 1 and len(board.seen_positions) == len(positions) - 1
+    assert board.seen_positions < before
+
+
+def test_moves_and_the_position_before_them_are_the_game_as_played():
+    """``moves`` lists what was played (passes as None), oldest first, and shrinks with
+    ``undo``; ``before_moves`` holds the setup stones only, on sgfmill's board too."""
+    board = Board(5)
+    board.setup("b", [(2, 2)])
+    board.setup("w", [(0, 4)])
+    played = [("b", (0, 0)), ("w", (0, 1)), ("b", None), ("w", (1, 0))]
+    for color, point in played:
+        board.play(color, point)
+    assert board.moves == [p for _, p in played]
+    start = board.before_moves()
+    reference = boards.Board(5)
+    reference.apply_setup([(2, 2)], [(0, 4)], [])
+    assert start.stones("b") == {p for c, p in reference.list_occupied_points() if c == "b"}
+    assert start.stones("w") == {p for c, p in reference.list_occupied_points() if c == "w"}
+    assert start.moves_played == 0 and start.moves == []
+    board.undo()
+    assert board.moves == [p for _, p in played[:-1]]

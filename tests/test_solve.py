@@ -7,6 +7,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from sgfmill import common
 from shapemill.cli import main
 from shapemill.engine.solve.alphabeta import alphabeta
 from shapemill.engine.solve.dfpn import dfpn
@@ -14,6 +15,7 @@ from shapemill.engine.solve.pns import pns
 from shapemill.engine.solve.position import make_problem, parse_diagram
 from shapemill.engine.solve.run import parse_points
 from shapemill.engine.solve.ubfm import ubfm
+from shapemill.go.vertices import point_at
 from shapemill.errors import ShapemillError
 
 SEARCHES = {"alphabeta": alphabeta, "pns": pns}
@@ -27,8 +29,7 @@ def problem(diagram: str, to_play: str, goal: str, target: str, region: str | No
 
 
 def gtp(point: int, size: int) -> str:
-    w = size + 2
-    return "ABCDEFGHJKLMNOPQRST"[point % w - 1] + str(point // w)
+    return common.format_vertex(point_at(point, size))
 
 
 @pytest.mark.parametrize("to_play, value", [("b", 1), ("w", -1)])
@@ -424,10 +425,9 @@ def test_gtp_final_status_list_uses_the_proof():
     engine = GtpEngine(SearchConfig(playouts=50, seed=1), size=6)
     assert engine.handle("boardsize 6")[0] == "=\n\n"
     size, black, white = parse_diagram(FALSE_EYE.strip().splitlines())
-    letters = "ABCDEFGHJ"
     for color, stones in (("b", black), ("w", white)):
-        for r, c in stones:
-            assert engine.handle(f"play {color} {letters[c]}{r + 1}")[0] == "=\n\n"
+        for point in stones:
+            assert engine.handle(f"play {color} {common.format_vertex(point)}")[0] == "=\n\n"
     dead = set(engine.handle("final_status_list dead")[0][2:].split())
     assert dead == {"A2", "B2", "C2", "B1", "D1"}
 
@@ -439,10 +439,9 @@ def test_final_status_list_seki_names_the_strings_that_live_in_seki():
     size, black, white = parse_diagram(SEKI.strip().splitlines())
     engine = GtpEngine(SearchConfig(playouts=50, seed=1), size=size)
     assert engine.handle(f"boardsize {size}")[0] == "=\n\n"
-    letters = "ABCDEFGHJ"
     for color, stones in (("b", black), ("w", white)):
-        for r, c in stones:
-            assert engine.handle(f"play {color} {letters[c]}{r + 1}")[0] == "=\n\n"
+        for point in stones:
+            assert engine.handle(f"play {color} {common.format_vertex(point)}")[0] == "=\n\n"
     seki = set(engine.handle("final_status_list seki")[0][2:].split())
     assert seki == {"A2", "B2", "C2", "B1", "D2", "E2", "F2", "D1", "F1"}
     alive = set(engine.handle("final_status_list alive")[0][2:].split())

@@ -5,6 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from shapemill.go import Board
 from shapemill.go import rings as sp
+from shapemill.go.vertices import flat_index
 
 SIZE = 9
 GEO = sp.geometry(SIZE)
@@ -117,7 +118,7 @@ def test_far_rings_hashed_from_the_stones_give_the_ids_of_the_point_by_point_has
     acc = np.zeros((geo.max_ring + 1, 8), dtype=np.int64)
     for color in (1, 2):
         for row, col in [(0, 0), (3, 15), (9, 9), (18, 4)]:
-            q = sp.padded_point((row + 1) * 21 + col + 1, board.m, geo.pad)
+            q = sp.padded_point(flat_index((row, col), 19), board.m, geo.pad)
             ids = np.zeros(geo.max_ring + 1, dtype=np.int64)
             sp.ring_ids(state, q, color, geo.delta, geo.max_ring, ids)
             # A vocabulary of rings 2..top: the largest found must be ring top, so

@@ -5,9 +5,8 @@ given by its parent; the children's numbers live on the stack, seeded from the
 table (solved bounds, or numbers left by earlier visits). The best child's threshold is
 the second best's number times 1 + ``EPSILON`` (Pawlewicz and Lew 2007), not plus one:
 proofs that depend on the path (superko) are not stored, so each return to a sibling
-searches them again, and with plus one 2x2 (disproving "Black by 2") seesawed between
-symmetric first moves past 200,000 nodes; with 1.25 it took 460 (221 now that positions are
-looked up under the board's symmetries, ``game.child_keys``).
+searches them again, and thresholds one above the sibling's make the search seesaw
+between symmetric moves (bench/RESULTS.md, "Exact search": the 1+epsilon threshold).
 
 The search is a numba kernel over an explicit stack (a frame per position from the root:
 its board, thresholds and children), an open-addressing table and a hash set of the

@@ -38,6 +38,7 @@ from ...go.rules import (
     is_eye,
     play,
 )
+from ...go.vertices import flat_index
 from ...miner.prior import move_strengths, prior_cache
 
 #: Goal kinds: the area score, a string's life (or its capture), two strings' connection,
@@ -256,7 +257,7 @@ def symmetries(size: int) -> np.ndarray:
                 rr, cc = (c, r) if t & 4 else (r, c)
                 rr = size - 1 - rr if t & 1 else rr
                 cc = size - 1 - cc if t & 2 else cc
-                maps[t, (r + 1) * w + c + 1] = (rr + 1) * w + cc + 1
+                maps[t, flat_index((r, c), size)] = flat_index((rr, cc), size)
     return maps
 
 

@@ -29,9 +29,9 @@ from ...go.reading import (
     string_libs3,
 )
 from ...go.rules import BLACK, BORDER, COLOR, EMPTY, HEAD, OK, PASS, SIZE, STRIDE, illegal_reason, play, to_point
+from ...go.vertices import color_name, flat, flat_vertex
 from ...miner.features import N_FEATURES, tactical_features_with
 from ...miner.features.table import F_LADDER
-from ..gtp import format_vertex
 from .game import LADDER, Problem, State
 from .pns import pns
 from .position import ESCAPE_LIBERTIES
@@ -50,7 +50,7 @@ def ladder_questions(b: np.ndarray, m: np.ndarray, color: int, libs3: np.ndarray
     heads = np.empty(4, dtype=np.int64)
     for r in range(n):
         for c in range(n):
-            p = (r + 1) * w + c + 1
+            p = flat(r, c, w)
             if b[COLOR, p] != EMPTY or illegal_reason(b, m, color, p) != OK:
                 continue
             extends = False
@@ -149,9 +149,8 @@ def compare_ladders(corpus: Corpus, max_nodes: int = 20_000, report: Callable[[s
                 kind = _kind(miner, solver)
                 setattr(tally, kind, getattr(tally, kind) + 1)
                 if report and kind not in ("caught", "escaped", "unread_escaped"):
-                    w = size + 2
-                    report(f"{kind} {corpus.ids[i]} move {move_no}: {'bw'[color - 1]} "
-                           f"{format_vertex((p // w - 1, p % w - 1))}")
+                    report(f"{kind} {corpus.ids[i]} move {move_no}: {color_name(color)} "
+                           f"{flat_vertex(p, size)}")
             p = PASS if index < 0 else to_point(index, size)
             if p != PASS and illegal_reason(b, m, color, p) != OK:
                 break

@@ -18,6 +18,7 @@ import numpy as np
 
 from ...errors import ShapemillError
 from ...go.rules import BLACK, COLOR, HEAD, NEXT, WHITE, in_atari, new_board, place_setup
+from ...go.vertices import color_code, color_name, flat_index, format_vertex, opponent, point_at
 from .game import CONNECT, LADDER, LIFE, SCORE, Problem, State
 
 Point = tuple[int, int]
@@ -25,10 +26,6 @@ Point = tuple[int, int]
 #: Liberties at which a string counts as escaped for ``capture``.
 ESCAPE_LIBERTIES = 3
 GOALS = ("kill", "live", "capture", "ladder", "connect", "score")
-
-
-def _point(p: Point, size: int) -> int:
-    return (p[0] + 1) * (size + 2) + p[1] + 1
 
 
 def make_problem(size: int, black: Iterable[Point], white: Iterable[Point], to_play: str,
@@ -39,17 +36,17 @@ def make_problem(size: int, black: Iterable[Point], white: Iterable[Point], to_p
     b, m = new_board(size)
     for color, stones in ((BLACK, black), (WHITE, white)):
         for p in stones:
-            place_setup(b, m, color, _point(p, size))
+            place_setup(b, m, color, flat_index(p, size))
     g = np.zeros(5, dtype=np.int64)
     if goal not in GOALS:
         raise ShapemillError(f"unknown goal {goal!r}: one of {', '.join(GOALS)}")
     need = {"connect": 2, "score": 0}.get(goal, 1)
     if len(targets) != need:
         raise ShapemillError(f"goal {goal} needs {need} point(s), got {len(targets)}")
-    pts = [_point(t, size) for t in targets]
+    pts = [flat_index(t, size) for t in targets]
     for t, p in zip(targets, pts):
         if b[COLOR, p] not in (BLACK, WHITE):
-            raise ShapemillError(f"goal {goal}: no stone at {t}")
+            raise ShapemillError(f"goal {goal}: no stone at {format_vertex(t)}")
     if goal == "score":
         g[0] = SCORE
         lo, hi = -size * size, size * size
@@ -65,7 +62,7 @@ def make_problem(size: int, black: Iterable[Point], white: Iterable[Point], to_p
     w = size + 2
     mask = np.zeros(w * w, dtype=np.uint8)
     if goal == "ladder":
-        if to_play == {BLACK: "b", WHITE: "w"}[int(g[3])] and not in_atari(b, b[HEAD, pts[0]]):
+        if to_play == color_name(int(g[3])) and not in_atari(b, b[HEAD, pts[0]]):
             raise ShapemillError("goal ladder: with its own side to move the string must be in atari")
         region = [(r, c) for r in range(size) for c in range(size)]  # its moves are its own
     if region is None:
@@ -73,8 +70,9 @@ def make_problem(size: int, black: Iterable[Point], white: Iterable[Point], to_p
         for p in pts:
             s = p
             while True:
-                rows.append(s // w - 1)
-                cols.append(s % w - 1)
+                r, c = point_at(s, size)
+                rows.append(r)
+                cols.append(c)
                 s = b[NEXT, s]
                 if s == p:
                     break
@@ -82,8 +80,8 @@ def make_problem(size: int, black: Iterable[Point], white: Iterable[Point], to_p
         c0, c1 = (max(0, min(cols) - 1), min(size - 1, max(cols) + 1)) if cols else (0, size - 1)
         region = [(r, c) for r in range(r0, r1 + 1) for c in range(c0, c1 + 1)]
     for p in region:
-        mask[_point(p, size)] = 1
-    color = {"b": BLACK, "w": WHITE}[to_play]
+        mask[flat_index(p, size)] = 1
+    color = color_code(to_play)
     return Problem(State(b, m, color), g, mask, lo, hi)
 
 
@@ -111,7 +109,7 @@ def read_sgf_position(path: str | Path) -> tuple[int, list[Point], list[Point], 
         for color, move in moves:
             if move is not None:
                 board.play(move[0], move[1], color)
-            to_play = "w" if color == "b" else "b"
+            to_play = opponent(color)
         root = game.get_root()
         if not moves and root.has_property("PL"):
             to_play = root.get("PL")

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from ...errors import ShapemillError
 from ...files import check_writable
+from ...go.vertices import flat_vertex, parse_vertex
 from ...miner.knowledge import Knowledge
 from ...patterns.tables import TableError
-from ..gtp import GtpError, format_vertex, parse_vertex
 from .alphabeta import alphabeta
 from .dfpn import dfpn
 from .game import OPEN
@@ -32,7 +32,7 @@ def parse_points(text: str, size: int) -> list[tuple[int, int]]:
                            for c in range(min(c0, c1), max(c0, c1) + 1)]
             else:
                 points.append(parse_vertex(part, size))
-    except (GtpError, TypeError, ValueError) as e:
+    except (TypeError, ValueError) as e:
         raise ShapemillError(f"bad points {text!r}: {e}") from None
     return points
 
@@ -76,9 +76,6 @@ def _answer(r: Result, goal: str, color: str, size: int) -> dict:
         result = "unknown"
     else:
         result = "win" if sign * r.value > 0 else "loss" if sign * r.value < 0 else "draw"
-    move = None
-    if r.move is not None:
-        w = size + 2
-        move = format_vertex(None if r.move == 0 else (r.move // w - 1, r.move % w - 1))
+    move = None if r.move is None else flat_vertex(r.move, size)
     return {"result": result, "move": move, "value": r.value if goal == "score" else None,
             "nodes": r.nodes, "seconds": round(r.seconds, 3)}

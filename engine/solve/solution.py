@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ...files import write_text_atomic
 from ...go.rules import BLACK, COLOR, HASH, PASS, WHITE
+from ...go.vertices import color_name, point_at
 from .alphabeta import alphabeta
 from .game import OPEN, Problem, State
 from .table import Result
@@ -32,14 +33,13 @@ def write_solution_sgf(path: str | Path, problem: Problem, result: Result, max_n
     from sgfmill import sgf
 
     size = problem.size
-    w = size + 2
     game = sgf.Sgf_game(size)
     root = game.get_root()
     b = problem.root.b
-    black, white = ([(p // w - 1, p % w - 1) for p in range(b.shape[1]) if b[COLOR, p] == c]
+    black, white = ([point_at(p, size) for p in range(b.shape[1]) if b[COLOR, p] == c]
                     for c in (BLACK, WHITE))
     root.set_setup_stones(black, white)
-    root.set("PL", "b" if problem.root.color == BLACK else "w")
+    root.set("PL", color_name(problem.root.color))
     value = "unknown" if result.value is None else f"{result.value:+d} for Black"
     root.set("C", f"shapemill solve: value {value}")
     budget = {"nodes": max_nodes, "sgf": MAX_NODES}
@@ -65,7 +65,7 @@ def write_solution_sgf(path: str | Path, problem: Problem, result: Result, max_n
                 return
             budget["sgf"] -= 1
             child = node.new_child()
-            child.set_move("b" if s.color == BLACK else "w", None if mv == PASS else (mv // w - 1, mv % w - 1))
+            child.set_move(color_name(s.color), point_at(mv, size))
             if legal[mv] == OPEN:
                 nxt = problem.child(s, mv)
                 grow(child, nxt, history + (int(s.m[HASH]),), ply + 1, None)

@@ -12,6 +12,7 @@ Strings whose box holds more than ``MAX_REGION_EMPTIES`` empty points are not tr
 from __future__ import annotations
 
 from ...go.rules import COLOR, EMPTY, HEAD
+from ...go.vertices import flat_index, opponent, point_at
 from .pns import pns
 from .position import make_problem
 
@@ -29,18 +30,17 @@ def proven_status(size: int, black: set[Point], white: set[Point]) -> dict[Point
     """'alive' or 'dead' for every stone of each string whose status the solver proves."""
     found: dict[Point, str] = {}
     done: set[int] = set()
-    w = size + 2
     for color, stones in (("b", black), ("w", white)):
-        attacker = "w" if color == "b" else "b"
+        attacker = opponent(color)
         for point in sorted(stones):
             kill = make_problem(size, list(black), list(white), attacker, "kill", [point])
             b = kill.root.b
-            head = int(b[HEAD, (point[0] + 1) * w + point[1] + 1])
+            head = int(b[HEAD, flat_index(point, size)])
             if head in done:
                 continue
             done.add(head)
-            region = _defender_box(b, kill.region, w, size, int(b[COLOR, head]))
-            if sum(1 for r, c in region if b[COLOR, (r + 1) * w + c + 1] == EMPTY) > MAX_REGION_EMPTIES:
+            region = _defender_box(b, kill.region, size, int(b[COLOR, head]))
+            if sum(1 for q in region if b[COLOR, flat_index(q, size)] == EMPTY) > MAX_REGION_EMPTIES:
                 continue
             kill = make_problem(size, list(black), list(white), attacker, "kill", [point], region)
             status = None
@@ -51,21 +51,20 @@ def proven_status(size: int, black: set[Point], white: set[Point]) -> dict[Point
                 if pns(save, PROOF_NODES, PROOF_SECONDS).value == (1 if attacker == "b" else -1):
                     status = "dead"  # the defender, moving first, cannot save it
             if status:
-                string = [(p // w - 1, p % w - 1) for p in range(b.shape[1])
+                string = [point_at(p, size) for p in range(b.shape[1])
                           if b[COLOR, p] != EMPTY and int(b[HEAD, p]) == head]
                 found.update((s, status) for s in string)
     return found
 
 
-def _defender_box(b, mask, w: int, size: int, defender: int) -> list[Point]:
+def _defender_box(b, mask, size: int, defender: int) -> list[Point]:
     """The smallest box holding ``mask``'s points and every defender's string it touches."""
-    rows = [p // w - 1 for p in range(len(mask)) if mask[p]]
-    cols = [p % w - 1 for p in range(len(mask)) if mask[p]]
+    rows, cols = zip(*(point_at(p, size) for p in range(len(mask)) if mask[p]))
     box = [min(rows), max(rows), min(cols), max(cols)]
     while True:
-        inside = {int(b[HEAD, (r + 1) * w + c + 1]) for r in range(box[0], box[1] + 1)
-                  for c in range(box[2], box[3] + 1) if b[COLOR, (r + 1) * w + c + 1] == defender}
-        pts = [(p // w - 1, p % w - 1) for p in range(b.shape[1])
+        inside = {int(b[HEAD, flat_index((r, c), size)]) for r in range(box[0], box[1] + 1)
+                  for c in range(box[2], box[3] + 1) if b[COLOR, flat_index((r, c), size)] == defender}
+        pts = [point_at(p, size) for p in range(b.shape[1])
                if b[COLOR, p] == defender and int(b[HEAD, p]) in inside]
         grown = [min(box[0], *(r for r, _ in pts)), max(box[1], *(r for r, _ in pts)),
                  min(box[2], *(c for _, c in pts)), max(box[3], *(c for _, c in pts))]

@@ -7,6 +7,7 @@ from numba import njit
 
 from ...go.rings import gridcular_distance
 from ...go.rules import LAST, LAST2, PASS, SIZE, STRIDE
+from ...go.vertices import row_col
 from .table import F_BORDER, F_LAST2_DIST, F_LAST_DIST, MAX_DIST
 
 
@@ -23,8 +24,7 @@ def line_of(m: np.ndarray, p: int) -> int:
     """The line of point ``p``: 1 on the edge, 2 next to it, ..."""
     w = m[STRIDE]
     n = m[SIZE]
-    r = p // w - 1
-    c = p % w - 1
+    r, c = row_col(p, w)
     return min(min(r, c), min(n - 1 - r, n - 1 - c)) + 1
 
 

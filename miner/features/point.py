@@ -15,6 +15,7 @@ from numba import njit
 
 from ...go.reading import legal_moves, reading_scratch, string_libs3
 from ...go.rules import COLOR, EMPTY
+from ...go.vertices import color_code
 from .distance import distance_features
 from .shapes import shape_features
 from .strings import string_features
@@ -66,7 +67,7 @@ def tactical_features(b: np.ndarray, m: np.ndarray, color: int, points: np.ndarr
 def features_of(board, color: str, points=None) -> tuple[np.ndarray, np.ndarray]:
     """(points, levels) for a ``shapemill.go.Board``: convenience for tests and
     tools. ``points`` are board points (default: every legal move but pass)."""
-    c = {"b": 1, "w": 2}[color]
+    c = color_code(color)
     if points is None:
         points = legal_moves(board.b, board.m, c)
     points = np.asarray(points, dtype=np.int32)

@@ -11,6 +11,7 @@ from numba import njit
 
 from ...go.nbr3x3 import NB_EMPTY, NBR3X3_CODES, NBR3X3_EMPTY, nbr3x3_id, raw_from_libs
 from ...go.rules import COLOR, EMPTY, LAST, PASS, SIZE, STRIDE
+from ...go.vertices import row_col
 from .distance import line_of
 from .table import (
     F_BAD_KOGEIMA,
@@ -82,6 +83,37 @@ _OCT1 = 0o11111111
 
 
 @njit(cache=True)
+def _bad_kogeima(b: np.ndarray, w: int, n: int, color: int, p: int, r: int, c: int) -> bool:
+    """Whether ``p`` (row ``r``, column ``c``) makes a knight's move from an own stone with
+    an opponent stone on a point between them, inside the 3x3 (``n`` the board's size)."""
+    other = 3 - color
+    for k in range(8):
+        if k < 4:
+            dr = 1 if k & 1 else -1
+            dc = 2 if k & 2 else -2
+        else:
+            dr = 2 if k & 1 else -2
+            dc = 1 if k & 2 else -1
+        rr = r + dr
+        cc = c + dc
+        if rr < 0 or rr >= n or cc < 0 or cc >= n:
+            continue
+        if b[COLOR, p + dr * w + dc] != color:
+            continue
+        if k < 4:
+            m1 = p + dc // 2
+            m2 = p + dr * w + dc // 2
+        else:
+            m1 = p + (dr // 2) * w
+            m2 = p + (dr // 2) * w + dc
+        x1 = b[COLOR, m1]
+        x2 = b[COLOR, m2]
+        if x1 != color and x2 != color and (x1 == other or x2 == other):
+            return True
+    return False
+
+
+@njit(cache=True)
 def _shapes(b: np.ndarray, m: np.ndarray, color: int, p: int, r: int, c: int,
             line: int, n_own: int, raw: int, nid: int, out: np.ndarray) -> None:
     """The MoGo expert shapes of candidate ``p`` (row ``r``, column ``c``, on
@@ -119,32 +151,8 @@ def _shapes(b: np.ndarray, m: np.ndarray, color: int, p: int, r: int, c: int,
             if b[COLOR, p + d] == color and b[COLOR, p + 2 * d] == color:
                 out[F_WALL] = 1
                 break
-    # bad kogeima: needs an opponent stone on a point between, inside the 3x3
-    if opp_ring:
-        for k in range(8):
-            if k < 4:
-                dr = 1 if k & 1 else -1
-                dc = 2 if k & 2 else -2
-            else:
-                dr = 2 if k & 1 else -2
-                dc = 1 if k & 2 else -1
-            rr = r + dr
-            cc = c + dc
-            if rr < 0 or rr >= n or cc < 0 or cc >= n:
-                continue
-            if b[COLOR, p + dr * w + dc] != color:
-                continue
-            if k < 4:
-                m1 = p + dc // 2
-                m2 = p + dr * w + dc // 2
-            else:
-                m1 = p + (dr // 2) * w
-                m2 = p + (dr // 2) * w + dc
-            x1 = b[COLOR, m1]
-            x2 = b[COLOR, m2]
-            if x1 != color and x2 != color and (x1 == other or x2 == other):
-                out[F_BAD_KOGEIMA] = 1
-                break
+    if opp_ring and _bad_kogeima(b, w, n, color, p, r, c):
+        out[F_BAD_KOGEIMA] = 1
 
 
 @njit(cache=True)
@@ -156,5 +164,6 @@ def shape_features(b: np.ndarray, m: np.ndarray, color: int, p: int, libs3: np.n
     raw = raw_from_libs(b, w, color, p, libs3)
     nid = NBR3X3_EMPTY if raw == 0 else nbr3x3_id(raw)
     out[F_NBR3X3] = nid
-    _shapes(b, m, color, p, p // w - 1, p % w - 1, line_of(m, p), np.int64(n_own), np.int64(raw),
+    r, c = row_col(p, w)
+    _shapes(b, m, color, p, r, c, line_of(m, p), np.int64(n_own), np.int64(raw),
             np.int64(nid), out)
