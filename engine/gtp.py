@@ -24,15 +24,17 @@ from typing import TextIO
 
 import numpy as np
 
+from ..datasets.sources import DEFAULT_MAX_BYTES
+from ..datasets.text import parse_komi
 from ..errors import ShapemillError
+from ..files import read_bounded
 from ..go import rules
-from ..go.board import Board, IllegalMove
+from ..go.board import LETTERS, Board, IllegalMove, vertex
 from ..go.seki import seki_stones
 from ..miner.prior import MovePrior
 from .mcts import RESIGN, MoveInfo, Search, SearchConfig, choose_move, dead_stones, score_without_dead
 from .solve.status import proven_status
 
-LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 NAME, VERSION = "shapemill", "0.1.0"
 #: The longest a move may think under any time settings (huge ones would hang a GUI).
 MAX_MOVE_SECONDS = 600.0
@@ -62,9 +64,7 @@ def parse_vertex(text: str, size: int) -> tuple[int, int] | None:
 
 def format_vertex(point: tuple[int, int] | None) -> str:
     """GTP text of a ``(row, col)`` vertex or None (pass)."""
-    if point is None:
-        return "pass"
-    return f"{LETTERS[point[1]]}{point[0] + 1}"
+    return vertex(point)
 
 
 def seconds_or_komi(text: str, signed: bool = False) -> float:
@@ -234,7 +234,7 @@ class GtpEngine:
                 continue
             if not word.isdigit():
                 raise GtpError("syntax error")
-            interval = int(word) / 100
+            interval = min(int(word) / 100, MAX_MOVE_SECONDS)
         return color, max(interval, 0.01)
 
     def _info_line(self, kind: str) -> str:
@@ -527,10 +527,11 @@ class GtpEngine:
         if not a:
             raise GtpError("syntax error")
         try:
-            with open(a[0], "rb") as fh:
-                game = sgf.Sgf_game.from_bytes(fh.read())
+            game = sgf.Sgf_game.from_bytes(read_bounded(a[0], DEFAULT_MAX_BYTES))
             setup, moves = sgf_moves.get_setup_and_moves(game)
-        except (ValueError, OSError) as e:
+        except OSError as e:
+            raise GtpError(f"cannot load file: {e.strerror or e}") from None
+        except ValueError as e:
             raise GtpError(f"cannot load file: {e}") from None
         if not 2 <= game.get_size() <= rules.MAX_SIZE:
             raise GtpError(f"cannot load file: board size {game.get_size()} is not supported")
@@ -544,10 +545,12 @@ class GtpEngine:
             except IllegalMove as e:  # handle() puts the previous game back
                 raise GtpError(f"cannot load file: move {n} is illegal ({e})") from None
             self.movers.append(color)
-        if game.get_root().has_property("KM"):
-            self.config.komi = float(game.get_komi())
+        root = game.get_root()
+        komi = parse_komi(root.get_raw("KM").decode("latin-1")) if root.has_property("KM") else math.nan
+        if math.isfinite(komi):  # scan's reader: KM[650] is Fox's 6.5
+            self.config.komi = komi
         else:
-            print(f"loadsgf: {a[0]} gives no komi (KM); it stays {self.config.komi:g}", file=sys.stderr, flush=True)
+            print(f"loadsgf: {a[0]} gives no komi (KM) that can be read; it stays {self.config.komi:g}", file=sys.stderr, flush=True)
         return "black" if not moves[:limit] or moves[:limit][-1][0] == "w" else "white"
 
     def cmd_list_stones(self, a: list[str]) -> str:
