@@ -167,7 +167,8 @@ class _Stages(click.Group):
         try:
             return super().invoke(ctx)
         except ShapemillError as exc:
-            raise click.ClickException(str(exc)) from None
+            message = " ".join(str(exc).split()) or type(exc).__name__
+            raise click.ClickException(message + (" (no reason given)" if message.endswith(":") else "")) from None
         except KeyboardInterrupt:
             raise click.ClickException(_interrupted(ctx.invoked_subcommand)) from None
         except SystemError as exc:

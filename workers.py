@@ -12,6 +12,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -20,8 +21,6 @@ from .errors import ShapemillError
 T = TypeVar("T")
 
 POLL_SECONDS = 0.2
-#: prctl's option that sends the caller a signal when its parent ends (linux/prctl.h).
-PR_SET_PDEATHSIG = 1
 
 
 class WorkerDied(ShapemillError):
@@ -31,18 +30,19 @@ class WorkerDied(ShapemillError):
 
 def init_worker() -> None:
     """A pool's initializer: the worker leaves Ctrl-C to the parent, which stops the pool,
-    and dies with its parent (Linux): a worker orphaned by a killed parent would otherwise
-    finish its task and print a ``BrokenPipeError`` traceback handing in the result."""
+    and ends in silence once its parent has died (killed): an orphan would finish its task
+    and print a ``BrokenPipeError`` traceback handing in the result. Handing it in to no
+    one now ends it (SIGPIPE), and a thread ends it within ``POLL_SECONDS`` otherwise
+    (also when it waits on a lock that a worker ended so held)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        import ctypes
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    threading.Thread(target=_end_with_parent, args=(os.getppid(),), daemon=True).start()
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    except (OSError, AttributeError):  # not Linux: an orphan still ends, with the traceback
-        return
-    if os.getppid() == 1:  # the parent died before the prctl
-        os._exit(1)
+
+def _end_with_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(POLL_SECONDS)
+    os._exit(1)
 
 
 def interruptible(what: str, kernel: Callable[..., T], *args) -> T:

@@ -250,10 +250,10 @@ def _check_games(path: str | os.PathLike, table: pa.Table) -> None:
         flat = column.flatten()
         if flat.null_count:
             raise TableError(f"{path}: column {name!r} holds a null point")
-        points = flat.to_numpy(zero_copy_only=False).astype(np.int64)
+        points = flat.to_numpy(zero_copy_only=False).astype(np.int32)  # a real corpus holds tens of millions
         offsets = np.asarray(column.offsets).astype(np.int64)
         offsets -= offsets[0]
-        limit = np.repeat(sizes * sizes, np.diff(offsets))
+        limit = np.repeat((sizes * sizes).astype(np.int32), np.diff(offsets))
         off = (points < lowest) | (points >= limit[: len(points)])
         if off.any():
             k = int(np.argmax(off))

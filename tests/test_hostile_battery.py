@@ -16,7 +16,6 @@ import sys
 import textwrap
 import threading
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -32,6 +31,7 @@ from shapemill.engine.mcts import SearchConfig
 from shapemill.patterns import tables
 from shapemill.patterns.defaults import RATINGS, default_table
 from shapemill.patterns.tables import read_table, table_metadata, write_table
+from test_hostile_commands import at_most
 
 GAMES = sorted(str(p) for p in (Path(__file__).parent / "fixtures" / "hostile").glob("*.sgf"))
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,23 +44,8 @@ SEED = 34
 PROBLEM = "(;GM[1]SZ[5]PL[B]AB[ac][bc][cc][dc][ec][eb][ea]AW[ab][bb][cb][db][da])"
 
 
-@contextmanager
-def at_most(seconds: int = DEADLINE):
-    """Fail, rather than hang, if the block takes longer than ``seconds``."""
-    def late(*_):
-        raise TimeoutError(f"hung: still running after {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, late)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
-
-
 def run(*args: str, input: str | None = None):
-    with at_most():
+    with at_most(DEADLINE):
         return CliRunner().invoke(main, list(args), input=input)
 
 
@@ -74,6 +59,7 @@ def clean(result, code: int) -> str:
         return ""
     lines = [line for line in result.output.splitlines() if line.startswith("Error")]
     assert len(lines) == 1, result.output
+    assert result.output.rstrip("\n").splitlines()[-1] == lines[0], "the error goes on past its line"
     return lines[0]
 
 
