@@ -172,9 +172,20 @@ class _Stages(click.Group):
         except KeyboardInterrupt:
             raise click.ClickException(_interrupted(ctx.invoked_subcommand)) from None
         except SystemError as exc:
-            if not isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt):
+            if not _from_ctrl_c(exc):
                 raise
             raise click.ClickException(_interrupted(ctx.invoked_subcommand)) from None
+
+
+def _from_ctrl_c(exc: BaseException | None) -> bool:
+    """Whether ``exc`` is numba's ``SystemError`` over Ctrl-C: its chain of causes (one
+    ``SystemError`` per kernel the signal passed through) ends in a ``KeyboardInterrupt``."""
+    seen = 0
+    while exc is not None and seen < 1000:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
 
 
 def _interrupted(command: str) -> str:

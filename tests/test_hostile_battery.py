@@ -456,11 +456,12 @@ def test_ctrl_c_inside_a_kernel_stops_the_command_at_once_in_one_line(made, tmp_
     assert out.read_bytes() == PREVIOUS
 
 
-def test_ctrl_c_during_an_alphabeta_search_is_one_line(tmp_path):
+@pytest.mark.parametrize("algorithm", ["alphabeta", "pns"])
+def test_ctrl_c_during_a_solver_search_is_one_line(tmp_path, algorithm):
     empty = tmp_path / "empty.sgf"
     empty.write_text("(;GM[1]SZ[5]PL[B])")  # 5x5 from the empty board: far too long to finish
     proc = subprocess.Popen([sys.executable, "-m", "shapemill.cli", "solve", str(empty), "--goal", "score",
-                             "--algorithm", "alphabeta"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             "--algorithm", algorithm], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         time.sleep(8)
