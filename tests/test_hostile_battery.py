@@ -6,6 +6,7 @@ hang (each case runs under a deadline), never a lost or replaced output."""
 from __future__ import annotations
 
 import errno
+import io
 import os
 import random
 import shutil
@@ -193,6 +194,17 @@ def test_gtp_loadsgf_reads_komi_as_scan_does(tmp_path):
     engine = GtpEngine(SearchConfig(playouts=5, seed=1), size=9)
     assert engine.handle(f"loadsgf {path}")[0] == "= black\n\n"
     assert engine.config.komi == parse_komi("650") == 6.5
+
+
+def test_lz_analyze_with_a_huge_interval_reports_without_an_error(monkeypatch):
+    failed = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: failed.append(args.exc_value))
+    engine = GtpEngine(SearchConfig(playouts=5, seed=1), size=9)
+    out = io.StringIO()
+    assert engine.handle("lz-analyze 100000000000000000000", stdout=out) == ("", False)  # 1e18 seconds asked
+    time.sleep(0.5)
+    engine.stop_analysis(out)
+    assert failed == [] and out.getvalue().startswith("=")
 
 
 # -- outputs: never over an input, through special files, all or none ---------------------
