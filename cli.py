@@ -305,19 +305,22 @@ def _ring(value: int) -> int:
 @click.option("--sort", default="played", show_default=True, type=click.Choice(["played", "p_played", "seen"]),
               help="Order of the patterns shown.")
 @click.option("--svg", "svg_dir", type=click.Path(file_okay=False), default=None,
-              help="Also write one SVG picture per pattern shown into this folder.")
+              help="Also write one SVG picture per pattern shown into this folder (patterns and ratings tables).")
 @click.pass_context
 def show(ctx: click.Context, table, top, size, sort, svg_dir) -> None:
     """Print a patterns table's patterns, or a ratings table's highest and lowest
     rated features, as board diagrams with their counts.
 
     TABLE defaults to the bundled patterns table. X is a stone of the player to
-    move, O an opponent stone, # off the board, * the candidate move.
+    move, O an opponent stone, # off the board, * the candidate move. Pattern ids
+    are printed as the tables store them (decimal) and in hex; tactical features
+    with their level's meaning (the 3x3 neighbourhood drawn).
     """
     from .patterns.defaults import PATTERNS
     from .patterns.show import show_patterns, show_ratings
     from .patterns.tables import TableError, read_metadata, read_table
 
+    given_table = table
     table = _table_or_bundled(table, PATTERNS)
     try:
         kind = "ratings" if read_metadata(table).get("kind") == "ratings" else "patterns"
@@ -325,13 +328,14 @@ def show(ctx: click.Context, table, top, size, sort, svg_dir) -> None:
     except TableError as exc:
         raise click.ClickException(str(exc)) from None
     if kind == "ratings":
-        given = [f"--{name}" for name in ("size", "sort", "svg")
-                 if ctx.get_parameter_source("svg_dir" if name == "svg" else name) != click.core.ParameterSource.DEFAULT]
+        from .miner.features.words import level_words
+
+        given = [f"--{name}" for name in ("size", "sort") if ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT]
         if given:
             raise click.UsageError(f"{', '.join(given)}: for a patterns table; {table} is a ratings table")
-        click.echo(show_ratings(data, top))
+        click.echo(show_ratings(data, top, level_words, svg_dir))
         return
-    click.echo(show_patterns(data, top, size, sort, svg_dir))
+    click.echo(show_patterns(data, top, size, sort, svg_dir, given_table))
 
 
 @main.command()
@@ -395,7 +399,8 @@ def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limi
 @click.argument("games", nargs=-1, required=True, type=Input())
 @click.option("--ratings", type=Input(dir_okay=False),
               help="The ratings table of `rate` (default: the bundled one).")
-@click.option("--split", default="test", show_default=True, type=click.Choice(["train", "test", "all"]))
+@click.option("--split", default=None, type=click.Choice(["train", "test", "all"]),
+              help="Which games to evaluate (default: a games table's test split; every game of SGF input).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--plot", type=click.Path(dir_okay=False), default=None,
               help="Draw the cumulative accuracy curve (k = 1..30) to this PNG (needs matplotlib).")
@@ -421,6 +426,85 @@ def evaluate(games, ratings, split, as_json, plot, max_positions, limit_games, s
     )
 
 
+@main.command()
+@click.argument("games", nargs=-1, required=True, type=Input())
+@click.option("--sgf", "sgf", type=Input(dir_okay=False), default=None,
+              help="The fragment: an SGF position (setup stones and/or moves; the position after the last).")
+@click.option("--region", default=None, metavar="A1:G7",
+              help="The rectangle searched (default: the SQ marks, else the stones' box grown by one).")
+@click.option("--pattern-id", default=None, metavar="ID",
+              help="A mined shape instead of a fragment: hex as `show` prints it, or decimal as stored.")
+@click.option("--patterns", "patterns_path", type=Input(dir_okay=False), default=None,
+              help="The patterns table of --pattern-id (default: the bundled one).")
+@click.option("--anywhere", is_flag=True, help="Also match the region moved anywhere it fits (edges kept).")
+@click.option("--no-symmetry", is_flag=True, help="Match in the fragment's orientation only.")
+@click.option("--no-color-swap", is_flag=True, help="Do not match with colours swapped.")
+@click.option("--next", "next_color", default="any", show_default=True, type=click.Choice(["b", "w", "any"]),
+              help="Keep positions with this colour to move (the query's colours).")
+@click.option("--moves", default=None, metavar="FROM:TO", help="Keep hits at these move numbers.")
+@click.option("--player", default=None, help="Keep games where a player's name contains this.")
+@click.option("--since", default=None, metavar="DATE", help="Keep games dated on or after DATE (as written: 2015-06).")
+@click.option("--until", default=None, metavar="DATE", help="Keep games dated up to DATE (2015 keeps all of 2015).")
+@click.option("--winner", default=None, type=click.Choice(["b", "w"]), help="Keep games this colour won.")
+@click.option("--top", default=20, show_default=True, type=ints(1), help="Continuations shown.")
+@click.option("--games", "n_games", default=0, show_default=True, type=ints(0),
+              help="Also list the N most recent games with a hit.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Write the hits table (Parquet, one row per hit).")
+@click.option("--svg", "svg_path", type=click.Path(dir_okay=False), default=None,
+              help="Draw the fragment with its continuations to this SVG file.")
+@click.option("--sgf-out", type=click.Path(dir_okay=False), default=None,
+              help="Write the matching games as one SGF collection, the hit commented and marked.")
+def find(games, sgf, region, pattern_id, patterns_path, anywhere, no_symmetry, no_color_swap, next_color, moves,
+         player, since, until, winner, top, n_games, as_json, output, svg_path, sgf_out) -> None:
+    """Where a shape occurs in GAMES, what was played next, and who won.
+
+    GAMES are games tables, datasets, SGF files, folders or archives. A hit is
+    counted as Kombilo counts it: each distinct image of the fragment (symmetries,
+    colour swap) once per game, at its first occurrence. `shapemill index GAMES`
+    saves the index that makes searches fast.
+    """
+    from .find.find_command import FindOptions, run_find
+
+    _distinct([*games, sgf, patterns_path], output, svg_path, sgf_out)
+    from .find.search import Filters
+    from .patterns.defaults import PATTERNS
+
+    if (sgf is None) == (pattern_id is None):
+        raise click.UsageError("give one of --sgf FRAGMENT or --pattern-id ID")
+    if pattern_id is not None:
+        given = [name for name, on in (("--region", region is not None), ("--no-symmetry", no_symmetry),
+                                       ("--next", next_color != "any")) if on]
+        if given:
+            raise click.UsageError(f"{', '.join(given)}: not with --pattern-id (a mined shape is "
+                                   "symmetric, its own stones to move, anywhere)")
+    elif patterns_path is not None:
+        raise click.UsageError("--patterns: only with --pattern-id")
+    opt = FindOptions(
+        sgf=sgf, region=region, pattern_id=pattern_id,
+        patterns=_table_or_bundled(patterns_path, PATTERNS) if pattern_id is not None else None,
+        anywhere=anywhere, symmetry=not no_symmetry, swap=not no_color_swap, next=next_color, moves=moves,
+        filters=Filters(player=player, since=since, until=until, winner=winner), top=top, games=n_games,
+        as_json=as_json, output=output, svg=svg_path, sgf_out=sgf_out,
+    )
+    run_find(list(games), opt)
+
+
+@main.command()
+@click.argument("games", nargs=-1, required=True, type=Input())
+@click.option("-q", "--quiet", is_flag=True, help="No summary.")
+def index(games, quiet) -> None:
+    """Save the search index of `find` beside each games table (GAMES.findex).
+
+    A partitioned dataset gets one per part: after adding parts, only the new
+    ones are indexed. An index whose table was rewritten is rebuilt.
+    """
+    from .find.find_command import run_index
+
+    run_index(list(games), quiet)
+
+
 def _table_or_bundled(path: str | None, name: str) -> str:
     """``path``, or the bundled table ``name`` when none was given."""
     from .patterns.defaults import default_table
@@ -439,12 +523,11 @@ def _move_prior(ratings: str | None, no_priors: bool, playouts_use_ratings: bool
         if ratings is not None and not playouts_use_ratings:
             raise click.UsageError("--ratings and --no-priors contradict each other: give one")
         return None
-    from .miner.prior import MovePrior
-    from .patterns.defaults import RATINGS
+    from .miner.knowledge import Knowledge
     from .patterns.tables import TableError
 
     try:
-        return MovePrior(_table_or_bundled(ratings, RATINGS))
+        return Knowledge.load(ratings)
     except TableError as exc:
         raise click.ClickException(str(exc)) from None
 
@@ -472,17 +555,20 @@ def _playout_gammas(ratings: str | None):
 @click.option("--time-per-move", type=SECONDS, default=None,
               help="Seconds per move (replaces --playouts as the limit).")
 @click.option("--prior-mode", default="virtual-wins", show_default=True,
-              type=click.Choice(["virtual-wins", "progressive-bias", "puct", "mogo"]),
-              help="How the prior enters the score: virtual wins, + H/(n+1) (Chaslot), AlphaGo's PUCT, or "
-                   "MoGo's Eq. 3 (docs/search.md).")
-@click.option("--bandit", default="amaf", show_default=True, type=click.Choice(["ucb1", "tuned1", "tuned2", "amaf"]),
-              help="Exploration term: UCB1, UCB-Tuned.1, UCB-Tuned.2, or none beside RAVE's AMAF values.")
+              type=click.Choice(["virtual-wins", "progressive-bias", "puct", "puct-c", "mogo"]),
+              help="How the prior enters the score: virtual wins, + H/(n+1) (Chaslot), the AlphaGo lecture's "
+                   "PUCT P/(1+n), the published c P sqrt(N)/(1+n), or MoGo's Eq. 3 (docs/search.md).")
+@click.option("--bandit", default="amaf", show_default=True,
+              type=click.Choice(["ucb1", "tuned1", "tuned2", "auer-tuned", "ucb-v", "amaf"]),
+              help="Exploration term: MoGo's UCB1, UCB-Tuned.1 or .2, Auer's UCB1-Tuned, UCB-V, or none beside "
+                   "RAVE's AMAF values (MoGo's Eq. 1).")
 @click.option("--c-ucb", default=1.0, show_default=True, type=floats(), help="Exploration constant.")
 @click.option("--c-pb", default=1.0, show_default=True, type=floats(),
               help="Weight of the progressive-bias / PUCT / Eq. 3 delta term.")
-@click.option("--playout-policy", default="mogo", show_default=True,
-              type=click.Choice(["mogo", "gamma", "ppa", "random"]),
-              help="mogo: MoGo's rules; gamma: moves drawn by their rated tactical gammas (about 30x slower); "
+@click.option("--playout-policy", default="mogo-local", show_default=True,
+              type=click.Choice(["mogo-local", "mogo", "nested1", "nested2", "gamma", "ppa", "random"]),
+              help="mogo: MoGo's rules in the seed's order; mogo-local: in the order that captures near the last "
+                   "moves; nested1, nested2: nested playouts of level 1, 2 over mogo (Cazenave 2016); gamma: moves drawn by their rated tactical gammas (about 30x slower); "
                    "ppa: gamma, its weights adapted during each search toward the playouts' winners' moves "
                    "(Cazenave's Playout Policy Adaptation); random: uniform.")
 @click.option("--ppa-rate", default=0.32, show_default=True, type=floats(),
@@ -498,14 +584,18 @@ def _playout_gammas(ratings: str | None):
                    "when it is expanded; more is cheaper).")
 @click.option("--rave/--no-rave", default=True, show_default=True, help="RAVE / AMAF values in the tree.")
 @click.option("--threads", default=1, show_default=True, type=WORKERS, help="Search threads.")
-@click.option("--parallel", default="root", show_default=True, type=click.Choice(["root", "tree"]),
-              help="root: one tree per thread, merged at the root; tree: one shared tree with virtual loss.")
+@click.option("--parallel", default="root", show_default=True, type=click.Choice(["root", "tree", "leaf"]),
+              help="root: one tree per thread, merged at the root; tree: one shared tree with virtual loss; "
+                   "leaf: one tree, --threads playouts at once from each leaf.")
+@click.option("--expert", default="none", show_default=True, type=click.Choice(["none", "mogo"]),
+              help="mogo: MoGo's expert knowledge, eight shapes as virtual AMAF results and a bonus near the "
+                   "last move by chain distance (docs/search.md).")
 @click.option("--check-ladders", is_flag=True,
               help="Read the ladder of a string the chosen move extends from atari; if it dies anyway, play the "
                    "most visited move that does not run a dead ladder.")
 @click.option("--seed", default=0, show_default=True, type=SEED, help="Random seed: equal seeds, equal moves.")
 def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, bandit, c_ucb, c_pb, playout_policy,
-        ppa_rate, tree_priors, prior_n, prior_visits, rave, threads, parallel, check_ladders, seed) -> None:
+        ppa_rate, tree_priors, prior_n, prior_visits, rave, threads, parallel, expert, check_ladders, seed) -> None:
     """A GTP 2 engine on stdin / stdout (MCTS with RAVE and MoGo playouts)."""
     from .engine.gtp import run_gtp
     from .engine.mcts import SearchConfig
@@ -514,42 +604,125 @@ def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, bandit, c
     gammas = _playout_gammas(ratings) if playout_policy in ("gamma", "ppa") else None
     if bandit == "amaf" and not rave:
         raise click.UsageError("--bandit amaf explores by the AMAF values: it needs --rave")
+    if parallel == "leaf" and threads > 1 and playout_policy == "ppa":
+        raise click.UsageError("--parallel leaf runs playouts at once: not with ppa's shared weights")
     config = SearchConfig(playouts=playouts, time_per_move=time_per_move, prior_mode=prior_mode, bandit=bandit,
                           c_ucb=c_ucb, c_pb=c_pb, policy=playout_policy, gammas=gammas, tree_priors=tree_priors,
                           prior_n=prior_n, prior_visits=prior_visits, ppa_rate=ppa_rate, rave=rave, seed=seed,
-                          threads=threads, parallel=parallel, check_ladders=check_ladders)
+                          threads=threads, parallel=parallel, expert=expert, check_ladders=check_ladders)
     run_gtp(config, size, prior)
 
 
 @main.command()
-@click.argument("ratings", type=Input(dir_okay=False))
-@click.option("--format", "fmt", required=True, type=click.Choice(["csv", "json", "mm"]),
-              help="csv / json: the table's rows; mm: the fit's competitions for Coulom's mm tool.")
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="The file to write.")
-def export(ratings, fmt, output) -> None:
-    """Write a ratings table as CSV, JSON lines, or the input of Coulom's mm tool.
+@click.option("--ratings", "-model", "ratings", type=Input(dir_okay=False),
+              help="Ratings table whose move strengths are the priors and the reported policy (default: the "
+                   "bundled one). -model is KataGo's spelling, for tools that start KataGo.")
+@click.option("--config", "-config", "config_file", type=Input(dir_okay=False),
+              help="A KataGo analysis config: maxVisits, numAnalysisThreads, reportAnalysisWinratesAs and "
+                   "analysisPVLen are read, its other keys ignored.")
+@click.option("--no-priors", is_flag=True, help="Search without a ratings table (the policy is then even).")
+@click.option("--max-visits", default=None, type=ints(1),
+              help="Playouts per turn when a query gives no maxVisits  [default: 500, or the config's]")
+@click.option("--workers", default=None, type=WORKERS,
+              help="Turns searched at once  [default: 2, or the config's numAnalysisThreads]")
+@click.option("--report-as", default=None, type=click.Choice(["BLACK", "WHITE", "SIDETOMOVE"], case_sensitive=False),
+              help="Whose win rates, scores and ownership are reported  [default: BLACK, or the config's]")
+@click.option("--seed", default=0, show_default=True, type=SEED, help="Random seed (turn t searches with seed + t).")
+@click.option("-quit-without-waiting", "quit_now", is_flag=True,
+              help="At the end of input, end the searches and answer the queued turns noResults (KataGo's flag).")
+def analysis(ratings, config_file, no_priors, max_visits, workers, report_as, seed, quit_now) -> None:
+    """KataGo's JSON analysis engine on stdin / stdout (docs/analysis.md).
 
-    The mm input is rebuilt from the games, split, sample and seed recorded in
-    the table, so the same fit can be run with the reference tool and compared.
+    One query a line (id, moves, rules, komi, boardXSize, analyzeTurns, maxVisits,
+    includeOwnership, includePolicy, ...), one response a line per analysed turn.
+    """
+    from dataclasses import replace
+
+    from .engine.analysis import AnalysisSettings, read_katago_config, run_analysis
+    from .engine.mcts import SearchConfig
+
+    settings = AnalysisSettings()
+    if config_file:
+        settings = read_katago_config(config_file, settings)
+    overrides = {"max_visits": max_visits, "workers": workers, "report_as": report_as and report_as.upper()}
+    settings = replace(settings, **{k: v for k, v in overrides.items() if v is not None})
+    prior = _move_prior(ratings, no_priors)
+    run_analysis(SearchConfig(seed=seed), settings, prior, finish=not quit_now)
+
+
+@main.command()
+@click.argument("table", type=Input(dir_okay=False))
+@click.option("--format", "fmt", required=True, type=click.Choice(["csv", "json", "mm"]),
+              help="csv / json: the table's rows; mm (ratings tables): the fit's competitions for Coulom's mm tool.")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="The file to write.")
+def export(table, fmt, output) -> None:
+    """Write a ratings or patterns table as CSV, JSON lines, or (ratings) the input of
+    Coulom's mm tool.
+
+    Pattern ids stay the tables' decimal uint64, keys become hex. The mm input is
+    rebuilt from the games, split, sample and seed recorded in the table, so the same
+    fit can be run with the reference tool and compared.
     """
     from .files import check_writable, output_errors
     from .miner.export import export_mm, write_rows
-    from .patterns.tables import read_table
+    from .patterns.tables import read_metadata, read_table
 
-    _distinct([ratings], output)
+    _distinct([table], output)
     with output_errors(output):
         check_writable(output)
-    table, meta = read_table(ratings, "ratings")
+    kind = "patterns" if read_metadata(table).get("kind") == "patterns" else "ratings"
+    if fmt == "mm" and kind != "ratings":
+        raise click.UsageError(f"--format mm: for a ratings table; {table} is a {kind} table")
+    data, meta = read_table(table, kind)
     if fmt == "mm":
         try:
-            n = export_mm(table, meta, output)
+            n = export_mm(data, meta, output)
         except (OSError, KeyError, TypeError, ValueError) as exc:
-            raise click.ClickException(f"{ratings}: cannot rebuild the fit's positions ({exc!r})") from None
+            raise click.ClickException(f"{table}: cannot rebuild the fit's positions ({exc!r})") from None
         click.echo(f"wrote {n:,} positions for mm to {output}")
     else:
         with output_errors(output):
-            write_rows(table, fmt, output)
-        click.echo(f"wrote {table.num_rows:,} ratings to {output}")
+            write_rows(data, fmt, output)
+        click.echo(f"wrote {data.num_rows:,} {kind} rows to {output}")
+
+
+@main.command()
+@click.argument("game", type=Input(dir_okay=False))
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Write the game again with a comment per move, the table's best moves as labels A, B, C "
+                   "and a summary at the root (SGF).")
+@click.option("--ratings", type=Input(dir_okay=False),
+              help="The ratings table to hold the game against (default: the bundled one).")
+@click.option("--engine", "use_engine", is_flag=True,
+              help="Also search every position: win rate and score before and after each move.")
+@click.option("--playouts", default=1000, show_default=True, type=ints(1),
+              help="With --engine: playouts per position.")
+@click.option("--threads", type=WORKERS, default=None,
+              help="With --engine: search threads (default: the CPU cores, at most 8).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--plot", type=click.Path(dir_okay=False), default=None,
+              help="Draw the played moves' probabilities (and the win rate) by move number to this PNG "
+                   "(needs matplotlib).")
+@click.pass_context
+def review(ctx: click.Context, game, output, ratings, use_engine, playouts, threads, as_json, plot) -> None:
+    """Hold one game against the ratings table: per move its rank, probability,
+    surprise (-ln p) and the table's three best moves; a summary per player.
+
+    An illegal move ends the review: the moves before it are reported, then the
+    reason, and the exit status is 1.
+    """
+    from .datasets.scanner import default_workers
+    from .engine.mcts import SearchConfig
+    from .engine.review import run_review
+
+    _distinct([game, ratings], output, plot)
+
+    given = [f"--{name}" for name in ("playouts", "threads")
+             if ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT]
+    if given and not use_engine:
+        raise click.UsageError(f"{', '.join(given)}: for --engine")
+    config = SearchConfig(playouts=playouts, threads=threads or default_workers()) if use_engine else None
+    run_review(game, ratings, output, config, as_json, plot, click.echo)
 
 
 @main.command()
@@ -599,13 +772,15 @@ def match(first, second, size, komi, games, sgf_dir, alternate, move_timeout, eq
               help="Ratings table for the engine's priors (default: the bundled one).")
 @click.option("--no-priors", is_flag=True, help="Search without a ratings table.")
 @click.option("--seed", default=0, show_default=True, type=SEED)
-def play(size, color, komi, playouts, ratings, no_priors, seed) -> None:
+@click.option("--sgf", "sgf_path", type=click.Path(dir_okay=False), default=None,
+              help="Save the game here as SGF when it ends (also after quit).")
+def play(size, color, komi, playouts, ratings, no_priors, seed, sgf_path) -> None:
     """Play the engine in the terminal (moves like D4, pass, undo, quit)."""
     from .engine.mcts import SearchConfig
     from .engine.terminal import run_play
 
     prior = _move_prior(ratings, no_priors)
-    run_play(SearchConfig(playouts=playouts, seed=seed, komi=komi), size, color[0], prior)
+    run_play(SearchConfig(playouts=playouts, seed=seed, komi=komi), size, color[0], prior, sgf_path=sgf_path)
 
 
 @main.command()

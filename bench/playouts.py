@@ -6,8 +6,8 @@ until ``--seconds`` of this process's CPU time have passed: CPU time, not wall
 time, so that other work on the machine does not count against one core. The reference is the same policy written in
 plain Python (flat list board, liberties by flood fill), timed in the same run.
 
-Then the playout policies of the engine, from the empty board: MoGo's rules
-(``engine.policy``, with its targets) and the gamma policy (``engine.gamma``,
+Then the playout policies of the engine, from the empty board: MoGo's rules in
+both orders (``engine.playout_mogo``, with its targets) and the gamma policy (``engine.gamma``,
 the bundled ratings table's tactical gammas).
 
     python bench/playouts.py [--seconds S] [--json]
@@ -157,11 +157,12 @@ def main() -> None:
         cells = (f"{size}x{size}", n, f"{spent:.2f}", f"{per_s:,.0f}", f"{TARGETS[size]:,}", f"{py_per_s:,.1f}")
         print("  ".join(f"{c:>10}" for c in cells) + f"  {per_s / py_per_s:>9.0f}x")
     print("one core, CPU seconds; numba engine vs the same policy in plain Python, both measured in this run")
-    for size in SIZES:  # the MoGo policy (engine.policy): save atari, nakade, 3x3 shapes, capture, fill-board
-        run_mogo_playouts(size, 10, KOMI, 0)
-        seed = iter(range(1, 1 << 30))
-        n, spent = rate(lambda k: run_mogo_playouts(size, k, KOMI, next(seed)), args.seconds)
-        print(f"MoGo policy {size}x{size}: {n / spent:,.0f} playouts/s (target {MOGO_TARGETS[size]:,})")
+    for size in SIZES:  # the MoGo policy (engine.playout_mogo), in both orders of its rules
+        for name, local in (("mogo-local", True), ("mogo", False)):
+            run_mogo_playouts(size, 10, KOMI, 0, local)
+            seed = iter(range(1, 1 << 30))
+            n, spent = rate(lambda k: run_mogo_playouts(size, k, KOMI, next(seed), local), args.seconds)
+            print(f"MoGo policy ({name}) {size}x{size}: {n / spent:,.0f} playouts/s (target {MOGO_TARGETS[size]:,})")
     gammas = playout_gammas(default_table(RATINGS))
     for size in SIZES:  # the gamma policy (engine.gamma) with the bundled table's gammas
         gamma_playouts(size, 1, gammas)

@@ -1,4 +1,4 @@
-"""Search playouts per second (wall clock) with 1 and 2 threads, root and tree parallelism.
+"""Search playouts per second (wall clock) with 1 and 2 threads, root, tree and leaf parallelism.
 
 From the empty board, MoGo playouts, no ratings table, each configuration
 searching ``--playouts`` per move for ``--moves`` fresh searches after a warm-up;
@@ -40,7 +40,7 @@ def main() -> None:
     for size in args.sizes:
         base = rate(size, 1, "root", args.moves)
         print(f"| {size}x{size} | 1 | - | {base:,.0f} | 1.00 |")
-        for parallel in ("root", "tree"):
+        for parallel in ("root", "tree", "leaf"):
             r = rate(size, 2, parallel, args.moves)
             print(f"| {size}x{size} | 2 | {parallel} | {r:,.0f} | {r / base:.2f} |", flush=True)
 

@@ -24,9 +24,9 @@ Parts (``--parts``, comma-separated; default all):
 - ``priors``: bundled priors (at every node) against ``--no-priors``, and against
   ``--root-priors``, on 19x19. Target >= 70% against none.
 - ``policies``: ``--playout-policy ppa`` against ``mogo`` and against ``gamma`` (``--policy-size``, 9).
-- ``selection``: each ``--prior-mode`` and ``--bandit`` against the defaults (``virtual-wins``,
-  ``amaf``) (``--policy-size``).
-- ``parallel``: ``--threads 2 --parallel tree`` against ``--parallel root``, then each against
+- ``selection``: each seed option of ``SELECTION`` (prior modes, bandits, ``--expert mogo``,
+  playout policies) against the defaults (``--policy-size``).
+- ``parallel``: ``--threads 2 --parallel tree`` and ``leaf`` against ``--parallel root``, then each against
   ``--threads 1`` (``--policy-size``); run it with ``--concurrency 1`` on two cores.
 
 Both sides of the engine-against-engine parts get the GnuGo time of their board size.
@@ -43,6 +43,12 @@ from pathlib import Path
 
 GNUGO = "/usr/games/gnugo --mode gtp --level 10 --chinese-rules"
 PARTS = ("gnugo19", "gnugo9", "priors", "policies", "selection", "parallel")
+#: The options of the selection part, each against the defaults: every seed option and
+#: knowledge source of issue 33 (docs/search.md) and the formulas kept under their own names.
+SELECTION = ("--prior-mode progressive-bias", "--prior-mode puct", "--prior-mode puct-c", "--prior-mode mogo",
+             "--bandit ucb1", "--bandit tuned1", "--bandit tuned2", "--bandit auer-tuned", "--bandit ucb-v",
+             "--expert mogo", "--prior-mode mogo --expert mogo", "--playout-policy mogo",
+             "--playout-policy nested1", "--playout-policy nested2")
 TARGETS = {"vs GnuGo 19x19": ">= 50%", "vs GnuGo 9x9": ">= 80%", "tree priors vs no-priors 19x19": ">= 70%"}
 
 
@@ -137,20 +143,20 @@ def main() -> int:
                 shapemill(args, 19, seconds(19), ""), shapemill(args, 19, seconds(19), o, 2)), 19, False))
     ps = args.policy_size
     if "policies" in parts:
-        for other in ("mogo", "gamma"):
+        for other in ("mogo-local", "gamma"):
             matches.append((f"ppa vs {other} {ps}x{ps}", lambda o=other: (
                 shapemill(args, ps, seconds(ps), "--playout-policy ppa"),
                 shapemill(args, ps, seconds(ps), f"--playout-policy {o}", 2)), ps, False))
     if "selection" in parts:
-        for option in ("--prior-mode progressive-bias", "--prior-mode puct", "--prior-mode mogo",
-                       "--bandit ucb1", "--bandit tuned1", "--bandit tuned2"):
+        for option in SELECTION:
             matches.append((f"{option[2:]} vs defaults {ps}x{ps}", lambda o=option: (
                 shapemill(args, ps, seconds(ps), o), shapemill(args, ps, seconds(ps), "", 2)), ps, False))
     if "parallel" in parts:
-        matches.append((f"tree vs root 2 threads {ps}x{ps}", lambda: (
-            shapemill(args, ps, seconds(ps), "--threads 2 --parallel tree"),
-            shapemill(args, ps, seconds(ps), "--threads 2 --parallel root", 2)), ps, False))
-        for mode in ("root", "tree"):
+        for mode in ("tree", "leaf"):
+            matches.append((f"{mode} vs root 2 threads {ps}x{ps}", lambda m=mode: (
+                shapemill(args, ps, seconds(ps), f"--threads 2 --parallel {m}"),
+                shapemill(args, ps, seconds(ps), "--threads 2 --parallel root", 2)), ps, False))
+        for mode in ("root", "tree", "leaf"):
             matches.append((f"{mode} 2 threads vs 1 thread {ps}x{ps}", lambda m=mode: (
                 shapemill(args, ps, seconds(ps), f"--threads 2 --parallel {m}"),
                 shapemill(args, ps, seconds(ps), "--threads 1", 2)), ps, False))

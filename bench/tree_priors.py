@@ -17,7 +17,7 @@ import argparse
 import dataclasses
 import time
 
-from shapemill.engine import mcts
+from shapemill.engine import search as search_module
 from shapemill.engine.mcts import Search, SearchConfig
 from shapemill.go import rules
 from shapemill.go.board import Board
@@ -45,7 +45,7 @@ def positions() -> list[tuple[Board, int]]:
 def seconds_per_move(config: SearchConfig, prior: MovePrior | None, tree: bool, slots: int) -> float:
     """Mean wall-clock seconds of one fresh search of each position, the pattern cache
     holding ``slots`` positions (1: as good as none)."""
-    mcts.CACHE_SLOTS, kept = slots, mcts.CACHE_SLOTS
+    search_module.CACHE_SLOTS, kept = slots, search_module.CACHE_SLOTS
     total = 0.0
     cases = positions()
     for board, color in cases:
@@ -54,7 +54,7 @@ def seconds_per_move(config: SearchConfig, prior: MovePrior | None, tree: bool, 
         start = time.perf_counter()
         Search(config).run(board, color, root, knowledge)
         total += time.perf_counter() - start
-    mcts.CACHE_SLOTS = kept
+    search_module.CACHE_SLOTS = kept
     return total / len(cases)
 
 
@@ -70,7 +70,7 @@ def main() -> None:
     print("|---|---|---|")
     for playouts in args.playouts:
         base = SearchConfig(playouts=playouts, seed=1)
-        slots = mcts.CACHE_SLOTS
+        slots = search_module.CACHE_SLOTS
         rows = [("none", base, None, False, slots), ("root only", base, prior, False, slots),
                 ("every node at expansion, no cache (as before)", base, prior, True, 1)]
         for visits in args.prior_visits:

@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 
 from ..files import check_writable, write_text_atomic
 from ..go.board import Board
-from ..miner.prior import MovePrior
+from ..miner.knowledge import Knowledge
 from ..patterns.defaults import RATINGS, default_table
 from ..patterns.show import rating_lines
 from ..patterns.tables import read_metadata, read_table
@@ -90,7 +90,7 @@ def run_demo(sgf_path: str, playouts: int, size: int, gnugo_level: int, echo: Ca
     for line in top_shapes(ratings, 10):
         echo(line)
 
-    prior = MovePrior(ratings)
+    prior = Knowledge.load(ratings)
     opening = Board(19)
     for color, point in OPENING:
         opening.play(color, point)

@@ -19,7 +19,7 @@ import math
 import sys
 import threading
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TextIO
 
 import numpy as np
@@ -27,17 +27,41 @@ import numpy as np
 from ..datasets.sources import DEFAULT_MAX_BYTES
 from ..datasets.text import parse_komi
 from ..errors import ShapemillError
-from ..files import read_bounded
-from ..go import rules
-from ..go.board import LETTERS, Board, IllegalMove, vertex
+from ..files import read_bounded, write_text_atomic
+from ..go import rules, vertex
+from ..go.board import Board, IllegalMove
+from ..go.reading import libs_after_up_to_2
 from ..go.seki import seki_stones
+from ..go.vertex import LETTERS, format_vertex
 from ..miner.prior import MovePrior
-from .mcts import RESIGN, MoveInfo, Search, SearchConfig, choose_move, dead_stones, score_without_dead
+from .clock import KINDS, MAX_MOVE_SECONDS, TimeLeft, TimeSettings, move_seconds
+from .endgame import RESIGN, choose_move, dead_stones, score_without_dead
+from .explain import Explainer, knowledge_explanation
+from .katago import DEFAULT_RULES, KGS_RULES, RulesError, board_order, parse_rules, rules_text
+from .report import search_report
+from .search import UNLIMITED, Budget, Search, SearchConfig
 from .solve.status import proven_status
 
 NAME, VERSION = "shapemill", "0.1.0"
-#: The longest a move may think under any time settings (huge ones would hang a GUI).
-MAX_MOVE_SECONDS = 600.0
+#: Moves of a principal variation in an analysis line (KataGo's analysisPVLen default).
+PV_LENGTH = 15
+#: GoGui's analyze commands (``gogui-analyze_commands``): type/label/command, %p the point clicked.
+ANALYZE_COMMANDS = ("gfx/Visits/shapemill-visits", "gfx/Prior/shapemill-prior",
+                    "gfx/Prior (percent)/shapemill-prior-percent", "gfx/Ownership/shapemill-ownership",
+                    "gfx/Explain point/shapemill-explain %p")
+
+
+@dataclass
+class AnalyzeOptions:
+    """What an analysis command asks for (``lz-analyze`` / ``kata-analyze`` and their genmoves)."""
+
+    color: str
+    interval: float = 1.0  # seconds between two lines
+    max_moves: int | None = None
+    min_moves: int = 0
+    ownership: bool = False
+    pv_visits: bool = False
+    root_info: bool = False
 
 
 class GtpError(Exception):
@@ -51,20 +75,10 @@ def one_line(error: BaseException) -> str:
 
 def parse_vertex(text: str, size: int) -> tuple[int, int] | None:
     """``(row, col)`` of a GTP vertex (row 0 at the bottom), None for pass."""
-    t = text.strip().upper()
-    if t == "PASS":
-        return None
-    if len(t) < 2 or t[0] not in LETTERS[:size] or not t[1:].isdigit():
-        raise GtpError(f"invalid vertex {text!r}")
-    row, col = int(t[1:]) - 1, LETTERS.index(t[0])
-    if not 0 <= row < size:
-        raise GtpError(f"invalid vertex {text!r}")
-    return row, col
-
-
-def format_vertex(point: tuple[int, int] | None) -> str:
-    """GTP text of a ``(row, col)`` vertex or None (pass)."""
-    return vertex(point)
+    try:
+        return vertex.parse_vertex(text, size)
+    except ValueError as e:
+        raise GtpError(str(e)) from None
 
 
 def seconds_or_komi(text: str, signed: bool = False) -> float:
@@ -107,17 +121,18 @@ class GtpEngine:
     def __init__(self, config: SearchConfig, size: int = 19, prior: MovePrior | None = None) -> None:
         self.config = config
         self.prior = prior  # the move strengths of a ratings table, or None
-        self.base_time = config.time_per_move
         self.size = size
         self.board = Board(size)
         self.search = Search(config)
         self.last = None
         self.last_key: tuple[int, str] | None = None  # the position (hash, to move) of self.last
         self.movers: list[str] = []  # colours of the moves played, for undo and the side to move
-        self.time_settings: tuple[str, float, float, int] | None = None  # kind, main, byo-yomi, stones
-        self.time_left: dict[str, tuple[float, int]] = {}
+        self.time_settings: TimeSettings | None = None  # None: no limit
+        self.time_left: dict[str, TimeLeft] = {}
         self._analysis: tuple[threading.Event, list[threading.Thread]] | None = None
         self._out_lock = threading.Lock()
+        self.rules = parse_rules(DEFAULT_RULES)
+        self.explainer: Explainer | None = knowledge_explanation(prior) if hasattr(prior, "explain") else None
         self.commands: dict[str, Callable[[list[str]], str]] = {
             "protocol_version": lambda a: "2",
             "name": lambda a: NAME,
@@ -143,19 +158,25 @@ class GtpEngine:
             "loadsgf": self.cmd_loadsgf,
             "list_stones": self.cmd_list_stones,
             "showboard": lambda a: "\n" + str(self.board),
-            "gogui-analyze_commands": lambda a: "gfx/Visits/shapemill-visits\ngfx/Prior/shapemill-prior",
+            "gogui-analyze_commands": lambda a: "\n".join(ANALYZE_COMMANDS),
             "shapemill-visits": self.cmd_visits,
             "shapemill-prior": self.cmd_prior,
             "lz-analyze": lambda a: "",
             "kata-analyze": lambda a: "",
             "lz-genmove_analyze": lambda a: "",
             "kata-genmove_analyze": lambda a: "",
+            "analyze": lambda a: "",
+            "genmove_analyze": lambda a: "",
+            **self.extension_commands(),
         }
         self.streams: dict[str, Callable[[list[str], str, TextIO], None]] = {
             "lz-analyze": lambda a, cid, out: self.analyze("lz", a, cid, out),
             "kata-analyze": lambda a, cid, out: self.analyze("kata", a, cid, out),
             "lz-genmove_analyze": lambda a, cid, out: self.genmove_analyze("lz", a, cid, out),
             "kata-genmove_analyze": lambda a, cid, out: self.genmove_analyze("kata", a, cid, out),
+            # KataGo's names for Sabaki: kata-analyze's format, every float with a decimal point (ours always)
+            "analyze": lambda a, cid, out: self.analyze("kata", a, cid, out),
+            "genmove_analyze": lambda a, cid, out: self.genmove_analyze("kata", a, cid, out),
         }
 
     # --- the loop -------------------------------------------------------
@@ -192,13 +213,13 @@ class GtpEngine:
 
     def _state(self) -> tuple:
         """What a command may change, to be put back when it fails partway."""
-        return (self.size, self.board.copy(), list(self.movers), replace(self.config), self.search, self.last,
-                self.last_key, self.time_settings, dict(self.time_left))
+        return (self.size, self.board.copy(), list(self.movers), self.config, replace(self.config), self.search,
+                self.last, self.last_key, self.time_settings, dict(self.time_left))
 
     def _restore(self, state: tuple) -> None:
-        (self.size, self.board, self.movers, config, self.search, self.last, self.last_key, self.time_settings,
-         self.time_left) = state
-        self.config.__dict__.update(config.__dict__)  # the same object: searches hold it
+        (self.size, self.board, self.movers, self.config, settings, self.search, self.last, self.last_key,
+         self.time_settings, self.time_left) = state
+        self.config.__dict__.update(settings.__dict__)  # undo a change in place too: the searches hold the object
 
     def loop(self, stdin: TextIO | None = None, stdout: TextIO | None = None) -> None:
         """Answer commands until ``quit`` or end of input (default: the process's
@@ -217,51 +238,80 @@ class GtpEngine:
 
     # --- analysis for GUIs -------------------------------------------------
 
-    def _analysis_args(self, a: list[str], need_color: bool) -> tuple[str, float]:
-        """The colour and the interval (seconds) of an analysis command:
-        ``[color] [interval]`` or ``interval N``; other key-value pairs are ignored."""
-        color, interval, rest = self.to_move(), 1.0, list(a)
+    def _analysis_args(self, a: list[str], need_color: bool) -> AnalyzeOptions:
+        """The options of an analysis command: ``[color] [interval]``, then KataGo's
+        key-value pairs ``interval N``, ``maxmoves N``, ``minmoves N``, ``ownership true``,
+        ``pvVisits true``, ``rootInfo true`` (GTP_Extensions.md); ``avoid`` / ``allow`` and
+        other keys are skipped."""
+        opts, rest = AnalyzeOptions(self.to_move()), list(a)
         if rest and rest[0].lower() in ("b", "w", "black", "white"):
-            color = parse_color(rest.pop(0))
+            opts.color = parse_color(rest.pop(0))
         elif need_color:
             raise GtpError("syntax error")
+        if rest and rest[0].isdigit():
+            opts.interval = min(int(rest.pop(0)) / 100, MAX_MOVE_SECONDS)  # a longer wait overflows
         while rest:
-            word = rest.pop(0)
-            if word == "interval" and rest:
-                word = rest.pop(0)
-            elif not word.isdigit():
-                rest = rest[1:]  # a key we do not use, and its value
+            key = rest.pop(0)
+            if key in ("avoid", "allow"):
+                rest = rest[3:]  # PLAYER VERTICES UNTILDEPTH: not implemented, as in KataGo 1.x
                 continue
-            if not word.isdigit():
-                raise GtpError("syntax error")
-            interval = min(int(word) / 100, MAX_MOVE_SECONDS)
-        return color, max(interval, 0.01)
+            if not rest:
+                raise GtpError(f"syntax error: {key} has no value")
+            value = rest.pop(0)
+            if key in ("interval", "maxmoves", "minmoves"):
+                if not value.isdigit():
+                    raise GtpError(f"syntax error: {key} {value}")
+                if key == "interval":
+                    opts.interval = min(int(value) / 100, MAX_MOVE_SECONDS)
+                elif key == "maxmoves":
+                    opts.max_moves = int(value)
+                else:
+                    opts.min_moves = int(value)
+            elif key in ("ownership", "pvVisits", "rootInfo"):
+                if value not in ("true", "false"):
+                    raise GtpError(f"syntax error: {key} {value}")
+                setattr(opts, {"ownership": "ownership", "pvVisits": "pv_visits", "rootInfo": "root_info"}[key],
+                        value == "true")
+        opts.interval = max(opts.interval, 0.01)
+        return opts
 
-    def _info_line(self, kind: str) -> str:
-        """One line of ``info`` entries for the root moves of the last search."""
-        w = self.size + 2
+    def _info_line(self, kind: str, opts: AnalyzeOptions, board: Board) -> str:
+        """One line of analysis of the search of ``board``: ``info`` entries for its root
+        moves (Leela Zero's fields for ``lz``, KataGo's for ``kata``, from the analysed
+        colour's side), then with ``kata`` what the options ask: ``rootInfo``, ``ownership``."""
+        report = search_report(self.search, board, opts.color, PV_LENGTH, opts.color, opts.min_moves)
+        moves = report.moves[:opts.max_moves] if opts.max_moves is not None else report.moves
         entries = []
-        for order, info in enumerate(self.search.analysis(self.board)):
-            pv = " ".join(self._vertex(p, w) for p in info.pv)
-            entries.append(f"info move {self._vertex(info.move, w)} visits {info.visits} "
-                           f"{self._rates(kind, info)} order {order} pv {pv}")
+        for order, m in enumerate(moves):
+            pv = " ".join(format_vertex(p) for p in m.pv)
+            if kind == "lz":
+                entries.append(f"info move {format_vertex(m.point)} visits {m.visits} winrate "
+                               f"{round(m.winrate * 10000)} prior {round(m.prior * 10000)} lcb {round(m.lcb * 10000)} "
+                               f"order {order} pv {pv}")
+                continue
+            entry = (f"info move {format_vertex(m.point)} visits {m.visits} utility {m.utility:.6f} "
+                     f"winrate {m.winrate:.6f} scoreMean {m.score:.6f} scoreStdev {m.score_stdev:.6f} "
+                     f"scoreLead {m.score:.6f} scoreSelfplay {m.score:.6f} prior {m.prior:.6f} lcb {m.lcb:.6f} "
+                     f"utilityLcb {m.utility_lcb:.6f} order {order} pv {pv}")
+            if opts.pv_visits:
+                entry += " pvVisits " + " ".join(str(v) for v in m.pv_visits)
+            entries.append(entry)
+        if kind == "kata" and entries and opts.root_info:
+            r = report.root
+            entries.append(f"rootInfo visits {r.visits} utility {r.utility:.6f} winrate {r.winrate:.6f} "
+                           f"scoreMean {r.score:.6f} scoreStdev {r.score_stdev:.6f} scoreLead {r.score:.6f} "
+                           f"scoreSelfplay {r.score:.6f} lcb {r.lcb:.6f} utilityLcb {r.utility_lcb:.6f} "
+                           f"currentPlayer {opts.color.upper()}")
+        owner = self.search.owner_so_far()
+        if kind == "kata" and entries and opts.ownership and len(owner) == (board.size + 2) ** 2:
+            sign = 1.0 if opts.color == "b" else -1.0  # from the player to move
+            entries.append("ownership " + " ".join(f"{v:.6f}" for v in board_order(sign * owner, board.size)))
         return " ".join(entries)
 
-    @staticmethod
-    def _rates(kind: str, info: MoveInfo) -> str:
-        if kind == "lz":
-            return (f"winrate {round(info.winrate * 10000)} prior {round(info.prior * 10000)} "
-                    f"lcb {round(info.lcb * 10000)}")
-        return f"winrate {info.winrate:.6f} prior {info.prior:.6f} lcb {info.lcb:.6f}"
-
-    @staticmethod
-    def _vertex(p: int, w: int) -> str:
-        return "pass" if p == rules.PASS else format_vertex((p // w - 1, p % w - 1))
-
-    def _report(self, kind: str, interval: float, stop: threading.Event, out: TextIO) -> None:
-        """Print an ``info`` line every ``interval`` seconds until ``stop`` is set."""
-        while not stop.wait(interval):
-            line = self._info_line(kind)
+    def _report(self, kind: str, opts: AnalyzeOptions, board: Board, stop: threading.Event, out: TextIO) -> None:
+        """Print an analysis line every interval until ``stop`` is set."""
+        while not stop.wait(opts.interval):
+            line = self._info_line(kind, opts, board)
             if line:
                 with self._out_lock:
                     out.write(line + "\n")
@@ -270,21 +320,20 @@ class GtpEngine:
     def analyze(self, kind: str, a: list[str], cid: str, out: TextIO) -> None:
         """``lz-analyze`` / ``kata-analyze``: search the current position until the
         next command, reporting every interval."""
-        color, interval = self._analysis_args(a, need_color=False)
-        c = rules.BLACK if color == "b" else rules.WHITE
+        opts = self._analysis_args(a, need_color=False)
+        c = rules.BLACK if opts.color == "b" else rules.WHITE
         prior, knowledge = search_priors(self.config, self.prior, self.board, c)
         stop = threading.Event()
         board = self.board.copy()
-        self.search.config = replace(self.config, time_per_move=None, playouts=1 << 40)
 
         def search() -> None:
-            self.last = self.search.run(board, c, prior, knowledge, stop=stop)
-            self.last_key = (board.zobrist, color)
+            self.last = self.search.run(board, c, prior, knowledge, stop=stop, budget=Budget(UNLIMITED))
+            self.last_key = (board.zobrist, opts.color)
 
         out.write(f"={cid}\n")
         out.flush()
         threads = [threading.Thread(target=search, daemon=True),
-                   threading.Thread(target=self._report, args=(kind, interval, stop, out), daemon=True)]
+                   threading.Thread(target=self._report, args=(kind, opts, board, stop, out), daemon=True)]
         for t in threads:
             t.start()
         self._analysis = (stop, threads)
@@ -298,25 +347,25 @@ class GtpEngine:
         for t in threads:
             t.join()
         self._analysis = None
-        self.search.config = self.config
         out.write("\n")
         out.flush()
 
     def genmove_analyze(self, kind: str, a: list[str], cid: str, out: TextIO) -> None:
         """``lz-genmove_analyze`` / ``kata-genmove_analyze``: ``genmove`` that reports
-        its search every interval and ends with ``play MOVE``."""
-        color, interval = self._analysis_args(a, need_color=True)
+        its search every interval (with the options of ``*-analyze``) and ends with ``play MOVE``."""
+        opts = self._analysis_args(a, need_color=True)
+        board = self.board.copy()
         out.write(f"={cid}\n")
         out.flush()
         stop = threading.Event()
-        reporter = threading.Thread(target=self._report, args=(kind, interval, stop, out), daemon=True)
+        reporter = threading.Thread(target=self._report, args=(kind, opts, board, stop, out), daemon=True)
         reporter.start()
         try:
-            text = self.cmd_genmove([color])
+            text = self.cmd_genmove([opts.color])
         finally:
             stop.set()
             reporter.join()
-        line = self._info_line(kind)
+        line = self._info_line(kind, opts, board)
         out.write((line + "\n" if line else "") + f"play {text}\n\n")
         out.flush()
 
@@ -348,7 +397,7 @@ class GtpEngine:
 
     def cmd_komi(self, a: list[str]) -> str:
         try:
-            self.config.komi = seconds_or_komi(a[0], signed=True)
+            self.config = replace(self.config, komi=seconds_or_komi(a[0], signed=True))
         except (IndexError, ValueError):
             raise GtpError("syntax error") from None
         self.search = Search(self.config)
@@ -368,11 +417,11 @@ class GtpEngine:
     def _think(self, color: str) -> tuple[int, str]:
         if self.board.size != self.size:
             raise GtpError("board not ready")
-        self.config.time_per_move = self._time_budget(color)
+        budget = Budget(self.config.playouts, self.move_seconds(color))
         c = rules.BLACK if color == "b" else rules.WHITE
         opponent_passed = len(self.board._undo) > 0 and int(self.board.m[rules.LAST]) == rules.PASS
         prior, knowledge = search_priors(self.config, self.prior, self.board, c)
-        self.last = choose_move(self.search, self.board, c, opponent_passed, prior, knowledge)
+        self.last = choose_move(self.search, self.board, c, opponent_passed, prior, knowledge, budget)
         self.last_key = (self.board.zobrist, color)
         move = self.last.move
         if move == RESIGN:
@@ -448,14 +497,14 @@ class GtpEngine:
         if byo > 0 and stones == 0 or main == 0 and byo == 0:
             self.time_settings = None
         else:
-            self.time_settings = ("absolute" if byo == 0 else "canadian", main, byo, stones)
+            self.time_settings = TimeSettings("absolute" if byo == 0 else "canadian", main, byo, stones)
         self.time_left = {}
         return ""
 
     def cmd_kgs_time_settings(self, a: list[str]) -> str:
         """KGS's: ``none``, ``absolute MAIN``, ``byoyomi MAIN PERIOD PERIODS`` (Japanese:
         each move within a period of PERIOD seconds), ``canadian MAIN TIME STONES``."""
-        kinds = {"none": 0, "absolute": 1, "byoyomi": 3, "canadian": 3}
+        kinds = {"none": 0, **{kind: 1 if kind == "absolute" else 3 for kind in KINDS}}
         if not a or a[0] not in kinds or len(a) != 1 + kinds[a[0]]:
             raise GtpError("syntax error")
         try:
@@ -465,9 +514,9 @@ class GtpEngine:
         if a[0] == "none":
             self.time_settings = None
         elif a[0] == "absolute":
-            self.time_settings = ("absolute", values[0], 0.0, 0)
+            self.time_settings = TimeSettings("absolute", values[0], 0.0, 0)
         else:
-            self.time_settings = (a[0], values[0], values[1], int(values[2]))
+            self.time_settings = TimeSettings(a[0], values[0], values[1], int(values[2]))
         self.time_left = {}
         return ""
 
@@ -476,31 +525,18 @@ class GtpEngine:
             color, seconds, stones = parse_color(a[0]), seconds_or_komi(a[1]), int(a[2])
         except (IndexError, ValueError):
             raise GtpError("syntax error") from None
-        self.time_left[color] = (seconds, stones)
+        self.time_left[color] = TimeLeft(seconds, stones)
         return ""
 
-    def _time_budget(self, color: str) -> float | None:
-        """Seconds for this move: the remaining main time spread over the moves a
-        game still needs, or in byo-yomi the period shared by its stones (Canadian)
-        or the whole period (Japanese), with a margin, never over ``MAX_MOVE_SECONDS``;
-        without limit, the engine's own."""
-        if self.time_settings is None:
-            return self.base_time
-        kind, main, byo, stones = self.time_settings
-        left, left_stones = self.time_left.get(color, (main, 0))
-        if left_stones > 0 and kind == "canadian":
-            budget = left / left_stones
-        elif left_stones > 0 and kind == "byoyomi":
-            budget = byo
-        else:
-            moves_left = max(10, (self.size * self.size - len(self.board._undo)) // 3)
-            budget = left / moves_left + (byo / max(stones, 1) if kind == "canadian" else byo)
-        budget = min(budget * 0.8, MAX_MOVE_SECONDS)
-        return max(0.05, budget if self.base_time is None else min(budget, self.base_time))
+    def move_seconds(self, color: str) -> float | None:
+        """Seconds for ``color``'s next move under the clock (``clock.move_seconds``);
+        without time settings the engine's own (None: a search by playouts)."""
+        return move_seconds(self.time_settings, self.time_left.get(color), self.size * self.size,
+                            len(self.board._undo), self.config.time_per_move)
 
     def _ownership(self) -> np.ndarray:
         c = rules.BLACK if self.to_move() == "b" else rules.WHITE
-        return Search(SearchConfig(**{**self.config.__dict__, "time_per_move": None})).run(self.board, c).owner
+        return Search(self.config).run(self.board, c, budget=Budget(self.config.playouts)).owner
 
     def cmd_final_score(self, a: list[str]) -> str:
         score = score_without_dead(self.board, self._ownership(), self.config.komi)
@@ -511,13 +547,9 @@ class GtpEngine:
     def cmd_final_status_list(self, a: list[str]) -> str:
         if len(a) != 1 or a[0] not in ("alive", "dead", "seki"):
             raise GtpError("syntax error")
-        dead = set(dead_stones(self.board, self._ownership()))
+        dead = self.dead_stones(self._ownership())
         black, white = self.board.stones("b"), self.board.stones("w")
-        # where the solver proves a string's status within its small budget, the proof wins
-        for point, status in proven_status(self.board.size, black, white).items():
-            (dead.add if status == "dead" else dead.discard)(point)
-        w = self.size + 2
-        seki = {(int(p) // w - 1, int(p) % w - 1) for p in np.flatnonzero(seki_stones(self.board.b, self.board.m))} - dead
+        seki = self._seki() - dead
         chosen = {"dead": dead, "seki": seki, "alive": (black | white) - dead - seki}[a[0]]
         return "\n".join(format_vertex(p) for p in sorted(chosen))
 
@@ -548,7 +580,8 @@ class GtpEngine:
         root = game.get_root()
         komi = parse_komi(root.get_raw("KM").decode("latin-1")) if root.has_property("KM") else math.nan
         if math.isfinite(komi):  # scan's reader: KM[650] is Fox's 6.5
-            self.config.komi = komi
+            self.config = replace(self.config, komi=komi)
+            self.search = Search(self.config)
         else:
             print(f"loadsgf: {a[0]} gives no komi (KM) that can be read; it stays {self.config.komi:g}", file=sys.stderr, flush=True)
         return "black" if not moves[:limit] or moves[:limit][-1][0] == "w" else "white"
@@ -570,7 +603,11 @@ class GtpEngine:
         return self.last is not None and self.last_key == (self.board.zobrist, self.to_move())
 
     def cmd_visits(self, a: list[str]) -> str:
-        return self._heat(self.last.visits) if self._searched_here() else ""
+        """The root visits of a search of the current position for the side to move: the
+        last search's if it was of this position, else a new one."""
+        if not self._searched_here():
+            self._search_here()
+        return self._heat(self.last.visits)
 
     def cmd_prior(self, a: list[str]) -> str:
         """The priors of the current position's moves for the side to move: the
@@ -582,6 +619,183 @@ class GtpEngine:
         for p in np.flatnonzero(self.board.b[rules.COLOR] == rules.EMPTY):
             legal[p] = rules.illegal_reason(self.board.b, self.board.m, c, p) == 0
         return self._heat(legal)
+
+    # --- KataGo, KGS and GoGui extensions ---------------------------------------
+
+    def extension_commands(self) -> dict[str, Callable[[list[str]], str]]:
+        """The commands beyond GTP 2 that GUIs, servers and KataGo's tools send."""
+        return {
+            "printsgf": self.cmd_printsgf,
+            "genmove_cleanup": self.cmd_genmove_cleanup,
+            "kgs-genmove_cleanup": self.cmd_genmove_cleanup,
+            "kgs-rules": self.cmd_kgs_rules,
+            "kata-get-rules": lambda a: rules_text(self.rules),
+            "kata-set-rules": self.cmd_kata_set_rules,
+            "stop": lambda a: "",  # the loop ends a running analysis before every command
+            "clear_cache": self.cmd_clear_cache,
+            "shapemill-prior-percent": self.cmd_prior_percent,
+            "shapemill-ownership": self.cmd_ownership,
+            "shapemill-explain": self.cmd_explain,
+        }
+
+    def game_sgf(self) -> str:
+        """The game so far as SGF: board size, komi, rules, the setup stones and the moves."""
+        from sgfmill import sgf
+
+        game = sgf.Sgf_game(self.size)
+        root = game.get_root()
+        root.set("KM", self.config.komi)
+        root.set("RU", "Chinese")
+        root.set_raw("AP", f"{NAME}:{VERSION}".encode())
+        start = Board(self.size)
+        start.b = self.board._undo[0][0] if self.board._undo else self.board.b
+        root.set_setup_stones(start.stones("b"), start.stones("w"))
+        after = [m for _, m, _ in self.board._undo[1:]] + [self.board.m]
+        node = root
+        w = self.size + 2
+        for color, m in zip(self.movers, after):
+            node = node.new_child()
+            node.set_move(color, self._point_of(int(m[rules.LAST]), w))
+        return game.serialise().decode()
+
+    @staticmethod
+    def _point_of(p: int, w: int) -> tuple[int, int] | None:
+        return None if p == rules.PASS else (p // w - 1, p % w - 1)
+
+    def cmd_printsgf(self, a: list[str]) -> str:
+        """GoGui's ``printsgf [FILE]``: the game as SGF, written to FILE (atomically) or answered."""
+        text = self.game_sgf()
+        if not a:
+            return text.strip()
+        write_text_atomic(a[0], text)
+        return ""
+
+    def cmd_genmove_cleanup(self, a: list[str]) -> str:
+        """``kgs-genmove_cleanup``: after the players disagreed on the dead stones, play on
+        until the opponent's dead stones are captured: a move on a liberty of a dead
+        opponent string (the most visited of the search, one that is no self-atari first);
+        never a pass while such stones remain. Without dead stones, ``genmove``."""
+        if len(a) != 1:
+            raise GtpError("syntax error")
+        color = parse_color(a[0])
+        c = rules.BLACK if color == "b" else rules.WHITE
+        prior, knowledge = search_priors(self.config, self.prior, self.board, c)
+        budget = Budget(self.config.playouts, self.move_seconds(color))
+        self.last = self.search.run(self.board, c, prior, knowledge, budget=budget)
+        self.last_key = (self.board.zobrist, color)
+        other = "w" if color == "b" else "b"
+        dead = {p for p in self.dead_stones(self.last.owner) if self.board.get(p) == other}
+        w = self.size + 2
+        targets = sorted({q for p in dead for q in self._neighbours(p) if self.board.get(q) is None
+                          and self.board.illegal_reason(color, q) == ""})
+        if not targets:
+            return self.cmd_genmove(a)
+        safe = [q for q in targets if libs_after_up_to_2(self.board.b, self.board.m, c, (q[0] + 1) * w + q[1] + 1) >= 2]
+        move = max(safe or targets, key=lambda q: self.last.visits[(q[0] + 1) * w + q[1] + 1])
+        self.board.play(color, move)
+        self.movers.append(color)
+        return format_vertex(move)
+
+    def _neighbours(self, p: tuple[int, int]) -> list[tuple[int, int]]:
+        r, c = p
+        return [(r + dr, c + dc) for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1))
+                if 0 <= r + dr < self.size and 0 <= c + dc < self.size]
+
+    def dead_stones(self, owner: np.ndarray) -> set[tuple[int, int]]:
+        """The stones dead at the end: those the playouts give the other side, except where the
+        solver proves a string's status within its small budget, and never a string in seki."""
+        dead = set(dead_stones(self.board, owner))
+        black, white = self.board.stones("b"), self.board.stones("w")
+        for point, status in proven_status(self.board.size, black, white).items():
+            (dead.add if status == "dead" else dead.discard)(point)
+        return dead - self._seki()
+
+    def _seki(self) -> set[tuple[int, int]]:
+        w = self.size + 2
+        return {(int(p) // w - 1, int(p) % w - 1) for p in np.flatnonzero(seki_stones(self.board.b, self.board.m))}
+
+    def _set_rules(self, text: str) -> str:
+        try:
+            self.rules = parse_rules(text)
+        except RulesError as e:
+            raise GtpError(one_line(e)) from None
+        return ""
+
+    def cmd_kata_set_rules(self, a: list[str]) -> str:
+        """KataGo's ``kata-set-rules RULES``: a shorthand name or a JSON dictionary; area
+        scoring accepted, other rules refused in one line (the rules stay as they were)."""
+        if not a:
+            raise GtpError("syntax error")
+        return self._set_rules(" ".join(a))
+
+    def cmd_kgs_rules(self, a: list[str]) -> str:
+        """kgsGtp's ``kgs-rules chinese|aga|japanese|new_zealand``: as ``kata-set-rules``
+        (``chinese`` is ``chinese-kgs``)."""
+        if len(a) != 1 or a[0].lower() not in KGS_RULES:
+            raise GtpError("syntax error: kgs-rules chinese|aga|japanese|new_zealand")
+        return self._set_rules(KGS_RULES[a[0].lower()])
+
+    def cmd_clear_cache(self, a: list[str]) -> str:
+        """KataGo's ``clear_cache``: forget the search tree, so the next search starts afresh."""
+        self.search = Search(self.config)
+        self.last = None
+        return ""
+
+    def _labels(self, values: np.ndarray) -> str:
+        w = self.size + 2
+        cells = [f"{format_vertex((int(p) // w - 1, int(p) % w - 1))} {values[p]:.0f}"
+                 for p in np.flatnonzero(values >= 0.5)]
+        return "LABEL " + " ".join(cells) if cells else ""
+
+    def cmd_prior_percent(self, a: list[str]) -> str:
+        """The table's probability of each move of the side to move, as percent labels
+        (GoGui ``LABEL``; moves under half a percent unlabelled)."""
+        c = rules.BLACK if self.to_move() == "b" else rules.WHITE
+        if self.prior is None:
+            raise GtpError("no ratings table to explain with (--no-priors)")
+        strength = np.asarray(self.prior(self.board.b, self.board.m, c), dtype=float)
+        total = strength.sum()
+        return self._labels(100 * strength / total) if total > 0 else ""
+
+    def cmd_ownership(self, a: list[str]) -> str:
+        """The playouts' mean final ownership of every point (GoGui ``INFLUENCE``, Black
+        positive, White negative): the last search's if it was of this position, else a new one."""
+        if not self._searched_here():
+            self._search_here()
+        w = self.size + 2
+        owner = self.last.owner
+        cells = [f"{format_vertex((r, col))} {owner[(r + 1) * w + col + 1]:.2f}"
+                 for r in range(self.size) for col in range(self.size)]
+        return "INFLUENCE " + " ".join(cells)
+
+    def _search_here(self) -> None:
+        """Search the current position for the side to move (the engine's playouts, no clock)."""
+        color = self.to_move()
+        c = rules.BLACK if color == "b" else rules.WHITE
+        prior, knowledge = search_priors(self.config, self.prior, self.board, c)
+        self.last = self.search.run(self.board, c, prior, knowledge, budget=Budget(self.config.playouts))
+        self.last_key = (self.board.zobrist, color)
+
+    def cmd_explain(self, a: list[str]) -> str:
+        """``shapemill-explain POINT``: why the table rates the side to move's move there:
+        its largest known pattern and tactical features with their Elo (GoGui ``TEXT``,
+        the point circled and labelled with its probability in percent)."""
+        if len(a) != 1:
+            raise GtpError("syntax error")
+        point = parse_vertex(a[0], self.size)
+        if point is None:
+            raise GtpError("a pass has no pattern")
+        color = self.to_move()
+        reason = self.board.illegal_reason(color, point)
+        if reason:
+            raise GtpError(f"illegal move: {reason}")
+        if self.explainer is None:
+            raise GtpError("no ratings table to explain with (--no-priors)")
+        why = self.explainer(self.board, color, point)
+        parts = ", ".join(f"{p.name} {p.value} {p.elo:+.0f} Elo" for p in why.parts) or "no known feature"
+        vertex = format_vertex(point)
+        return (f"TEXT {vertex} ({'Black' if color == 'b' else 'White'}) "
+                f"{100 * why.probability:.1f}%: {parts}\nCIRCLE {vertex}\nLABEL {vertex} {100 * why.probability:.0f}%")
 
 
 def search_priors(config: SearchConfig, prior: MovePrior | None, board: Board,
@@ -606,7 +820,7 @@ def warm_up(config: SearchConfig, size: int, prior: MovePrior | None = None) -> 
     try:
         board = Board(size)
         _, knowledge = search_priors(config, prior, board, rules.BLACK)
-        Search(replace(config, playouts=1, time_per_move=None, threads=1)).run(board, rules.BLACK, None, knowledge)
+        Search(replace(config, threads=1)).run(board, rules.BLACK, None, knowledge, budget=Budget(1))
     except Exception as e:  # a background thread: say it in one line, never a traceback
         print(f"shapemill gtp: warm-up failed: {one_line(e)}", file=sys.stderr, flush=True)
 

@@ -301,14 +301,33 @@ def sgf_text(value: str) -> str:
     return value.replace("\\", "\\\\").replace("]", "\\]")
 
 
-def to_sgf(record: GameRecord, size: int, komi: float, black: str, white: str) -> str:
-    """The game as SGF text; why it ended early, if it did, in the root's comment."""
+def to_sgf(record: GameRecord, size: int, komi: float, black: str, white: str,
+           commands: tuple[str, str] | None = None) -> str:
+    """The game as SGF text: ``black`` / ``white`` name the programs (PB / PW), their command
+    lines, if given, go in the game comment (GC) as twogtp does, and why the game ended
+    early, if it did, in the root's comment."""
     letters = "abcdefghijklmnopqrstuvwxy"
     moves = "".join(
         f";{c.upper()}[{'' if p is None else letters[p[1]] + letters[size - 1 - p[0]]}]" for c, p in record.moves)
     comment = f"C[{sgf_text(record.reason)}]" if record.reason else ""
+    game = (f"GC[{sgf_text(f'Black command: {commands[0]}' + chr(10) + f'White command: {commands[1]}')}]"
+            if commands else "")
     return (f"(;GM[1]FF[4]CA[UTF-8]SZ[{size}]KM[{komi}]RU[Chinese]PB[{sgf_text(black)}]PW[{sgf_text(white)}]"
-            f"RE[{sgf_text(record.result)}]{comment}{moves})\n")
+            f"{game}RE[{sgf_text(record.result)}]{comment}{moves})\n")
+
+
+def program_name(client: GtpClient | LocalClient) -> str:
+    """A program's GTP ``name`` and ``version`` ("GNU Go 3.8"), or its command line when it
+    does not answer them."""
+    try:
+        name = client.send("name")
+    except EngineError:
+        return client.command
+    try:
+        version = client.send("version")
+    except EngineError:
+        version = ""
+    return f"{name} {version}".strip() or client.command
 
 
 @dataclass
@@ -401,11 +420,11 @@ def run_match(first: str, second: str, games: int, size: int, komi: float, sgf_d
         if path.exists():
             return _sgf_result(path) + (None,)
         pace = ("w" if sides(i)[1] is tallies[0] else "b", equal) if equal else None
-        record, commands = _match_game(*(t.command for t in sides(i)), i + 1, size, komi, move_timeout, report,
-                                       pace, running, stopping)
+        record, commands, names = _match_game(*(t.command for t in sides(i)), i + 1, size, komi, move_timeout,
+                                              report, pace, running, stopping)
         if stopping.is_set():
             raise KeyboardInterrupt
-        write_text_atomic(path, to_sgf(record, size, komi, *commands))
+        write_text_atomic(path, to_sgf(record, size, komi, *names, commands))
         return record.result, record.reason, record
 
     with ThreadPoolExecutor(max(1, concurrency)) as pool:  # the threads wait on the programs' pipes
@@ -437,11 +456,11 @@ def run_match(first: str, second: str, games: int, size: int, komi: float, sgf_d
 
 def _match_game(black: str, white: str, number: int, size: int, komi: float, move_timeout: float | None,
                 report, pace: tuple[str, EqualTime] | None, running: set | None = None,
-                stopping: threading.Event | None = None) -> tuple[GameRecord, tuple[str, str]]:
+                stopping: threading.Event | None = None) -> tuple[GameRecord, tuple[str, str], tuple[str, str]]:
     """One game of a match between fresh processes of the two commands, which
-    are closed after it whatever happens; the record and the commands run. The
-    programs are in ``running`` while they play (Ctrl-C kills them); none is started
-    once ``stopping`` is set."""
+    are closed after it whatever happens; the record, the commands run and the
+    programs' names (``program_name``). The programs are in ``running`` while they
+    play (Ctrl-C kills them); none is started once ``stopping`` is set."""
     commands = tuple(c.replace("{game}", str(number)) for c in (black, white))
     clients = []
     running = set() if running is None else running
@@ -454,6 +473,7 @@ def _match_game(black: str, white: str, number: int, size: int, komi: float, mov
             except OSError as e:
                 raise ShapemillError(f"cannot start {command!r}: {one_line(e)}") from None
             running.add(clients[-1])
+        names = tuple(program_name(client) for client in clients)
         record = play_game(*clients, size, komi, pace=pace)
     finally:
         for client in clients:
@@ -461,4 +481,4 @@ def _match_game(black: str, white: str, number: int, size: int, komi: float, mov
             why = client.close()
             if why and not (stopping is not None and stopping.is_set()):
                 report(f"game {number}: {why}; killed it")
-    return record, commands
+    return record, commands, names

@@ -29,6 +29,8 @@ for one search (``ppa_weights``).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -170,15 +172,15 @@ def _refresh(b: np.ndarray, m: np.ndarray, color: int, gammas: np.ndarray, state
 def _play_drawn(b: np.ndarray, m: np.ndarray, color: int, gammas: np.ndarray, state, n: int,
                 adapt=None) -> int:
     """Draw the ``n``-th move of a playout by the (refreshed) gammas, play it and
-    mark what it changes; returns it. ``adapt``: a ``ppa_weights`` tuple whose
+    mark what it changes; returns it. ``adapt``: a ``PpaWeights`` record whose
     weights bias the draw and whose masses it adds to, when its rate is not 0."""
     tracker, _, base, weight = state
     if adapt is None:
         p = _draw(b, m, color, base[color], gammas, weight)
-    elif adapt[3] > 0:
-        p = _draw(b, m, color, base[color], gammas, weight, adapt[1][color], adapt[2][color])
+    elif adapt.rate > 0:
+        p = _draw(b, m, color, base[color], gammas, weight, adapt.bias[color], adapt.mass[color])
     else:
-        p = _draw(b, m, color, base[color], gammas, weight, adapt[1][color])
+        p = _draw(b, m, color, base[color], gammas, weight, adapt.bias[color])
     play_tracked(b, m, color, p, tracker, n)
     return p
 
@@ -191,15 +193,22 @@ def gamma_move(b: np.ndarray, m: np.ndarray, color: int, gammas: np.ndarray, sta
     return _play_drawn(b, m, color, gammas, state, n, adapt)
 
 
-def ppa_weights(points: int, rate: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """Playout Policy Adaptation's state for one search: per colour and point the weight
-    ``w`` added to the log-gamma (0: the mined gammas as they are), ``exp(w)``, the
-    probability mass of the current playout's draws, and the learning rate (0: none)."""
-    return np.zeros((3, points)), np.ones((3, points)), np.zeros((3, points)), float(rate)
+class PpaWeights(NamedTuple):
+    """Playout Policy Adaptation's state for one search, per colour and point."""
+
+    weights: np.ndarray  # the weight w added to the log-gamma (0: the mined gammas as they are)
+    bias: np.ndarray  # exp(w)
+    mass: np.ndarray  # the probability mass of the current playout's draws
+    rate: float  # the learning rate (0: none)
+
+
+def ppa_weights(points: int, rate: float) -> PpaWeights:
+    """A fresh ``PpaWeights`` on ``points`` board points: no weight yet."""
+    return PpaWeights(np.zeros((3, points)), np.ones((3, points)), np.zeros((3, points)), float(rate))
 
 
 @njit(cache=True)
-def ppa_update(adapt, moves: np.ndarray, n: int, color: int, winner: int) -> None:
+def ppa_update(adapt: PpaWeights, moves: np.ndarray, n: int, color: int, winner: int) -> None:
     """Cazenave's (2015) adaptation after a playout of ``n`` moves (``moves``, the first
     by ``color``) that ``winner`` won: for each move ``x`` of the winner,
     ``w[x] += rate`` and ``w[y] -= rate * exp(w[y]) / sum_z exp(w[z])`` for every move
@@ -236,6 +245,6 @@ def gamma_playout(b: np.ndarray, m: np.ndarray, color: int, komi: float, moves: 
         n += 1
         color = 3 - color
     score = area_score(b, m, komi)
-    if adapt is not None and adapt[3] > 0:
+    if adapt is not None and adapt.rate > 0:
         ppa_update(adapt, moves, n, first, BLACK if score > 0 else WHITE)
     return score, n

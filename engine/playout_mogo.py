@@ -1,19 +1,25 @@
-"""The MoGo playout policy (Gelly, Wang, Munos, Teytaud 2006; Gelly & Silver 2007).
+"""The MoGo playout policy (Gelly, Wang, Munos, Teytaud 2006; Gelly & Silver 2007;
+MoGo 2008, section 6), in two orders of its rules.
 
-Each move of a playout is the first rule that yields a candidate:
+``mogo``, the seed's order (``mogo_move``): each move is the first rule that yields
+a candidate of
 
 1. save atari: the last move put one of our strings in atari -- capture a
    neighbour in atari of that string, or extend at its last liberty when that
    gives two or more liberties;
-2. nakade: the last move left a three-point eye space next to it -- play its
-   vital (middle) point, for either side;
-3. patterns: an empty point among the 8 neighbours of the last move matches one
+2. nakade: the last move left a three-point space next to it inside the
+   opponent's stones -- play its vital (middle) point, which kills;
+3. fill-board: a few random points whose 3x3 block is empty;
+4. patterns: an empty point among the 8 neighbours of the last move matches one
    of the 3x3 MoGo shapes (hane, cut, edge) and is no self-atari;
-4. capture: an opponent string next to the last two moves is in atari;
-5. fill-board: a few random points whose 3x3 block is empty (early moves);
-6. a random legal move that fills no own eye (``engine.playout.random_move``).
+5. capture: an opponent string in atari anywhere on the board;
+6. a random legal move that fills no own eye (``engine.playout_random.random_move``).
 
-Candidates of rules 1 to 4 are drawn uniformly among the rule's candidates. The
+``mogo-local`` (``mogo_move`` with ``local``), the engine's order before the seed's: save
+atari, nakade inside stones of either colour (to kill or to live), patterns,
+capture next to the last two moves, fill-board, random.
+
+Candidates of a rule are drawn uniformly among the rule's candidates. The
 3x3 shapes are a 65536-entry table indexed by the colours of the 8 neighbours,
 built once at import from Michi's pattern source (color-symmetric, all 8
 symmetries), so a match is a table look-up.
@@ -169,6 +175,22 @@ def capture_moves(b: np.ndarray, m: np.ndarray, color: int, cands: np.ndarray) -
 
 
 @njit(cache=True)
+def capture_anywhere_moves(b: np.ndarray, m: np.ndarray, color: int, cands: np.ndarray) -> int:
+    """Moves capturing an opponent string in atari anywhere on the board (each string once)."""
+    w = m[STRIDE]
+    size = m[SIZE]
+    other = 3 - color
+    n = 0
+    for row in range(1, size + 1):
+        for h in range(row * w + 1, row * w + size + 1):
+            if b[COLOR, h] == other and b[HEAD, h] == h and in_atari(b, h):
+                a = atari_point(b, h)
+                if illegal_reason(b, m, color, a) == 0:
+                    n = _push(cands, n, a)
+    return n
+
+
+@njit(cache=True)
 def pattern_moves(b: np.ndarray, m: np.ndarray, color: int, cands: np.ndarray) -> int:
     """Empty neighbours of the last move that match a 3x3 MoGo shape."""
     w = m[STRIDE]
@@ -183,8 +205,10 @@ def pattern_moves(b: np.ndarray, m: np.ndarray, color: int, cands: np.ndarray) -
 
 
 @njit(cache=True)
-def nakade_point(b: np.ndarray, m: np.ndarray, color: int) -> int:
-    """The vital point of a three-point eye space next to the last move, or PASS.
+def nakade_point(b: np.ndarray, m: np.ndarray, color: int, either: bool = False) -> int:
+    """The vital point of a three-point empty space next to the last move, enclosed by
+    the opponent's stones (with ``either``, by stones of one colour, ours or the
+    opponent's), or PASS.
 
     A straight or bent three enclosed by one colour lives or dies by its middle
     point, whoever owns it; random playouts rarely find it, so it is played here.
@@ -219,7 +243,7 @@ def nakade_point(b: np.ndarray, m: np.ndarray, color: int) -> int:
                 elif c != BORDER:
                     wall |= c
             i += 1
-        if size != 3 or wall == 0 or wall == 3:
+        if size != 3 or (wall != 3 - color and not (either and wall == color)):
             continue
         for s in (r0, r1, r2):  # the middle point touches both others
             touches = 0
@@ -245,18 +269,23 @@ def fill_board_move(b: np.ndarray, m: np.ndarray, color: int) -> int:
 
 
 @njit(cache=True)
-def mogo_move(b: np.ndarray, m: np.ndarray, color: int, cands: np.ndarray) -> int:
-    """The MoGo playout policy's move for ``color`` (PASS when none is left)."""
+def mogo_move(b: np.ndarray, m: np.ndarray, color: int, cands: np.ndarray, local: bool) -> int:
+    """The MoGo playout policy's move for ``color`` (PASS when none is left): in the
+    seed's order save atari, nakade, fill-board, patterns, capture anywhere, random;
+    with ``local`` (``mogo-local``) save atari, nakade of either colour, patterns,
+    capture next to the last two moves, fill-board, random."""
     if m[N_EMPTY] == 0:
         return PASS
     p = _pick(cands, save_atari_moves(b, m, color, cands))
     if p == PASS:
-        p = nakade_point(b, m, color)
+        p = nakade_point(b, m, color, local)
+    if p == PASS and not local:
+        p = fill_board_move(b, m, color)
     if p == PASS:
         p = _pick(cands, pattern_moves(b, m, color, cands))
     if p == PASS:
-        p = _pick(cands, capture_moves(b, m, color, cands))
-    if p == PASS:
+        p = _pick(cands, capture_moves(b, m, color, cands) if local else capture_anywhere_moves(b, m, color, cands))
+    if p == PASS and local:
         p = fill_board_move(b, m, color)
     if p == PASS:
         p = random_move(b, m, color)
@@ -264,17 +293,19 @@ def mogo_move(b: np.ndarray, m: np.ndarray, color: int, cands: np.ndarray) -> in
 
 
 @njit(cache=True)
-def mogo_playout(b: np.ndarray, m: np.ndarray, color: int, komi: float, moves: np.ndarray) -> tuple[float, int]:
-    """Play the MoGo policy to the end, in place (``color`` to move); returns the
-    area score (Black minus White) and how many moves were written to ``moves``
-    (for AMAF; ``moves`` needs room for ``3 * size * size`` points)."""
+def mogo_playout(b: np.ndarray, m: np.ndarray, color: int, komi: float, moves: np.ndarray,
+                 local: bool) -> tuple[float, int]:
+    """Play the MoGo policy to the end, in place (``color`` to move), in the seed's
+    order or with ``local`` in ``mogo-local``'s; returns the area score (Black minus
+    White) and how many moves were written to ``moves`` (for AMAF; ``moves`` needs
+    room for ``3 * size * size`` points)."""
     size = m[SIZE]
     limit = min(3 * size * size, len(moves))
     cands = np.empty(MAX_CANDIDATES, dtype=np.int64)
     passes = 0
     n = 0
     while passes < 2 and n < limit:
-        p = mogo_move(b, m, color, cands)
+        p = mogo_move(b, m, color, cands, local)
         play(b, m, color, p)
         moves[n] = p
         passes = passes + 1 if p == PASS else 0
@@ -284,14 +315,15 @@ def mogo_playout(b: np.ndarray, m: np.ndarray, color: int, komi: float, moves: n
 
 
 @njit(cache=True)
-def run_mogo_playouts(size: int, n: int, komi: float, seed: int) -> float:
-    """Run ``n`` MoGo playouts from the empty board; returns Black's win rate."""
+def run_mogo_playouts(size: int, n: int, komi: float, seed: int, local: bool) -> float:
+    """Run ``n`` MoGo playouts (``local``: in ``mogo-local``'s order) from the empty
+    board; returns Black's win rate."""
     np.random.seed(seed)
     wins = 0
     b0, m0 = new_board(size)
     moves = np.empty(3 * size * size, dtype=np.int64)
     for _ in range(n):
         b, m = b0.copy(), m0.copy()
-        if mogo_playout(b, m, 1, komi, moves)[0] > 0:
+        if mogo_playout(b, m, 1, komi, moves, local)[0] > 0:
             wins += 1
     return wins / n

@@ -13,27 +13,46 @@ The formulas, their symbols and schedules are in docs/search.md.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
-# Node fields of the float table ``f[thread]``.
-VISITS, WINS, PVISITS, PWINS, AVISITS, AWINS, PROB = range(7)
-N_FIELDS = 7
+from .expert import NEAR_LAST_HALF
+
+# Node fields of the float table ``f[thread]``; ``NEAR``: the expert's bonus near the last move.
+VISITS, WINS, PVISITS, PWINS, AVISITS, AWINS, PROB, NEAR = range(8)
+N_FIELDS = 8
 # Node fields of the int table ``t``; ``KNOWN``: 1 once the node's children carry the table's priors.
 MOVE, FIRST, NCHILD, KNOWN = range(4)
 N_NODE_INTS = 4
 
-# Parameters, in the float vector ``params``.
-(C_UCB, BANDIT, RAVE_EQUIV, C_PB, PRIOR_N, WIDEN, EXPAND_AT, USE_RAVE, POLICY, KOMI, TREE_PRIOR, PRIOR_MODE,
- FPU, VLOSS, PRIOR_AT) = range(15)
-N_PARAMS = 15
-#: Bandit formulas, by their value at ``params[BANDIT]``.
-BANDITS = ("ucb1", "tuned1", "tuned2", "amaf")
-UCB1, TUNED1, TUNED2, AMAF = range(4)
-#: Ways the offline knowledge enters the score, by their value at ``params[PRIOR_MODE]``.
-PRIOR_MODES = ("virtual-wins", "progressive-bias", "puct", "mogo")
-VIRTUAL_WINS, PROGRESSIVE_BIAS, PUCT, MOGO = range(4)
+#: Bandit formulas, by their value at ``Selection.bandit``: Algorithm 3 of MoGo 2006
+#: (``ucb1``, ``tuned1``, ``tuned2``), Auer's UCB1-Tuned, UCB-V, and none beside AMAF (Eq. 1).
+BANDITS = ("ucb1", "tuned1", "tuned2", "auer-tuned", "ucb-v", "amaf")
+UCB1, TUNED1, TUNED2, AUER_TUNED, UCB_V, AMAF = range(6)
+#: Ways the offline knowledge enters the score, by their value at ``Selection.prior_mode``.
+PRIOR_MODES = ("virtual-wins", "progressive-bias", "puct", "puct-c", "mogo")
+VIRTUAL_WINS, PROGRESSIVE_BIAS, PUCT, PUCT_C, MOGO = range(5)
+#: Eq. 3's ``P(d, N)``: the node's simulations by which the table's probability has
+#: given half its weight to the uniform ``1 / k`` (the paper leaves it open; not tuned).
+MOGO_P_EQUIV = 1000.0
+#: Algorithm 3's floor of the variance of UCB-Tuned.1 and .2.
+TUNED_MIN_VARIANCE = 0.001
+
+
+class Selection(NamedTuple):
+    """The selection formula's settings, as the kernels read them (docs/search.md)."""
+
+    bandit: int  # index in BANDITS
+    c_ucb: float  # the exploration constant of the bandits (1: Algorithm 3's formulas)
+    prior_mode: int  # index in PRIOR_MODES
+    c_pb: float  # weight of the progressive-bias, PUCT or Eq. 3 delta term
+    rave: bool  # whether AMAF values enter the score
+    rave_equiv: float  # Silver's equivalence parameter of the AMAF weight
+    fpu: float  # first-play value: the parent's value for the mover less this
+    widen: float  # growth base of progressive widening; 0: every child searchable
+    expert: bool  # whether MoGo's bonus near the last move (``--expert mogo``) enters the score
 
 
 @njit(cache=True)
@@ -55,7 +74,7 @@ def silver_beta(n: float, an: float, equiv: float) -> float:
 
 
 @njit(cache=True)
-def child_score(node: int, c: int, t: np.ndarray, f: np.ndarray, params: np.ndarray) -> float:
+def child_score(node: int, c: int, t: np.ndarray, f: np.ndarray, sel: Selection) -> float:
     """The score by which the child ``c`` of ``node`` is chosen (docs/search.md)."""
     parent_visits = stat(f, VISITS, node)
     log_n = math.log(parent_visits + 1.0)
@@ -63,67 +82,79 @@ def child_score(node: int, c: int, t: np.ndarray, f: np.ndarray, params: np.ndar
     an, aw = stat(f, AVISITS, c), stat(f, AWINS, c)
     pn, pw, prob = f[0, PVISITS, c], f[0, PWINS, c], f[0, PROB, c]
     heuristic = pw / pn
-    rave = params[USE_RAVE] > 0
-    mode = int(params[PRIOR_MODE])
+    rave = sel.rave
+    mode = sel.prior_mode
     bonus = 0.0
     if mode == VIRTUAL_WINS:  # the prior as virtual visits and wins, then RAVE
         n_b = n + pn
         value = (w + pw) / n_b
         if rave:
-            beta = silver_beta(n_b, an, params[RAVE_EQUIV])
+            beta = silver_beta(n_b, an, sel.rave_equiv)
             if beta > 0:
                 value = (1 - beta) * value + beta * aw / an
-    elif mode == MOGO:  # Eq. 3: alpha p + beta p_amaf + gamma H + delta P(d, n)
+    elif mode == MOGO:  # Eq. 3: alpha p + beta p_amaf + gamma H + delta P(d, N)
         n_b = n + pn
         gamma = pn / (pn + n)
-        b = silver_beta(n, an, params[RAVE_EQUIV]) if rave else 0.0
+        b = silver_beta(n, an, sel.rave_equiv) if rave else 0.0
         value = gamma * heuristic
         if n > 0:
             value += (1 - gamma) * (1 - b) * w / n
         if b > 0:
             value += (1 - gamma) * b * aw / an
-        bonus = params[C_PB] * prob / math.sqrt(1 + n)
+        p_dn = (MOGO_P_EQUIV * prob + parent_visits / t[NCHILD, node]) / (MOGO_P_EQUIV + parent_visits)
+        bonus = sel.c_pb / math.sqrt(1 + parent_visits) * p_dn
     else:  # real values, with a first-play value while the child has none
         n_b = max(n, 1.0)
-        beta = silver_beta(n, an, params[RAVE_EQUIV]) if rave else 0.0
+        beta = silver_beta(n, an, sel.rave_equiv) if rave else 0.0
         if n > 0:
             value = (1 - beta) * w / n + beta * aw / an if beta > 0 else w / n
         elif beta > 0:
             value = aw / an
         else:
             parent_value = stat(f, WINS, node) / parent_visits if parent_visits > 0 else 0.5
-            value = 1 - parent_value - params[FPU]
+            value = 1 - parent_value - sel.fpu
         if mode == PROGRESSIVE_BIAS:
-            bonus = params[C_PB] * heuristic / (n + 1)
+            bonus = sel.c_pb * heuristic / (n + 1)
+        elif mode == PUCT:
+            bonus = sel.c_pb * prob / (1 + n)
         else:
-            bonus = params[C_PB] * prob * math.sqrt(parent_visits) / (1 + n)
-    bandit = int(params[BANDIT])
-    c_ucb = params[C_UCB]
+            bonus = sel.c_pb * prob * math.sqrt(parent_visits) / (1 + n)
+    if sel.expert:
+        bonus += f[0, NEAR, c] * NEAR_LAST_HALF / (NEAR_LAST_HALF + parent_visits)
+    bandit = sel.bandit
+    c_ucb = sel.c_ucb
     explore = 0.0
-    if bandit == UCB1:
-        explore = c_ucb * math.sqrt(log_n / n_b)
-    elif bandit == TUNED1:
+    if bandit == UCB1 or bandit == TUNED1 or bandit == TUNED2:  # Algorithm 3 of MoGo 2006
+        log_seed = math.log(max(parent_visits, 1.0))
+        var = max(TUNED_MIN_VARIANCE, value * (1 - value))
+        if bandit == UCB1:
+            explore = c_ucb * math.sqrt(2 * log_seed / n_b)
+        elif bandit == TUNED1:
+            explore = c_ucb * math.sqrt(var * log_seed / n_b)
+        else:
+            explore = c_ucb * math.sqrt(var * log_seed / n_b + log_seed / n_b)
+    elif bandit == AUER_TUNED:
         var = value - value * value + math.sqrt(2 * log_n / n_b)
         explore = c_ucb * math.sqrt(log_n / n_b * min(0.25, var))
-    elif bandit == TUNED2:
+    elif bandit == UCB_V:
         var = max(0.0, value * (1 - value))
         explore = math.sqrt(2 * c_ucb * var * log_n / n_b) + 3 * c_ucb * log_n / n_b
     return value + bonus + explore
 
 
 @njit(cache=True)
-def select_child(node: int, t: np.ndarray, f: np.ndarray, params: np.ndarray) -> int:
+def select_child(node: int, t: np.ndarray, f: np.ndarray, sel: Selection) -> int:
     """The searchable child of ``node`` with the best score (the first of equals);
     -1 when ``node`` has no children yet."""
     first, k = t[FIRST, node], t[NCHILD, node]
     if first < 0 or k == 0:
         return -1
-    if params[WIDEN] > 0:  # progressive widening: K(N) grows with log N
+    if sel.widen > 0:  # progressive widening: K(N) grows with log N
         parent_n = stat(f, VISITS, node) + 1.0
-        k = min(k, 2 + int(math.log(parent_n) / math.log(params[WIDEN])))
+        k = min(k, 2 + int(math.log(parent_n) / math.log(sel.widen)))
     best, best_score = first, -1e300
     for c in range(first, first + k):
-        s = child_score(node, c, t, f, params)
+        s = child_score(node, c, t, f, sel)
         if s > best_score:
             best, best_score = c, s
     return best

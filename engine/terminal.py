@@ -6,7 +6,9 @@ from collections.abc import Callable
 from typing import TextIO
 
 from ..miner.prior import MovePrior
-from .gtp import GtpEngine
+from ..files import check_writable, output_errors, write_text_atomic
+from .gtp import GtpEngine, parse_vertex
+from .match import GameRecord, to_sgf
 from .mcts import SearchConfig
 
 HELP = "moves like D4, 'pass', 'undo' (takes back your last move and the engine's), 'quit'"
@@ -31,15 +33,33 @@ def _undo_turn(engine: GtpEngine, human: str) -> bool:
 
 def run_play(
     config: SearchConfig, size: int, human: str, prior: MovePrior | None,
-    read: Callable[[], str] | None = None, out: TextIO | None = None,
+    read: Callable[[], str] | None = None, out: TextIO | None = None, sgf_path: str | None = None,
 ) -> None:
     """Alternate the person's moves (read with ``read``) and the engine's, redrawing
-    the board after each, until two passes, a resignation or 'quit'."""
+    the board after each, until two passes, a resignation or 'quit'; with ``sgf_path``,
+    the game is saved there as SGF when it ends, however it ends."""
     import sys
 
     out = out or sys.stdout
-    read = read or (lambda: input("your move> "))
+    if sgf_path:
+        with output_errors(sgf_path):
+            check_writable(sgf_path)
     engine = GtpEngine(config, size, prior)
+    moves: list[tuple[str, tuple[int, int] | None]] = []
+    result = _play(engine, config, size, human, read, out, moves)
+    if sgf_path:
+        record = GameRecord(result[:1].lower(), result, moves)
+        names = {human: "you", "w" if human == "b" else "b": "shapemill"}
+        with output_errors(sgf_path):
+            write_text_atomic(sgf_path, to_sgf(record, size, config.komi, names["b"], names["w"]))
+        print(f"Game saved to {sgf_path}", file=out)
+
+
+def _play(engine: GtpEngine, config: SearchConfig, size: int, human: str, read: Callable[[], str] | None,
+          out: TextIO, moves: list[tuple[str, tuple[int, int] | None]]) -> str:
+    """The game loop of ``run_play``, the moves kept in ``moves`` (colour, point); returns
+    the result as SGF's RE writes it ('' when unfinished)."""
+    read = read or (lambda: input("your move> "))
     _answer(engine, f"boardsize {size}")
     _answer(engine, f"komi {config.komi}")
     computer = "w" if human == "b" else "b"
@@ -52,22 +72,27 @@ def run_play(
             print(f"shapemill plays {move}", file=out)
             if move == "resign":
                 print("shapemill resigns: you win.", file=out)
-                return
+                return f"{human.upper()}+R"
+            moves.append((computer, parse_vertex(move, size)))
         else:
             try:
                 move = read().strip()
             except EOFError:
-                return
+                return ""
             if move.lower() == "quit":
-                return
+                return ""
             if move.lower() == "undo":
                 print("" if _undo_turn(engine, human) else "nothing to undo", file=out)
+                del moves[len(engine.movers):]
                 passes = 0
                 continue
             ok, text = _answer(engine, f"play {human} {move}")
             if not ok:
                 print(f"{move}: {text} ({HELP})", file=out)
                 continue
+            moves.append((human, parse_vertex(move, size)))
         passes = passes + 1 if move.lower() == "pass" else 0
         to_move = "w" if to_move == "b" else "b"
-    print(f"Game over: {_answer(engine, 'final_score')[1]}", file=out)
+    score = _answer(engine, "final_score")[1]
+    print(f"Game over: {score}", file=out)
+    return score if score[:2] in ("B+", "W+") or score == "0" else ""

@@ -15,13 +15,6 @@ from . import rules
 Point = tuple[int, int] | None
 
 COLORS = {"b": rules.BLACK, "w": rules.WHITE}
-#: The column letters of GTP vertices (no I).
-LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
-
-
-def vertex(point: tuple[int, int] | None) -> str:
-    """A ``(row, col)`` point (row 0 at the bottom) as a GTP vertex, ``A7``; None is pass."""
-    return "pass" if point is None else f"{LETTERS[point[1]]}{point[0] + 1}"
 
 
 class IllegalMove(ValueError):
@@ -144,7 +137,7 @@ class Board:
 
     def __str__(self) -> str:
         """The board with GTP coordinates (columns A-T without I), Black X, White O."""
-        letters = LETTERS[: self.size]
+        letters = "ABCDEFGHJKLMNOPQRSTUVWXYZ"[: self.size]
         header = "   " + " ".join(letters)
         rows = [header]
         for row in range(self.size - 1, -1, -1):

@@ -115,13 +115,21 @@ def ratings_model(table: pa.Table) -> tuple[Vocabulary, np.ndarray]:
     if (value[group == PASS_GROUP] != 1).any():
         raise ValueError("the pass has a level other than 1")
     vocab = Vocabulary.from_rows(group, value, table["size"].fill_null(0).to_numpy())
+    gamma = np.ones(vocab.size)
+    gamma[feature_numbers(table, vocab, group)] = table["gamma"].to_numpy()
+    return vocab, gamma
+
+
+def feature_numbers(table: pa.Table, vocab: Vocabulary, group: np.ndarray | None = None) -> np.ndarray:
+    """The feature number in ``vocab`` (``ratings_model``'s) of each row of a ratings table
+    (``group``: the rows' ``feature_groups``, read when not given)."""
+    group = feature_groups(table["feature"]) if group is None else group
+    value = table["value"].to_numpy()
     is_pattern = group == PATTERN_GROUP
     number = np.empty(len(group), dtype=np.int64)
     number[is_pattern] = np.arange(int(is_pattern.sum()))  # patterns first, in the rows' order
     number[~is_pattern] = vocab.level_index[group[~is_pattern], value[~is_pattern].astype(np.int64)]
-    gamma = np.ones(vocab.size)
-    gamma[number] = table["gamma"].to_numpy()
-    return vocab, gamma
+    return number
 
 
 @njit(cache=True)

@@ -1,6 +1,7 @@
-"""``shapemill export``: a ratings table for other programs.
+"""``shapemill export``: a ratings or patterns table for other programs.
 
-``csv`` and ``json`` (one object per line) write the table's rows. ``mm`` writes the
+``csv`` and ``json`` (one object per line) write the table's rows (pattern ids as
+the tables store them, decimal ``uint64``; keys in hex). ``mm`` writes the
 *input* of Rémi Coulom's reference MM tool (``mm.cpp``, 2007) -- the competitions
 the fit was made on, rebuilt from the games, split, game limit, sample and seed recorded
 in the table's metadata -- so a user can fit them with that tool and compare its gammas
@@ -28,7 +29,7 @@ FORMATS = ("csv", "json", "mm")
 
 
 def write_rows(table: pa.Table, fmt: str, path: str) -> None:
-    """The ratings rows as CSV (pattern keys in hex) or JSON lines, written atomically."""
+    """A table's rows as CSV (pattern keys in hex) or JSON lines, written atomically."""
     columns = [c for c in table.column_names if c != "key"]
     plain = table.select(columns).cast(
         pa.schema([pa.field(c, pa.string() if c == "feature" else table.schema.field(c).type) for c in columns])

@@ -54,7 +54,8 @@ def command_corpus(games: list[str], split: str, limit: int | None) -> Corpus:
     except (InputError, OSError, ValueError, TableError) as exc:
         raise ShapemillError(str(exc)) from None
     if len(corpus) == 0:
-        raise ShapemillError(f"no {split} games in {', '.join(map(str, games))}")
+        hint = " (--split all takes every game)" if split != "all" else ""
+        raise ShapemillError(f"no {split} games in {', '.join(map(str, games))}{hint}")
     return corpus
 
 

@@ -10,6 +10,7 @@ because the features are; the engine imports it.
 from __future__ import annotations
 
 import threading
+from typing import NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -35,21 +36,40 @@ NOT_READ = -2  # a cached point whose pattern was not read (not a legal move the
 _COLOUR_KEY = np.array([0, 0x2545F4914F6CDD1D, 0x1B873593CC9E2D51 ^ 0x7FFFFFFF], dtype=np.int64)
 
 
-def prior_cache(points: int, slots: int = CACHE_SLOTS) -> tuple[np.ndarray, np.ndarray]:
+class KnowledgeArrays(NamedTuple):
+    """A ratings table as ``move_strengths`` reads it on one board size."""
+
+    pad: int  # the border of the padded board the patterns are read on (``Geometry.pad``)
+    delta: np.ndarray  # int32[8, offsets]: the padded-board offset of each ring point per symmetry
+    max_ring: int  # the largest ring read: no larger one can be known to the table
+    lookup: np.ndarray  # the table's pattern keys (``find_pattern``)
+    far: FarRings  # the rings past the near ones
+    level_index: np.ndarray  # feature level -> index of its gamma
+    gamma: np.ndarray  # the gamma of each pattern and feature level
+
+
+class PatternCache(NamedTuple):
+    """Scratch space of pattern reading kept between positions: the largest patterns of
+    positions read before, direct-mapped by the position's Zobrist hash."""
+
+    keys: np.ndarray  # int64[slots]: the position each slot holds (0: empty)
+    known: np.ndarray  # int32[slots, points]: its largest pattern per point, NOT_READ where not read
+
+
+def prior_cache(points: int, slots: int = CACHE_SLOTS) -> PatternCache:
     """An empty cache of the largest patterns of ``slots`` positions of ``points`` board
-    points, for ``move_strengths``: keys (0: empty) and each position's pattern per point."""
-    return np.zeros(slots, dtype=np.int64), np.full((slots, points), NOT_READ, dtype=np.int32)
+    points, for ``move_strengths``."""
+    return PatternCache(np.zeros(slots, dtype=np.int64), np.full((slots, points), NOT_READ, dtype=np.int32))
 
 
 @njit(cache=True)
-def cached_patterns(b: np.ndarray, m: np.ndarray, color: int, points: np.ndarray, knowledge, cache,
-                    pattern: np.ndarray) -> None:
+def cached_patterns(b: np.ndarray, m: np.ndarray, color: int, points: np.ndarray, knowledge: KnowledgeArrays,
+                    cache: PatternCache, pattern: np.ndarray) -> None:
     """``pattern[i]``: the largest known pattern of the move ``color`` at ``points[i]``, read
     from ``cache`` when it holds the position (same stones, same colour to move: the
     patterns depend on nothing else), else read from the board and kept there. The
     cache is direct-mapped by the position's Zobrist hash; a slot holds one position."""
-    pad, delta, max_ring, lookup, far, _, _ = knowledge
-    keys, known = cache
+    keys, known = cache.keys, cache.known
     key = m[HASH] ^ _COLOUR_KEY[color]
     key = key if key != 0 else 1
     slot = np.int64(np.uint64(key) * np.uint64(0x9E3779B97F4A7C15) >> np.uint64(40)) & (len(keys) - 1)
@@ -66,10 +86,10 @@ def cached_patterns(b: np.ndarray, m: np.ndarray, color: int, points: np.ndarray
     if n_missing == 0:
         return
     w = m[STRIDE]
-    stride = w - 2 + 2 * pad
+    stride = w - 2 + 2 * knowledge.pad
     read = np.empty(n_missing, dtype=np.int32)
-    candidate_patterns(b, m, color, missing[:n_missing], pad, delta, max_ring, lookup, far,
-                       np.empty(stride * stride, dtype=np.int8), read)
+    candidate_patterns(b, m, color, missing[:n_missing], knowledge.pad, knowledge.delta, knowledge.max_ring,
+                       knowledge.lookup, knowledge.far, np.empty(stride * stride, dtype=np.int8), read)
     for j in range(n_missing):
         known[slot, missing[j]] = read[j]
     for i in range(len(points)):
@@ -77,13 +97,14 @@ def cached_patterns(b: np.ndarray, m: np.ndarray, color: int, points: np.ndarray
 
 
 @njit(cache=True)
-def move_strengths(b: np.ndarray, m: np.ndarray, color: int, knowledge, out: np.ndarray, cache) -> None:
+def move_strengths(b: np.ndarray, m: np.ndarray, color: int, knowledge: KnowledgeArrays, out: np.ndarray,
+                   cache: PatternCache) -> None:
     """``out[p]``: the strength of the move ``color`` at ``p`` (0 where illegal), the
-    product of its team's gammas; ``knowledge`` is ``MovePrior.knowledge``'s tuple,
+    product of its team's gammas; ``knowledge`` is ``MovePrior.knowledge``'s record,
     ``cache`` a ``prior_cache`` of the board size (the patterns of positions seen
     before are read from it; the tactical features are read afresh, they depend on
     the last moves and the ko). Runs inside the search, so all of it is numba."""
-    level_index, gamma = knowledge[5], knowledge[6]
+    level_index, gamma = knowledge.level_index, knowledge.gamma
     points = legal_moves(b, m, color)
     n = len(points)
     levels = np.zeros((n, N_FEATURES), dtype=np.int32)
@@ -106,7 +127,7 @@ COLUMN_TYPES = {"feature": pa.types.is_string, "value": pa.types.is_integer, "si
                 "gamma": pa.types.is_floating}
 
 #: ``move_strengths``'s knowledge when there is none: the same types, never read.
-NO_KNOWLEDGE = (
+NO_KNOWLEDGE = KnowledgeArrays(
     0, np.zeros((8, 1), dtype=np.int32), 0, np.zeros((2, 2), dtype=np.int64),
     FarRings(0, np.zeros((8, 1, 1), dtype=np.int32), np.zeros((1, 1, 8), dtype=np.int64), np.zeros(1, dtype=np.int64)),
     np.full((N_FEATURES + 2, 1), -1, dtype=np.int32), np.ones(1),
@@ -134,7 +155,7 @@ class MovePrior:
         self.model = None
         self._loading = threading.Lock()  # a GTP engine's warm-up and first genmove both ask
 
-    def knowledge(self, size: int) -> tuple:
+    def knowledge(self, size: int) -> KnowledgeArrays:
         """The table as ``move_strengths`` takes it on a ``size`` x ``size`` board:
         pattern geometry, pattern look-up, level numbering and gammas."""
         with self._loading:
@@ -147,7 +168,7 @@ class MovePrior:
         geo = geometry(size)
         largest = int(vocab.pattern_rings.max()) if len(vocab.pattern_rings) else MIN_RING
         max_ring = min(geo.max_ring, largest)  # no ring past the table's largest can be known
-        return geo.pad, geo.delta, max_ring, vocab.lookup, far_rings(size), vocab.level_index, gamma
+        return KnowledgeArrays(geo.pad, geo.delta, max_ring, vocab.lookup, far_rings(size), vocab.level_index, gamma)
 
     def __call__(self, b: np.ndarray, m: np.ndarray, color: int) -> np.ndarray:
         """``out[p]``: the strength of point ``p`` for ``color`` (0 where illegal)."""

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..datasets.corpus import table_files
 from ..errors import ShapemillError
-from ..files import atomic_path, check_writable, output_errors
+from ..files import check_writable, output_errors
 from ..patterns.tables import TableError, read_table, table_metadata, write_table
-from .candidates import GROUP_NAMES, Vocabulary, ratings_model
-from .evaluate import evaluate_teams
+from .candidates import GROUP_NAMES, Vocabulary
+from .knowledge import Knowledge
 from .mine_command import command_corpus, peak_memory_mb, peak_memory_parts_mb, progress_bar
+from .plots import pyplot, save_png
 from .positions import build_teams, fit_memory, positions_within, sample_mask
 from .rate import fit
 
@@ -92,13 +95,18 @@ def run_rate(
     )
     bar = progress_bar(False, max_iter, "sweep", "MM")
 
+    previous = []
+
     def report(it: int, objective: float, ll: float, seconds: float) -> None:
-        line = f"iteration {it:3d}  log-likelihood/position {ll:.5f}  with prior {objective:.5f}  {seconds:.2f} s/iteration"
+        change = f"{ll - previous[-1]:+.5f}" if previous else "       -"
+        previous.append(ll)
+        line = (f"iteration {it:3d}  log-likelihood/position {ll:.5f}  change {change}  with prior {objective:.5f}  "
+                f"{seconds:.2f} s/iteration")
         if bar is None:
             print(line)
         else:
+            bar.write(line)  # above the bar, as the lines are when piped
             bar.update(1)
-            bar.set_postfix_str(f"log-likelihood/position {ll:.5f}")
 
     result = fit(teams, max_iter=max_iter, tol=tol, report=report, workers=workers)
     if bar is not None:
@@ -137,18 +145,19 @@ def run_rate(
 
 
 def run_evaluate(
-    games: list[str], ratings: str, split: str, as_json: bool, plot: str | None,
+    games: list[str], ratings: str, split: str | None, as_json: bool, plot: str | None,
     max_positions: int | None, limit: int | None, seed: int, workers: int,
 ) -> None:
-    """Report how well ``ratings`` predict the moves of ``games``."""
+    """Report how well ``ratings`` predict the moves of ``games`` (``split`` None: the test
+    split of games tables, every game of SGF input)."""
     if plot:
         with output_errors(plot):
             check_writable(plot)
-    table, _ = _table(ratings, "ratings")
+    if split is None:  # a games table has its held-out games; the user's own SGF files are all to evaluate
+        split = "test" if any(table_files(g) for g in games if Path(g).exists()) else "all"
+    knowledge = Knowledge.load(ratings)  # a TableError (one line) before the games are read
     corpus = command_corpus(games, split, limit)
-    vocab, gamma = ratings_model(table)
-    teams = build_teams(corpus, vocab, sample_mask(corpus, max_positions, seed), workers=workers)
-    report = evaluate_teams(teams, gamma)
+    report = knowledge.evaluate(corpus, sample_mask(corpus, max_positions, seed), workers)
     if plot:
         _plot(report["cumulative"], plot)
     if as_json:
@@ -166,13 +175,7 @@ def run_evaluate(
 
 
 def _plot(cumulative: list[float], path: str) -> None:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise ShapemillError("--plot needs matplotlib: pip install 'shapemill[plot]'") from None
+    plt = pyplot()
     k = np.arange(1, len(cumulative) + 1)
     fig, ax = plt.subplots(figsize=(6, 4))
     ax.plot(k, np.array(cumulative) * 100, marker="o", markersize=3)
@@ -181,6 +184,4 @@ def _plot(cumulative: list[float], path: str) -> None:
     ax.set_ylim(0, 100)
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    with output_errors(path), atomic_path(path) as tmp:
-        fig.savefig(tmp, dpi=120, format="png")
-    plt.close(fig)
+    save_png(fig, path)

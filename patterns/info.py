@@ -20,6 +20,11 @@ from .tables import DATASET_MARKER, TableError, is_dataset, read_metadata
 ACCURACY_KEYS = ("top1", "top5", "top10", "mean_log_likelihood", "evaluated_positions", "evaluated_games")
 #: Parameters that say which games a table came from, by table kind.
 GAMES_KEYS = ("sources", "paths", "games")
+#: The stage that writes each table kind: the command of a table whose metadata names none
+#: (its options are the table's parameters; the command line itself is left out of the
+#: metadata so that the same table written by other means, -j or Dask, is the same bytes).
+MADE_BY = {"games": "shapemill scan", "errors": "shapemill scan", "patterns": "shapemill mine",
+           "ratings": "shapemill rate"}
 
 
 def table_info(path: str | os.PathLike) -> dict[str, Any]:
@@ -52,7 +57,7 @@ def table_info(path: str | os.PathLike) -> dict[str, Any]:
         "fingerprint": meta.get("fingerprint", ""),
         "games": params[games_key] if games_key else None,
         "positions": params.get("positions"),
-        "command": meta.get("command", params.get("command")),
+        "command": meta.get("command", params.get("command")) or MADE_BY.get(meta.get("kind")),
         "params": {k: v for k, v in params.items() if k != games_key},
         "rows": rows,
         "bytes": size,

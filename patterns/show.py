@@ -7,6 +7,7 @@ outside the pattern's ring are blank.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -63,8 +64,17 @@ def svg(key: bytes, ring: int, cell: int = 24) -> str:
     return "\n".join(parts)
 
 
-def show_patterns(table, top: int, size: int | None, sort: str, svg_dir: str | None) -> str:
-    """Text for ``shapemill show`` on a patterns table (and SVG files if asked)."""
+def find_hint(pattern_id: int, key: bytes, ring: int, table: str | None = None) -> str | None:
+    """The ``shapemill find`` command that lists where a pattern occurs (none for a
+    shape without stones, which is every empty point)."""
+    if not any(s in (1, 2) for s in unpack_key(key, ring).tolist()):
+        return None
+    return f"  where: shapemill find GAMES --pattern-id {pattern_id:016x}" + (f" --patterns {table}" if table else "")
+
+
+def show_patterns(table, top: int, size: int | None, sort: str, svg_dir: str | None, path: str | None = None) -> str:
+    """Text for ``shapemill show`` on a patterns table (and SVG files if asked);
+    ``path``: the table's file when it is not the bundled one, for the ``find`` hint."""
     import pyarrow.compute as pc
 
     rows = table.filter(pc.equal(table["feature"], "pattern"))
@@ -75,22 +85,43 @@ def show_patterns(table, top: int, size: int | None, sort: str, svg_dir: str | N
     for rank, i in enumerate(order, 1):
         row = {name: rows[name][int(i)].as_py() for name in ("pattern_id", "size", "points", "key", "seen", "played", "p_played")}
         out.append(
-            f"#{rank}  pattern {row['pattern_id']:016x}  ring {row['size']} ({row['points']} points)  "
+            f"#{rank}  {pattern_name(row['pattern_id'])}  ring {row['size']} ({row['points']} points)  "
             f"seen {row['seen']:,}  played {row['played']:,}  p_played {row['p_played']:.4f}"
         )
         out.append(diagram(row["key"], row["size"]))
+        hint = find_hint(row["pattern_id"], row["key"], row["size"], path)
+        if hint:
+            out.append(hint)
         out.append("")
         if svg_dir:
-            picture = Path(svg_dir) / f"{rank:03d}-{row['pattern_id']:016x}.svg"
-            with output_errors(picture):
-                write_text_atomic(picture, svg(row["key"], row["size"]))
+            _picture(svg_dir, f"{rank:03d}-{row['pattern_id']}", row["key"], row["size"])
     return "\n".join(out)
 
 
-def rating_lines(row: dict) -> list[str]:
+def pattern_name(pattern_id: int) -> str:
+    """A pattern id as the tables store it (decimal ``uint64``: ``pattern_id`` of a patterns
+    table, ``value`` of a ratings table, what a DuckDB join compares) and in hex."""
+    return f"pattern {pattern_id} (hex {pattern_id:016x})"
+
+
+def _picture(folder: str, name: str, key: bytes, ring: int) -> None:
+    picture = Path(folder) / f"{name}.svg"
+    with output_errors(picture):
+        write_text_atomic(picture, svg(key, ring))
+
+
+def rating_lines(row: dict, describe: Callable[[str, int], str] | None = None) -> list[str]:
     """A ratings-table row as text: its Elo, interval, gamma and counts, then the
-    pattern's diagram when it is a shape."""
-    what = f"pattern {row['value']:016x}  ring {row['size']}" if row["feature"] == "pattern" else f"{row['feature']} = {row['value']}"
+    pattern's diagram when it is a shape, or ``describe(feature, level)``'s words for
+    a tactical feature (multi-line words go below)."""
+    if row["feature"] == "pattern":
+        what = f"{pattern_name(row['value'])}  ring {row['size']}"
+        words = []
+    else:
+        what = f"{row['feature']} = {row['value']}"
+        words = describe(row["feature"], row["value"]).splitlines() if describe else []
+        if len(words) == 1:
+            what, words = f"{what} ({words[0]})", []
     if row["elo"] is None:  # a compact table keeps only the gamma of the rows it does not draw
         lines = [f"{what}  gamma {row['gamma']:.3g}"]
     else:
@@ -98,22 +129,30 @@ def rating_lines(row: dict) -> list[str]:
             f"{what}  Elo {row['elo']:+.0f} [{row['ci_low']:+.0f}, {row['ci_high']:+.0f}]  "
             f"gamma {row['gamma']:.3g}  seen {row['seen']:,}  played {row['played']:,}"
         ]
+    lines.extend(words)
     if row["feature"] == "pattern" and row["key"] is not None:
         lines.append(diagram(row["key"], row["size"]))
     return lines
 
 
-def show_ratings(table, top: int) -> str:
+def show_ratings(table, top: int, describe: Callable[[str, int], str] | None = None,
+                 svg_dir: str | None = None) -> str:
     """Text for ``shapemill show`` on a ratings table: the ``top`` highest and lowest
-    rated features, patterns drawn."""
+    rated features, patterns drawn (and written as SVG into ``svg_dir`` when given),
+    tactical levels in ``describe``'s words."""
     order = np.argsort(-table["gamma"].to_numpy(), kind="stable")
     out = []
-    for title, rows in ((f"highest rated {top}", order[:top]), (f"lowest rated {top}", order[::-1][:top])):
-        out.append(f"== {title} ==")
+    for end, rows in (("highest", order[:top]), ("lowest", order[::-1][:top])):
+        out.append(f"== {end} rated {top} ==")
         for rank, i in enumerate(rows, 1):
             row = {name: table[name][int(i)].as_py() for name in table.column_names}
-            lines = rating_lines(row)
+            lines = rating_lines(row, describe)
             out.append(f"#{rank}  {lines[0]}")
             out.extend(lines[1:])
+            hint = find_hint(row["value"], row["key"], row["size"]) if row["feature"] == "pattern" and row["key"] else None
+            if hint:
+                out.append(hint)
             out.append("")
+            if svg_dir and row["feature"] == "pattern" and row["key"] is not None:
+                _picture(svg_dir, f"{end}-{rank:03d}-{row['value']}", row["key"], row["size"])
     return "\n".join(out)

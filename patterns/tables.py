@@ -42,6 +42,7 @@ SCHEMA_VERSIONS: dict[str, int] = {
     "errors": 1,
     "patterns": 1,
     "ratings": 1,
+    "hits": 1,
 }
 
 

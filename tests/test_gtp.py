@@ -221,24 +221,37 @@ def test_kata_genmove_analyze_reports_rates_in_0_1_and_ends_with_play(gtp):
 
 
 def test_gtp_and_kgs_time_settings(gtp):
-    gtp.base_time = None
-    assert gtp.handle("time_settings 0 30 0")[0] == "=\n\n" and gtp._time_budget("b") is None  # no limit
-    gtp.handle("time_settings 600 0 0")  # absolute
-    assert gtp._time_budget("b") == pytest.approx(600 / 27 * 0.8)
-    gtp.handle("time_settings 0 60 10")  # Canadian: 10 stones in 60 s
+    from shapemill.engine.clock import TimeLeft, TimeSettings
+
+    gtp.config.time_per_move = None
+    assert gtp.handle("time_settings 0 30 0")[0] == "=\n\n" and gtp.time_settings is None  # no limit
+    assert gtp.move_seconds("b") is None  # a search by playouts
+    gtp.handle("time_settings 600 0 0")
+    assert gtp.time_settings == TimeSettings("absolute", 600.0, 0.0, 0)
+    gtp.handle("time_settings 0 60 10")
     gtp.handle("time_left b 30 5")
-    assert gtp._time_budget("b") == pytest.approx(30 / 5 * 0.8)
-    assert gtp.handle("kgs-time_settings none")[0] == "=\n\n" and gtp._time_budget("b") is None
+    assert gtp.time_settings == TimeSettings("canadian", 0.0, 60.0, 10) and gtp.time_left["b"] == TimeLeft(30.0, 5)
+    assert gtp.move_seconds("b") == pytest.approx(30 / 5 * 0.8)  # 5 stones in 30 s, 4/5 of each share
+    assert gtp.handle("kgs-time_settings none")[0] == "=\n\n" and gtp.time_settings is None
     gtp.handle("kgs-time_settings byoyomi 0 10 5")  # Japanese: each move in a 10 s period
-    gtp.handle("time_left b 10 5")
-    assert gtp._time_budget("b") == pytest.approx(8.0)
+    assert gtp.time_settings == TimeSettings("byoyomi", 0.0, 10.0, 5) and gtp.time_left == {}
     gtp.handle("kgs-time_settings canadian 0 60 10")
-    gtp.handle("time_left b 40 4")
-    assert gtp._time_budget("b") == pytest.approx(8.0)
+    assert gtp.time_settings == TimeSettings("canadian", 0.0, 60.0, 10)
     gtp.handle("kgs-time_settings absolute 270")
-    assert gtp._time_budget("b") == pytest.approx(270 / 27 * 0.8)
+    assert gtp.time_settings == TimeSettings("absolute", 270.0, 0.0, 0)
     for bad in ("kgs-time_settings", "kgs-time_settings byoyomi 1 2", "kgs-time_settings fischer 1 2 3"):
         assert gtp.handle(bad)[0].startswith("?")
+
+
+def test_a_clock_reaches_the_search_without_changing_the_engines_config(gtp):
+    """genmove under a clock searches for the clock's seconds; the shared config keeps
+    the engine's own settings (the old engine wrote each move's time into it)."""
+    gtp.config.playouts = 10**6  # minutes of search: only the clock can end it soon
+    own = gtp.config.time_per_move
+    gtp.handle("time_settings 0 0.3 1")
+    assert gtp.handle("genmove b")[0].startswith("= ")
+    assert gtp.config.time_per_move == own and gtp.search.config is gtp.config
+    assert gtp.last.playouts < 10**6
 
 
 def test_heat_maps_describe_the_current_position():
@@ -248,10 +261,12 @@ def test_heat_maps_describe_the_current_position():
     engine = GtpEngine(SearchConfig(playouts=100, seed=1), size=9, prior=MovePrior(default_table(RATINGS)))
     engine.handle("genmove b")
     engine.handle("play w C3")
-    assert engine.handle("shapemill-visits")[0] == "=\n\n"  # the search was of an earlier position
+    stones = set(engine.handle("list_stones b")[0][2:].split()) | {"C3"}
+    heat = engine.handle("shapemill-visits")[0]  # the search was of an earlier position: searched afresh
+    assert heat.startswith("= INFLUENCE ") and not stones & set(heat.split()[2::2])
+    assert engine.last_key == (engine.board.zobrist, "b")
     heat = engine.handle("shapemill-prior")[0]
     assert heat.startswith("= INFLUENCE ") and " C3 " not in heat + " "
     engine.handle("genmove b")
-    assert engine.handle("shapemill-visits")[0] == "=\n\n"  # Black played: White is to move now
-    engine.handle("undo")
-    assert engine.handle("shapemill-visits")[0].startswith("= INFLUENCE ")
+    visits = engine.handle("shapemill-visits")[0]  # Black played: White is to move now
+    assert visits.startswith("= INFLUENCE ") and engine.last_key == (engine.board.zobrist, "w")

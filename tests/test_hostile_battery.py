@@ -91,6 +91,7 @@ def base_args(made: dict[str, str], tmp: Path) -> dict[str, list[str]]:
         "show": [], "info": [], "gtp": [], "export": [made["ratings"], "--format", "csv", "-o", out],
         "match": ["--black", "a", "--white", "b", "--sgf-dir", str(tmp / "m")], "play": [],
         "demo": ["--sgf", str(tmp / "demo.sgf")], "solve": [made["problem"], "--goal", "kill A4"],
+        "analysis": [], "find": [made["games"], "--sgf", made["problem"]], "review": [GAMES[0]],
     }
 
 
@@ -147,6 +148,8 @@ INPUTS = [
     ["evaluate", "{x}"], ["evaluate", "{games}", "--ratings", "{x}"], ["show", "{x}"], ["info", "{x}"],
     ["export", "{x}", "--format", "csv", "-o", "{out}"], ["gtp", "--ratings", "{x}"], ["play", "--ratings", "{x}"],
     ["solve", "{x}", "--goal", "kill A4"], ["solve", "{problem}", "--goal", "kill A4", "--ratings", "{x}"],
+    ["find", "{x}", "--sgf", "{problem}"], ["find", "{games}", "--sgf", "{x}"], ["index", "{x}"], ["review", "{x}"],
+    ["review", "{game0}", "--ratings", "{x}"], ["analysis", "--ratings", "{x}"],
 ]
 
 
@@ -161,7 +164,7 @@ def fifo(tmp_path) -> Path:
 @pytest.mark.parametrize("what", ["missing", "fifo", "/dev/zero"])
 def test_a_missing_or_special_input_is_one_line_and_exit_1_in_every_command(made, tmp_path, fifo, args, what):
     x = {"missing": str(tmp_path / "nowhere.parquet"), "fifo": str(fifo), "/dev/zero": "/dev/zero"}[what]
-    fill = {**made, "x": x, "out": str(tmp_path / "out.parquet")}
+    fill = {**made, "x": x, "out": str(tmp_path / "out.parquet"), "game0": GAMES[0]}
     line = clean(run(*(a.format(**fill) for a in args), input="quit\n"), 1)
     reason = "no such file or folder" if what == "missing" else "not a regular file"
     assert f"Error: {x}: " in line and reason in line and not (tmp_path / "out.parquet").exists()
@@ -217,6 +220,7 @@ SAME = [
     ["evaluate", "{games}", "--ratings", "{ratings}", "--plot", "{ratings}"],
     ["export", "{ratings}", "--format", "csv", "-o", "{ratings_link}"],
     ["solve", "{problem}", "--goal", "kill A4", "--sgf", "{problem}"],
+    ["find", "{games}", "--sgf", "{game0}", "--sgf-out", "{game0}"], ["review", "{game0}", "-o", "{game0}"],
 ]
 
 

@@ -285,7 +285,7 @@ def test_evaluate_json_is_valid_json_with_null_for_an_empty_band(made):
 
 # -- options that would be ignored or clamped are refused -----------------------------------
 
-@pytest.mark.parametrize("option", [["--size", "3"], ["--sort", "seen"], ["--svg", "pictures"]])
+@pytest.mark.parametrize("option", [["--size", "3"], ["--sort", "seen"]])
 def test_show_refuses_pattern_options_for_a_ratings_table(made, option, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     line = one_line_error(run("show", made["ratings"], *option), code=2)

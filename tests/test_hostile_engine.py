@@ -144,13 +144,13 @@ def test_loadsgf_without_komi_keeps_the_current_komi_and_says_so(engine, tmp_pat
 
 
 def test_time_settings_that_would_make_a_move_search_forever_are_refused_or_capped(engine):
-    from shapemill.engine.gtp import MAX_MOVE_SECONDS
+    from shapemill.engine.clock import MAX_MOVE_SECONDS
 
     for line in ("time_left b inf 0", "time_settings nan 0 0", "time_left b -5 -1", "kgs-time_settings absolute inf",
                  "komi nan"):
         assert engine.handle(line)[0] == "? syntax error\n\n", line
     assert engine.handle("time_settings 1e308 1e308 1")[0] == "=\n\n"
-    assert engine._time_budget("b") == MAX_MOVE_SECONDS
+    assert engine.move_seconds("b") == MAX_MOVE_SECONDS
 
 
 # --- match: a failing program loses its game, the match goes on ----------------

@@ -1,6 +1,6 @@
 """The import contract of the house: layers import one way, no cycles, click in cli.py only.
 
-go <- patterns <- datasets <- miner <- engine <- cli.py; the root modules
+go <- patterns <- datasets <- miner <- find <- engine <- cli.py; the root modules
 ``__init__``, ``errors`` and ``files`` sit below them all. Imports inside functions count.
 """
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ("", "go", "patterns", "datasets", "miner", "engine", "cli")
+LAYERS = ("", "go", "patterns", "datasets", "miner", "find", "engine", "cli")
 OUTSIDE = ("tests", "bench", "tools", "build", "docs")
 
 
@@ -140,6 +140,57 @@ def test_the_contract_catches_an_upward_import(tmp_path, monkeypatch, source, fo
     (tmp_path / layer / "x.py").write_text(source)
     monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
     assert upward_imports() == [found]
+
+
+#: The engine's rooms, lowest first: each may import only the rooms before it (the
+#: reading order of ``engine/mcts.py``); the front ends (``gtp``, ``match``, ``terminal``,
+#: ``demo``) sit above them all.
+ENGINE_ROOMS = ("playout_random", "playout_mogo", "playout_nested", "playout_gamma", "expert", "selection", "tree",
+                "tree_priors", "walk", "search", "endgame", "mcts")
+FRONT_ENDS = ("gtp", "match", "terminal", "demo")
+
+
+def engine_room_violations() -> list[str]:
+    """Imports from an engine room of a room after it or of a front end, and any import
+    of ours in the clock (arithmetic on seconds: it knows nothing of the search)."""
+    bad = []
+    for path in package_files():
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        if len(parts) != 2 or parts[0] != "engine":
+            continue
+        here = parts[1]
+        for line, target in imports_of(path):
+            if here == "clock" and target.startswith("shapemill"):
+                bad.append(f"engine/clock.py:{line} imports {target}")
+            if here not in ENGINE_ROOMS or not target.startswith("shapemill.engine."):
+                continue
+            room = target.split(".")[2]
+            later = room in FRONT_ENDS or room == "clock" or (
+                room in ENGINE_ROOMS and ENGINE_ROOMS.index(room) >= ENGINE_ROOMS.index(here))
+            if later:
+                bad.append(f"engine/{here}.py:{line} imports {target}")
+    return bad
+
+
+def test_the_engines_rooms_import_only_the_rooms_before_them() -> None:
+    assert engine_room_violations() == []
+
+
+@pytest.mark.parametrize(
+    ("name", "source", "found"),
+    [
+        ("walk", "from .gtp import GtpEngine\n", "engine/walk.py:1 imports shapemill.engine.gtp"),
+        ("tree", "from .walk import simulate\n", "engine/tree.py:1 imports shapemill.engine.walk"),
+        ("clock", "from .search import Budget\n", "engine/clock.py:1 imports shapemill.engine.search"),
+    ],
+)
+def test_the_rooms_contract_catches_a_later_import(tmp_path, monkeypatch, name, source, found) -> None:
+    (tmp_path / "engine").mkdir()
+    for room in ENGINE_ROOMS + FRONT_ENDS + ("clock",):
+        (tmp_path / "engine" / f"{room}.py").write_text("")
+    (tmp_path / "engine" / f"{name}.py").write_text(source)
+    monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
+    assert engine_room_violations() == [found]
 
 
 def test_every_package_folder_is_installed() -> None:

@@ -3,6 +3,7 @@
 import sys
 
 from click.testing import CliRunner
+from sgfmill import sgf
 from shapemill.cli import main
 from shapemill.engine.match import wilson
 
@@ -17,9 +18,13 @@ def test_match_plays_saves_and_resumes(tmp_path):
     assert first.exit_code == 0, first.output
     files = sorted(p.name for p in folder.iterdir())
     assert files == ["game-0001.sgf", "game-0002.sgf", "match.json"]
-    sgf = (folder / "game-0002.sgf").read_text()
-    assert "SZ[7]" in sgf and "RE[" in sgf and "--seed 2" in sgf.split("PB[")[1].split("]")[0]
-    assert "--seed 12" in sgf.split("PW[")[1].split("]")[0]  # {game}: the game's number
+    root = sgf.Sgf_game.from_bytes((folder / "game-0002.sgf").read_bytes()).get_root()
+    assert root.get("SZ") == 7 and root.has_property("RE")
+    # as twogtp: each program by its GTP name and version, the command lines in the game comment
+    assert root.get("PB") == root.get("PW") == "shapemill 0.1.0"
+    black_line, white_line = root.get("GC").splitlines()
+    assert black_line.startswith("Black command: ") and black_line.endswith("--seed 2")
+    assert white_line.startswith("White command: ") and white_line.endswith("--seed 12")  # {game}: its number
     again = CliRunner().invoke(main, [*args, "--games", "3"])
     assert again.exit_code == 0, again.output
     assert again.output.count("(from the folder)") == 2 and len(list(folder.glob("game-*.sgf"))) == 3

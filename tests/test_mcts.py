@@ -41,9 +41,9 @@ def test_pattern_table_is_colour_symmetric():
 def test_mogo_playout_ends_with_a_score():
     b, m = rules.new_board(9)
     moves = np.empty(3 * 81, dtype=np.int64)
-    score, n = mogo_playout(b, m, rules.BLACK, 7.5, moves)
+    score, n = mogo_playout(b, m, rules.BLACK, 7.5, moves, True)
     assert 0 < n <= 243 and abs(score) <= 81 + 7.5
-    assert 0.0 <= run_mogo_playouts(9, 50, 7.5, 3) <= 1.0
+    assert 0.0 <= run_mogo_playouts(9, 50, 7.5, 3, True) <= 1.0
 
 
 def test_nakade_rule_plays_the_vital_point():
@@ -119,10 +119,10 @@ def test_tree_parallelism_grows_one_tree_whose_visits_add_up_to_the_playouts():
     board = capturing_race()
     search = Search(SearchConfig(playouts=4000, seed=1, komi=20.5, threads=2, parallel="tree"))
     result = search.run(board, rules.BLACK)
-    assert len(search._trees) == 1 and search._trees[0].f.shape[0] == 2
+    assert len(search.trees) == 1 and search.trees[0].f.shape[0] == 2
     assert sum(result.per_thread) == 4000 and result.visits.sum() == 4000
     assert result.move == board._point((4, 6))
-    tree = search._trees[0]
+    tree = search.trees[0]
     assert np.all(tree.pool[:, 0] > tree.bounds[:, 0])  # both threads added nodes, each in its own share
     assert np.all(tree.pool[:, 0] <= tree.bounds[:, 1])
 
@@ -161,7 +161,7 @@ def test_ratings_priors_reach_the_nodes_below_the_root():
     for knowledge in (prior.knowledge(9), None):
         search = Search(SearchConfig(playouts=300, seed=1))
         search.run(board, rules.WHITE, prior(board.b, board.m, rules.WHITE), knowledge)
-        tree = search._trees[0]
+        tree = search.trees[0]
         first, k = tree.t[FIRST, tree.root], tree.t[NCHILD, tree.root]
         child = next(c for c in range(first, first + k) if tree.t[FIRST, c] >= 0)
         after = board.copy()
@@ -181,7 +181,7 @@ def _answers_within(seconds: float, work) -> bool:
     return done.wait(seconds)
 
 
-@pytest.mark.parametrize("policy", ["mogo", "random"])
+@pytest.mark.parametrize("policy", ["mogo", "mogo-local", "nested2", "random"])
 @pytest.mark.parametrize("size", [2, 3, 4])
 def test_timed_and_counted_searches_on_tiny_boards_end(size, policy):
     Search(SearchConfig(playouts=1, policy=policy)).run(Board(5), rules.BLACK)  # compile outside the deadline
@@ -200,19 +200,19 @@ def test_timed_and_counted_searches_on_tiny_boards_end(size, policy):
 
 def _root_moves(search: Search, board: Board) -> list[tuple[int, int]]:
     """The points the search's root offers, as ``(row, col)``."""
-    tree = search._trees[0]
+    tree = search.trees[0]
     w = board.size + 2
     return [(int(p) // w - 1, int(p) % w - 1) for p in tree.t[MOVE, tree.children(tree.root)]]
 
 
-# A 4x4 self-play game (mogo playouts, 100 a move, seed 5) whose 12th genmove was
+# A 4x4 self-play game (mogo-local playouts, 100 a move, seed 5) whose 12th genmove was
 # White's superko (0, 2): a root reused from the previous tree kept a child the
 # position's history forbids.
 SUPERKO_GAME = ["C2", "B3", "C3", "B2", "B4", "C1", "D2", "A2", "A1", "D1", "B1"]
 
 
 def test_every_genmove_of_a_4x4_self_play_game_is_legal():
-    engine = GtpEngine(SearchConfig(playouts=100, seed=5, policy="mogo"), size=4)
+    engine = GtpEngine(SearchConfig(playouts=100, seed=5, policy="mogo-local"), size=4)
     answers = []
     for i in range(40):
         color = "bw"[i % 2]
@@ -224,7 +224,7 @@ def test_every_genmove_of_a_4x4_self_play_game_is_legal():
 
 
 def test_a_reused_root_offers_only_moves_legal_under_superko():
-    search = Search(SearchConfig(playouts=100, seed=5, policy="mogo"))
+    search = Search(SearchConfig(playouts=100, seed=5, policy="mogo-local"))
     board = Board(4)
     for i, vertex in enumerate(SUPERKO_GAME + [None]):
         color = "bw"[i % 2]
@@ -232,7 +232,7 @@ def test_a_reused_root_offers_only_moves_legal_under_superko():
         offered = _root_moves(search, board)
         assert offered and all(board.is_legal(color, p) for p in offered), (i, offered)
         if 0 < i < len(SUPERKO_GAME):  # the played moves' subtrees, free of superko, are still reused
-            assert search._trees[0].root != 0, i
+            assert search.trees[0].root != 0, i
         if vertex is not None:
             board.play(color, (int(vertex[1:]) - 1, "ABCD".index(vertex[0])))
 
@@ -263,7 +263,7 @@ def test_a_timed_search_ends_once_the_rest_of_its_time_could_not_change_the_move
     search = Search(SearchConfig(playouts=640, seed=1))
     result = search.run(board, rules.WHITE)
     second, first = np.sort(result.visits)[-2:]
-    tree = search._trees[0]
+    tree = search.trees[0]
     assert tree.settled(first - second - 1) and not tree.settled(first - second)
     assert result.playouts == 640
     no_choice = board_with(2, [(0, 0), (1, 1)], [])  # White may only pass

@@ -64,7 +64,7 @@ def test_weights_move_toward_the_winners_moves():
         gamma_playout(board.b.copy(), board.m.copy(), rules.BLACK, 20.5, moves, ONES, adapt)
     for color in (rules.BLACK, rules.WHITE):
         assert np.argmax(adapt[0][color]) == g5 and adapt[0][color, g5] > 1.0
-    frozen = (*adapt[:3], 0.0)
+    frozen = adapt._replace(rate=0.0)
     first = {}
     for name, a in (("mined", None), ("adapted", frozen)):
         seed(12)

@@ -21,9 +21,6 @@ from shapemill.engine.selection import (
     select_child,
 )
 
-LOG_N = math.log(101)  # the root has 100 visits
-
-
 def tiny_tree(threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """Root 0 (100 visits, 40 wins for the player who moved into it, so 0.6 for
     the children's mover) and its children 1, 2, 3:
@@ -46,12 +43,12 @@ def tiny_tree(threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
 
 
 def scores(t, f, **config) -> list[float]:
-    params = Search(SearchConfig(rave_equiv=100.0, **config))._params(9)
-    return [child_score(0, c, t, f, params) for c in (1, 2, 3)]
+    sel, _ = Search(SearchConfig(rave_equiv=100.0, **config)).records(9, tree_prior=False)
+    return [child_score(0, c, t, f, sel) for c in (1, 2, 3)]
 
 
 def chosen(t, f, **config) -> int:
-    return select_child(0, t, f, Search(SearchConfig(rave_equiv=100.0, **config))._params(9))
+    return select_child(0, t, f, Search(SearchConfig(rave_equiv=100.0, **config)).records(9, tree_prior=False)[0])
 
 
 def test_virtual_wins_mix_the_prior_into_q_then_rave():
@@ -69,9 +66,14 @@ def test_mogo_eq3_weights_sum_to_one_and_follow_their_schedules():
     b1 = 80 / (80 + 60 + 60 * 80 / 100)  # beta's share of what H leaves
     alpha1, beta1 = (1 - gamma1) * (1 - b1), (1 - gamma1) * b1
     assert math.isclose(alpha1 + beta1 + gamma1, 1) and beta1 < alpha1  # 60 visits: p already leads
-    s1 = alpha1 * 36 / 60 + beta1 * 40 / 80 + gamma1 * 5 / 10 + 2.0 * 0.3 / math.sqrt(61)
-    s2 = 1.0 * 25 / 30 + 2.0 * 0.7 / math.sqrt(1)  # n = 0: gamma = 1, only H and the delta term
-    s3 = 5 / 10
+    delta = 2.0 / math.sqrt(101)  # c_pb / sqrt(1 + N): the node's 100 visits, the same for every child
+
+    def p_dn(p):  # the table's P giving way to 1/3 as the node's visits pass MOGO_P_EQUIV (1000)
+        return (1000 * p + 100 / 3) / (1000 + 100)
+
+    s1 = alpha1 * 36 / 60 + beta1 * 40 / 80 + gamma1 * 5 / 10 + delta * p_dn(0.3)
+    s2 = 1.0 * 25 / 30 + delta * p_dn(0.7)  # n = 0: gamma = 1, only H and the delta term
+    s3 = 5 / 10 + delta * p_dn(0.0)
     assert np.allclose(scores(t, f, prior_mode="mogo", c_pb=2.0), [s1, s2, s3])
     assert chosen(t, f, prior_mode="mogo", c_pb=2.0) == 2
 
@@ -83,7 +85,7 @@ def test_mogo_beta_dominates_alpha_for_few_visits():
     b = 80 / (80 + 2 + 2 * 80 / 100)
     alpha, beta = (1 - gamma) * (1 - b), (1 - gamma) * b
     assert beta > 20 * alpha
-    expected = alpha * 0 + beta * 0.5 + gamma * 0.5 + 0.3 / math.sqrt(3)
+    expected = alpha * 0 + beta * 0.5 + gamma * 0.5 + (1000 * 0.3 + 100 / 3) / 1100 / math.sqrt(101)
     assert math.isclose(scores(t, f, prior_mode="mogo")[0], expected)
 
 
@@ -96,38 +98,39 @@ def test_progressive_bias_adds_h_over_n_plus_one_and_unvisited_take_the_first_pl
     assert np.allclose(scores(t, f, prior_mode="progressive-bias", c_pb=0.5, fpu=0.1), [s1, s2, s3])
 
 
-def test_puct_is_q_plus_c_p_sqrt_n_over_one_plus_n():
+def test_puct_c_is_q_plus_c_p_sqrt_n_over_one_plus_n():
     t, f = tiny_tree()
     s1 = 0.6 + 1.5 * 0.3 * 10 / 61
     s2 = (1 - 0.4 - 0.25) + 1.5 * 0.7 * 10 / 1
     s3 = (1 - 0.4 - 0.25) + 0.0
-    assert np.allclose(scores(t, f, prior_mode="puct", rave=False, bandit="ucb1", c_ucb=0.0,
+    assert np.allclose(scores(t, f, prior_mode="puct-c", rave=False, bandit="ucb1", c_ucb=0.0,
                               c_pb=1.5, fpu=0.25), [s1, s2, s3])
     # with a tiny c the visited child's Q beats the first-play value
-    assert chosen(t, f, prior_mode="puct", rave=False, bandit="ucb1", c_ucb=0.0, c_pb=0.01, fpu=0.25) == 1
+    assert chosen(t, f, prior_mode="puct-c", rave=False, bandit="ucb1", c_ucb=0.0, c_pb=0.01, fpu=0.25) == 1
 
 
-@pytest.mark.parametrize("bandit", ["ucb1", "tuned1", "tuned2", "amaf"])
+#: Scores of the three children worked by hand (c = 0.7; Q with the virtual wins 41/70,
+#: 25/30, 5/10 over m = 70, 30, 10 visits). MoGo 2006's Algorithm 3 with log N = ln 100 =
+#: 4.60517 and V = max(0.001, Q (1 - Q)): UCB1 Q + c sqrt(2 log N / m), UCB-Tuned.1
+#: Q + c sqrt(V log N / m), UCB-Tuned.2 Q + c sqrt(V log N / m + log N / m). With
+#: L = ln 101 = 4.61512: Auer's UCB1-Tuned Q + c sqrt(L / m min(1/4, Q - Q^2 + sqrt(2 L / m)));
+#: UCB-V (Audibert et al. 2007) Q + sqrt(2 c Q (1 - Q) L / m) + 3 c L / m; amaf: no
+#: exploration term, Q mixed with the AMAF values 40/80 and 16/20 by beta = 80/206, 20/56.
+HAND_SCORES = {
+    "ucb1": [0.839628, 1.221194, 1.171794],
+    "tuned1": [0.674158, 0.935543, 0.737515],
+    "tuned2": [0.785860, 1.126019, 1.031099],
+    "auer-tuned": [0.675583, 0.970611, 0.737771],
+    "ucb-v": [0.873826, 1.329345, 1.871082],
+    "amaf": [0.552427, 0.821429, 0.5],
+}
+
+
+@pytest.mark.parametrize("bandit", ["ucb1", "tuned1", "tuned2", "auer-tuned", "ucb-v", "amaf"])
 def test_bandit_exploration_terms(bandit):
     t, f = tiny_tree()
-    q = [41 / 70, 25 / 30, 5 / 10]  # virtual wins, no RAVE
-    n = [70, 30, 10]
-
-    def term(qi, ni):
-        if bandit == "ucb1":
-            return 0.7 * math.sqrt(LOG_N / ni)
-        if bandit == "tuned1":
-            return 0.7 * math.sqrt(LOG_N / ni * min(0.25, qi - qi * qi + math.sqrt(2 * LOG_N / ni)))
-        if bandit == "tuned2":
-            return math.sqrt(2 * 0.7 * qi * (1 - qi) * LOG_N / ni) + 3 * 0.7 * LOG_N / ni
-        return 0.0
-
-    rave = bandit == "amaf"
-    got = scores(t, f, bandit=bandit, c_ucb=0.7, rave=rave)
-    if rave:
-        q[0] = (1 - (b := 80 / 206)) * q[0] + b * 0.5
-        q[1] = (1 - (b := 20 / 56)) * q[1] + b * 0.8
-    assert np.allclose(got, [qi + term(qi, ni) for qi, ni in zip(q, n)])
+    got = scores(t, f, bandit=bandit, c_ucb=0.7, rave=bandit == "amaf")
+    assert np.allclose(got, HAND_SCORES[bandit], atol=1e-6)
 
 
 def test_exploration_picks_the_least_visited_when_large():
@@ -138,13 +141,13 @@ def test_exploration_picks_the_least_visited_when_large():
 
 def test_statistics_of_several_threads_add_up():
     one, split = tiny_tree(1), tiny_tree(2)
-    for mode in ("virtual-wins", "progressive-bias", "puct", "mogo"):
+    for mode in ("virtual-wins", "progressive-bias", "puct", "puct-c", "mogo"):
         assert np.allclose(scores(*one, prior_mode=mode), scores(*split, prior_mode=mode))
 
 
 def test_a_leaf_has_no_child_to_select():
     t, f = tiny_tree()
-    assert select_child(1, t, f, Search(SearchConfig())._params(9)) == -1
+    assert select_child(1, t, f, Search(SearchConfig()).records(9, tree_prior=False)[0]) == -1
 
 
 def test_amaf_bandit_needs_rave():
@@ -153,9 +156,10 @@ def test_amaf_bandit_needs_rave():
 
 
 def test_prior_n_is_160_on_19x19_and_in_proportion_to_the_points_elsewhere():
-    from shapemill.engine.selection import PRIOR_N
+    def prior_n(size: int, **config) -> float:
+        return Search(SearchConfig(**config)).records(size, tree_prior=True)[1].prior_n
 
-    assert Search(SearchConfig())._params(19)[PRIOR_N] == 160.0
-    assert Search(SearchConfig())._params(9)[PRIOR_N] == pytest.approx(160.0 * 81 / 361)
-    assert Search(SearchConfig(prior_n=50.0))._params(9)[PRIOR_N] == 50.0
-    assert Search(SearchConfig(prior_mode="puct"))._params(19)[PRIOR_N] == 0.0
+    assert prior_n(19) == 160.0
+    assert prior_n(9) == pytest.approx(160.0 * 81 / 361)
+    assert prior_n(9, prior_n=50.0) == 50.0
+    assert prior_n(19, prior_mode="puct") == prior_n(19, prior_mode="puct-c") == 0.0

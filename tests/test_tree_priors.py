@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from shapemill.engine.mcts import Search, SearchConfig, add_table_prior, expand
+from shapemill.engine.mcts import Search, SearchConfig
+from shapemill.engine.tree_priors import add_table_prior
+from shapemill.engine.walk import expand
 from shapemill.engine.selection import (
     FIRST,
     KNOWN,
@@ -71,8 +73,8 @@ def test_cached_strengths_equal_a_fresh_read(prior):
 def test_rings_past_the_tables_largest_are_not_read_and_change_nothing(prior):
     knowledge = prior.knowledge(9)
     largest = int(prior.model[0].pattern_rings.max())
-    assert knowledge[2] == min(geometry(9).max_ring, largest)
-    every_ring = (*knowledge[:2], geometry(9).max_ring, *knowledge[3:])
+    assert knowledge.max_ring == min(geometry(9).max_ring, largest)
+    every_ring = knowledge._replace(max_ring=geometry(9).max_ring)
     for board in game(9, MOVES):
         assert np.array_equal(strengths(board, rules.BLACK, knowledge, prior_cache(121)),
                               strengths(board, rules.BLACK, every_ring, prior_cache(121)))
@@ -83,17 +85,17 @@ def test_priors_given_after_expansion_equal_those_given_at_expansion(prior):
     children's virtual visits, wins and probabilities of a node expanded with the table's."""
     board = game(9, MOVES)[-1]
     strength = prior(board.b, board.m, rules.WHITE)
-    params = Search(SearchConfig())._params(9)
+    _, settings = Search(SearchConfig()).records(9, tree_prior=True)
     w = board.size + 2
     trees = []
     for late in (False, True):
         t, f = np.zeros((N_NODE_INTS, 200), dtype=np.int64), np.zeros((1, N_FIELDS, 200))
         t[FIRST, 0] = -1
         expand(board.b, board.m, rules.WHITE, 0, t, f, 1, 200, np.ones(w * w) if late else strength,
-               np.ones(w * w, dtype=np.bool_), params, not late, not late)
+               np.ones(w * w, dtype=np.bool_), settings.prior_n, False, not late, not late, False)
         assert t[KNOWN, 0] == (not late)
         if late:
-            add_table_prior(0, t, f, strength, params)
+            add_table_prior(0, t, f, strength, settings.prior_n)
         kids = np.arange(t[FIRST, 0], t[FIRST, 0] + t[NCHILD, 0])
         order = np.argsort(t[MOVE, kids])
         trees.append((t[MOVE, kids][order], f[0][:, kids][:, order]))
@@ -108,7 +110,7 @@ def test_nodes_get_the_tables_priors_once_they_have_the_visits(prior):
     board = game(9, MOVES[:4])[-1]
     search = Search(SearchConfig(playouts=600, seed=3, prior_visits=8))
     search.run(board, rules.BLACK, prior(board.b, board.m, rules.BLACK), prior.knowledge(9))
-    tree = search._trees[0]
+    tree = search.trees[0]
     expanded = np.flatnonzero(tree.t[FIRST, 1:tree.pool[0, 0]] >= 0) + 1
     known = tree.t[KNOWN, expanded] == 1
     visits = tree.f[0, VISITS, expanded]

@@ -19,7 +19,7 @@ import numpy as np
 from ...datasets.sources import DEFAULT_MAX_BYTES
 from ...errors import ShapemillError
 from ...files import read_bounded
-from ...go.board import vertex
+from ...go.vertex import format_vertex as vertex
 from ...go.rules import BLACK, COLOR, HEAD, MAX_SIZE, NEXT, WHITE, in_atari, new_board, place_setup
 from .game import CONNECT, LADDER, LIFE, SCORE, Problem, State
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ...errors import ShapemillError
 from ...files import check_writable
-from ...miner.prior import MovePrior
+from ...miner.knowledge import Knowledge
 from ...patterns.tables import TableError
 from ..gtp import GtpError, format_vertex, parse_vertex
 from .alphabeta import alphabeta
@@ -63,7 +63,7 @@ def solve_file(path: str | Path, goal: list[str], to_play: str | None, region: s
     problem = make_problem(size, black, white, color, goal[0], targets, area)
     if ratings:
         try:
-            problem.prior = MovePrior(ratings)
+            problem.prior = Knowledge.load(ratings)
         except TableError as e:
             raise ShapemillError(str(e)) from None
     settled = problem.root_value()

@@ -1,0 +1,124 @@
+"""KataGo's conventions, shared by ``kata-analyze`` (``gtp``) and the JSON analysis engine.
+
+Rules: KataGo names rule sets by shorthand strings or by a dictionary of six
+fields (``ko``, ``scoring``, ``tax``, ``suicide``, ``hasButton``,
+``whiteHandicapBonus``; lightvector/KataGo ``docs/GTP_Extensions.md``). shapemill
+scores by area with positional superko and suicide illegal, so it accepts any
+area-scoring set without a button and refuses territory scoring, a tax on eyes and
+button Go. Board arrays (ownership, policy) are in KataGo's order: row-major from the
+top-left point (A19 on 19x19) to the bottom-right.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+from ..go.board import Board
+
+#: The fields of KataGo's rules, in the order of ``SHORTHAND``'s rows.
+FIELD_ORDER = ("ko", "scoring", "tax", "suicide", "hasButton", "whiteHandicapBonus")
+#: KataGo's shorthand rule names and what each stands for (GTP_Extensions.md, kata-set-rules).
+SHORTHAND: dict[str, dict[str, Any]] = {name: dict(zip(FIELD_ORDER, row)) for name, row in {
+    "tromp-taylor": ("POSITIONAL", "AREA", "NONE", True, False, "0"),
+    "chinese": ("SIMPLE", "AREA", "NONE", False, False, "N"),
+    "chinese-ogs": ("POSITIONAL", "AREA", "NONE", False, False, "N"),
+    "chinese-kgs": ("POSITIONAL", "AREA", "NONE", False, False, "N"),
+    "japanese": ("SIMPLE", "TERRITORY", "SEKI", False, False, "0"),
+    "korean": ("SIMPLE", "TERRITORY", "SEKI", False, False, "0"),
+    "stone-scoring": ("SIMPLE", "AREA", "ALL", False, False, "0"),
+    "aga": ("SITUATIONAL", "AREA", "NONE", False, False, "N-1"),
+    "bga": ("SITUATIONAL", "AREA", "NONE", False, False, "N-1"),
+    "new-zealand": ("SITUATIONAL", "AREA", "NONE", True, False, "0"),
+    "aga-button": ("SITUATIONAL", "AREA", "NONE", False, True, "N-1"),
+}.items()}
+#: kgsGtp's rule names (``kgs-rules``) as KataGo maps them: ``chinese`` is ``chinese-kgs``.
+KGS_RULES = {"chinese": "chinese-kgs", "aga": "aga", "japanese": "japanese", "new_zealand": "new-zealand"}
+#: The rules shapemill starts with: area scoring, positional superko, no suicide (docs/engine.md).
+DEFAULT_RULES = "chinese-ogs"
+RULE_FIELDS = {"ko": ("SIMPLE", "POSITIONAL", "SITUATIONAL"), "scoring": ("AREA", "TERRITORY"),
+               "tax": ("NONE", "SEKI", "ALL"), "suicide": (True, False), "hasButton": (True, False),
+               "whiteHandicapBonus": ("0", "N-1", "N")}
+
+
+class RulesError(ValueError):
+    """Rules shapemill cannot play (its message says why, on one line)."""
+
+
+def parse_rules(value: Any) -> dict[str, Any]:
+    """KataGo's rules (a shorthand name, a JSON dictionary or its text) as a dictionary of the
+    six fields; ``RulesError`` for unknown ones and for any that do not score by area."""
+    if isinstance(value, str) and value.strip().startswith("{"):
+        try:
+            value = json.loads(value)
+        except ValueError as e:
+            raise RulesError(f"could not parse rules {value!r}: {e}") from None
+    if isinstance(value, str):
+        key = value.strip().lower().replace("_", "-")
+        if key not in SHORTHAND:
+            raise RulesError(f"unknown rules {value!r}")
+        parsed = dict(SHORTHAND[key])
+    elif isinstance(value, dict):
+        parsed = dict(SHORTHAND[DEFAULT_RULES])
+        for field, given in value.items():
+            if field not in RULE_FIELDS:
+                raise RulesError(f"unknown rules field {field!r}")
+            if isinstance(given, str):
+                given = given.upper() if field != "whiteHandicapBonus" else given
+            if given not in RULE_FIELDS[field]:
+                raise RulesError(f"rules field {field} cannot be {given!r}")
+            parsed[field] = given
+    else:
+        raise RulesError(f"rules must be a string or a JSON object, not {type(value).__name__}")
+    if parsed["scoring"] != "AREA" or parsed["tax"] != "NONE" or parsed["hasButton"]:
+        raise RulesError("shapemill scores by area only (Chinese, Tromp-Taylor, AGA, New Zealand): "
+                         f"not scoring {parsed['scoring']}, tax {parsed['tax']}, button {parsed['hasButton']}")
+    return parsed
+
+
+def handicap_bonus(parsed_rules: dict[str, Any], board: Board) -> float:
+    """White's compensation for handicap stones under these rules (``whiteHandicapBonus``):
+    0, N-1 or N points, N the Black stones of a position White has none of (handicap)."""
+    n = len(board.stones("b")) if not board.stones("w") else 0
+    if n < 2:
+        return 0.0
+    return {"0": 0.0, "N-1": n - 1.0, "N": float(n)}[parsed_rules["whiteHandicapBonus"]]
+
+
+def board_order(values: np.ndarray, size: int) -> np.ndarray:
+    """Per-point values of the padded board (``rules`` layout, row 0 at the bottom) in
+    KataGo's order: row-major from the top-left point to the bottom-right."""
+    w = size + 2
+    grid = values.reshape(w, w)[1:size + 1, 1:size + 1]
+    return grid[::-1].reshape(-1)
+
+
+def legal_policy(board: Board, color: str, strength: np.ndarray | None) -> list[float]:
+    """KataGo's ``policy`` array: each point's probability of being ``color``'s move in
+    KataGo's order, -1 where the move is illegal (superko included), and the pass last.
+    ``strength``: the ratings table's move strengths (padded board); None, even over the
+    legal moves. The table rates no pass, so the pass has probability 0."""
+    w = board.size + 2
+    legal = np.zeros(w * w, dtype=bool)
+    for row in range(board.size):
+        for col in range(board.size):
+            legal[(row + 1) * w + col + 1] = board.illegal_reason(color, (row, col)) == ""
+    weight = np.where(legal, strength if strength is not None else 1.0, 0.0)
+    if weight.sum() <= 0:
+        weight = legal.astype(float)
+    total = weight.sum()
+    probs = np.where(legal, weight / total if total > 0 else 0.0, -1.0)
+    out = [float(v) for v in board_order(probs, board.size)]
+    return out + [0.0 if total > 0 else 1.0]
+
+
+def rules_text(parsed_rules: dict[str, Any]) -> str:
+    """``kata-get-rules``' answer: the rules as one line of JSON."""
+    return json.dumps(parsed_rules, separators=(",", ":"), sort_keys=True)
+
+
+def komi_ok(komi: float) -> bool:
+    """KataGo's komi: an integer or half-integer within [-150, 150] (Analysis_Engine.md)."""
+    return -150 <= komi <= 150 and float(komi * 2).is_integer()

@@ -1,0 +1,355 @@
+"""The search: its settings, its threads, its result (``Search``).
+
+Reading order of the search's rooms, each needing only the ones before it (Michi's
+header, Pachi's ``uct/``): ``selection`` (node fields, the bandit and prior formulas),
+``tree`` (the flat node arrays), ``tree_priors`` (what new children start with),
+``walk`` (one simulation), ``search`` (this), ``endgame`` (pass, resign, dead
+stones); ``mcts`` is the public surface.
+
+The numba RNG is seeded by ``Search``, so with one thread equal seeds give equal
+searches. With several threads, root parallelism grows one tree per thread (each
+seeded, so a seed and a thread count give one result) and sums the roots'
+statistics; tree parallelism grows one tree from all threads, each writing its own
+statistics slice and node share (no locks, no lost updates), with virtual loss;
+its result depends on the threads' timing. Leaf parallelism grows one tree from one
+thread whose every leaf gets ``threads`` playouts at once.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numba
+import numpy as np
+from numba import njit
+
+from ..go.board import Board
+from ..go.rules import COLOR, EMPTY, HASH, PASS, illegal_reason, play
+from ..miner.prior import CACHE_SLOTS, NO_KNOWLEDGE, KnowledgeArrays, PatternCache, prior_cache
+from .expert import EXPERTS
+from .playout_gamma import PpaWeights, ppa_weights
+from .selection import BANDITS, FIRST, MOVE, PRIOR_MODES, PROB, Selection
+from .tree import Tree
+from .tree_priors import default_prior_n
+from .walk import NO_GAMMAS, POLICIES, ROOT_SCORES, Lane, Root, SearchSettings, simulate
+
+#: Simulations a thread runs between looks at its clock and the stop event: few
+#: enough that a search by time overruns it by little, many enough that the look costs nothing.
+BATCH = 64
+#: Run ``r``'s thread ``k`` is seeded ``seed + SEED_STRIDE r + k``: a prime larger than
+#: any thread count, so that no two (run, thread) pairs of a search share a random stream.
+SEED_STRIDE = 7919
+#: Playouts of a search that only its time or its stop event ends.
+UNLIMITED = 1 << 40
+#: The normal quantile of the lower confidence bound analysis shows (95%, one-sided 97.5%).
+LCB_Z = 1.96
+#: Parallel searches (docs/search.md).
+PARALLEL = ("root", "tree", "leaf")
+#: How numba's OpenMP threads wait between leaf parallelism's parallel loops (one a
+#: simulation): spinning, OpenMP's default, cost leaf searches 15 times their playouts a
+#: second on a loaded 2-core machine (258 against 3,900 a second on 9x9); passive costs none.
+#: Set before the kernels load (their threading layer starts then), unless the user has.
+LEAF_WAIT_POLICY = "PASSIVE"
+os.environ.setdefault("OMP_WAIT_POLICY", LEAF_WAIT_POLICY)
+
+
+class Budget(NamedTuple):
+    """What one search may spend: ``playouts``, or with ``seconds`` that many seconds
+    (its playouts then uncounted). The engine's clock (``engine.clock``) gives each
+    move's seconds; ``Search.run`` without a budget spends its config's."""
+
+    playouts: int
+    seconds: float | None = None
+
+
+@njit(cache=True)
+def seed_rng(seed: int) -> None:
+    """Seed numba's RNG (separate from numpy's in Python)."""
+    np.random.seed(seed)
+
+
+@dataclass
+class SearchConfig:
+    """The search's knobs (the formulas: docs/search.md)."""
+
+    playouts: int = 1000
+    time_per_move: float | None = None
+    prior_mode: str = "virtual-wins"  # virtual-wins | progressive-bias | puct | puct-c | mogo
+    tree_priors: bool = True  # the ratings table's priors at every node, not only at the root
+    prior_visits: int = 2  # visits a node below the root has when its children get the table's priors
+    policy: str = "mogo-local"  # mogo-local | mogo | nested1 | nested2 | gamma | ppa | random
+    expert: str = "none"  # none | mogo: MoGo 2008 section 4's virtual AMAF results and bonus near the last move
+    ppa_rate: float = 0.32  # Playout Policy Adaptation's learning rate alpha (policy ppa)
+    gammas: np.ndarray | None = None  # the gamma policy's table (engine.gamma.playout_gammas)
+    rave: bool = True
+    bandit: str = "amaf"  # ucb1 | tuned1 | tuned2 | auer-tuned | ucb-v | amaf (RAVE alone explores)
+    c_ucb: float = 1.0  # the exploration constant of the bandits (1: Algorithm 3's formulas)
+    c_pb: float = 1.0  # weight of the progressive-bias, PUCT or Eq. 3 delta term (1: the lecture's PUCT)
+    fpu: float = 0.1  # first-play value: the parent's value for the mover less this (progressive-bias, puct)
+    prior_n: float | None = None  # won visits of a move of probability P: prior_n sqrt(P); None: default_prior_n
+    rave_equiv: float = 3500.0
+    widen: float = 0.0  # growth base of progressive widening; 0: off
+    expand_at: int = 2
+    resign: float = 0.1
+    max_nodes: int = 4_000_000  # 19x19 at 10,000 playouts grows 1.3 M nodes; untouched pages cost no memory
+    seed: int = 0
+    komi: float = 7.5
+    threads: int = 1
+    check_ladders: bool = False  # replace a chosen move that runs a dead ladder by the next most visited
+    parallel: str = "root"  # root: one tree per thread; tree: one shared tree, virtual loss; leaf: playouts at once
+    virtual_loss: float = 1.0  # lost visits a thread in the shared tree puts on its path
+
+
+@dataclass
+class SearchResult:
+    """What a search found: the chosen move and the statistics for analysis."""
+
+    move: int  # board point, PASS, or -2 to resign
+    winrate: float
+    visits: np.ndarray  # per board point, real visits of the root's children
+    owner: np.ndarray  # per board point, mean ownership in [-1, 1] (+1 Black)
+    playouts: int
+    seconds: float
+    prior: np.ndarray = field(default_factory=lambda: np.zeros(0))  # root children's prior value
+    per_thread: list[int] = field(default_factory=list)  # playouts of each thread
+
+
+@dataclass
+class MoveInfo:
+    """One root move as analysis shows it: visits, win rate for the player to move,
+    prior probability, the win rate's lower confidence bound, the principal variation."""
+
+    move: int
+    visits: int
+    winrate: float
+    prior: float
+    lcb: float
+    pv: list[int]
+    score: float = 0.0  # mean final score of the move's playouts of this run, Black's less White's
+    score_stdev: float = 0.0
+    pv_visits: list[int] = field(default_factory=list)  # visits of each node along ``pv``
+
+
+def grow(tree: Tree, here: Root, lane: Lane, sel: Selection, settings: SearchSettings, knowledge: KnowledgeArrays,
+         playouts: int, seconds: float | None, stop=None) -> int:
+    """Simulate from ``tree``'s root (the position ``here``) in batches as the search
+    thread of ``lane`` until ``playouts`` are played or, when ``seconds`` is given,
+    those seconds are spent, or ``stop`` (an Event) is set; returns the number of
+    playouts. A search by time also ends once the rest of its time, at the rate so
+    far, could not change the most visited move (``Tree.settled``): the time it saves
+    is there for later moves under a clock. The numba kernel releases the GIL, so
+    other threads grow their trees (or this one) at the same time."""
+    start = time.perf_counter()
+    done = 0
+    root = here._replace(node=tree.root)
+    nodes = tree.nodes
+    target = playouts if seconds is None else UNLIMITED
+    while done < target:
+        n = min(BATCH, -(-(target - done) // settings.leaf))  # a simulation plays settings.leaf playouts
+        simulate(n, nodes, root, lane, sel, settings, knowledge)
+        done += n * settings.leaf
+        if seconds is not None:
+            spent = time.perf_counter() - start
+            if spent > seconds or tree.settled(done / spent * (seconds - spent)):
+                break
+        if stop is not None and stop.is_set():
+            break
+    return done
+
+
+class Search:
+    """MCTS over a ``Board`` with ``threads`` search threads: with root
+    parallelism, one tree per thread, each with its share of the playouts and its
+    own random stream, merged by summing the root children's visits and wins;
+    with tree parallelism, one tree that all threads grow, with virtual loss; with
+    leaf parallelism, one tree whose leaves get ``threads`` playouts at once."""
+
+    def __init__(self, config: SearchConfig) -> None:
+        if config.policy in ("gamma", "ppa") and config.gammas is None:
+            raise ValueError(f"the {config.policy} playout policy needs a table of gammas (SearchConfig.gammas)")
+        if config.bandit not in BANDITS or config.prior_mode not in PRIOR_MODES:
+            raise ValueError(f"unknown bandit {config.bandit!r} or prior mode {config.prior_mode!r}")
+        if config.bandit == "amaf" and not config.rave:
+            raise ValueError("the amaf bandit explores by the AMAF values: it needs RAVE")
+        if config.parallel not in PARALLEL or config.expert not in EXPERTS or config.policy not in POLICIES:
+            raise ValueError(f"unknown parallelism {config.parallel!r}, expert {config.expert!r} "
+                             f"or playout policy {config.policy!r}")
+        if config.parallel == "leaf" and config.threads > 1 and config.policy == "ppa":
+            raise ValueError("leaf parallelism runs playouts at once, which ppa's shared weights do not allow")
+        self.config = config
+        self._trees: list[Tree] = []
+        self._runs = 0
+        self._caches: list[PatternCache] = []
+        self._cache_of: tuple | None = None  # the board points and table the caches hold patterns of
+        self.adapted: list[PpaWeights] = []  # each thread's ppa_weights after the last run
+        self.lanes: list[Lane] = []  # each thread's ownership and score sums of the last (or running) run
+
+    @property
+    def trees(self) -> list[Tree]:
+        """The trees searched so far: one, or with root parallelism one per thread
+        (empty before the first run)."""
+        return self._trees
+
+    @property
+    def leaf(self) -> int:
+        """Playouts run at once from each leaf (leaf parallelism; 1 otherwise)."""
+        return max(1, self.config.threads) if self.config.parallel == "leaf" else 1
+
+    @property
+    def shared(self) -> bool:
+        """Whether the threads grow one tree (tree parallelism)."""
+        return self.config.parallel == "tree" and self.config.threads > 1
+
+    def records(self, size: int, tree_prior: bool) -> tuple[Selection, SearchSettings]:
+        """The kernel's records of this configuration on a ``size`` x ``size`` board, with
+        or without the ratings table's priors below the root (``tree_prior``)."""
+        c = self.config
+        sel = Selection(BANDITS.index(c.bandit), float(c.c_ucb), PRIOR_MODES.index(c.prior_mode), float(c.c_pb),
+                        bool(c.rave), float(c.rave_equiv), float(c.fpu), float(c.widen), c.expert == "mogo")
+        prior_n = c.prior_n if c.prior_n is not None else default_prior_n(size)
+        settings = SearchSettings(
+            expand_at=int(c.expand_at), tree_prior=bool(tree_prior),
+            prior_at=int(c.prior_visits) if c.widen <= 0 else 0,  # widening orders the children by their priors
+            prior_n=float(prior_n) if c.prior_mode not in ("puct", "puct-c") else 0.0,
+            vloss=float(c.virtual_loss) if self.shared else 0.0,
+            policy=POLICIES.index(c.policy), komi=float(c.komi),
+            gammas=c.gammas if c.gammas is not None else NO_GAMMAS, expert=c.expert == "mogo", leaf=self.leaf)
+        return sel, settings
+
+    def run(self, board: Board, color: int, prior: np.ndarray | None = None,
+            knowledge: KnowledgeArrays | None = None, stop=None, budget: Budget | None = None) -> SearchResult:
+        """Search the position (``color`` to move) and return the most visited move.
+        ``prior``: the root's move strengths; ``knowledge`` (``MovePrior.knowledge``):
+        the ratings table that gives the nodes below the root theirs; ``stop``: an
+        Event that ends the search early when set; ``budget``: the playouts or seconds
+        of this search (default: the config's ``playouts`` and ``time_per_move``)."""
+        cfg = self.config
+        threads = max(1, cfg.threads) if self.leaf == 1 else 1  # leaf: one search thread, its playouts at once
+        if not self._trees:
+            if self.shared:
+                self._trees = [Tree(cfg.max_nodes, threads)]
+            else:
+                self._trees = [Tree(cfg.max_nodes // threads) for _ in range(threads)]
+        start = time.perf_counter()
+        w = board.size + 2
+        if prior is None:
+            prior = np.zeros(w * w)  # no external prior: uniform, and no virtual wins from it
+        allowed = self._superko_mask(board, color)
+        sel, settings = self.records(board.size, knowledge is not None)
+        knowledge = NO_KNOWLEDGE if knowledge is None else knowledge
+        if self._cache_of != (w * w, id(knowledge.lookup)):
+            slots = 1 if knowledge is NO_KNOWLEDGE else CACHE_SLOTS
+            self._caches = [prior_cache(w * w, slots) for _ in range(threads)]
+            self._cache_of = (w * w, id(knowledge.lookup))
+        rate = cfg.ppa_rate if cfg.policy == "ppa" else 0.0
+        adapts = [ppa_weights(w * w, rate) for _ in range(threads)]  # the ppa weights live for one search
+        self.adapted = adapts
+        lanes = [Lane(k if self.shared else 0, np.zeros(w * w), np.zeros((ROOT_SCORES, w * w)), self._caches[k],
+                      adapts[k]) for k in range(threads)]
+        self.lanes = lanes  # read by analysis while the search runs
+        for tree in self._trees:
+            tree.find_root(board, color, allowed)
+        here = Root(board.b, board.m, color, 0, prior, allowed)
+        playouts, seconds = budget if budget is not None else Budget(cfg.playouts, cfg.time_per_move)
+        if threads == 1:
+            if self._runs == 0:
+                seed_rng(cfg.seed)  # once: later moves go on with the same stream
+            if self.leaf > 1:
+                numba.set_num_threads(min(self.leaf, numba.config.NUMBA_NUM_THREADS))
+            done = [grow(self._trees[0], here, lanes[0], sel, settings, knowledge, playouts, seconds, stop)]
+        else:
+            share = -(-playouts // threads)
+            head = 0
+            if self.shared and self._trees[0].t[FIRST, self._trees[0].root] < 0:
+                seed_rng(cfg.seed + SEED_STRIDE * self._runs)  # the root's children, before the threads share them
+                head = grow(self._trees[0], here, lanes[0], sel, settings, knowledge, 1, None)
+
+            def work(k: int) -> int:
+                seed_rng(cfg.seed + SEED_STRIDE * self._runs + k)  # numba's RNG is per thread
+                tree = self._trees[0] if self.shared else self._trees[k]
+                mine = share - head if k == 0 else share
+                return grow(tree, here, lanes[k], sel, settings, knowledge, mine, seconds, stop)
+
+            with ThreadPoolExecutor(threads) as pool:
+                done = list(pool.map(work, range(threads)))
+            done[0] += head
+        self._runs += 1
+        stats = [tree.root_stats(w) for tree in self._trees]
+        visits = sum(v for v, _, _ in stats)
+        wins = sum(x for _, x, _ in stats)
+        best, winrate = PASS, 0.0
+        if visits.any():
+            best = int(np.argmax(visits))
+            winrate = float(wins[best] / visits[best])
+        owner = sum(lane.owner for lane in lanes) / max(sum(done), 1)
+        return SearchResult(best, winrate, visits, owner, sum(done), time.perf_counter() - start, stats[0][2], done)
+
+    def analysis(self, board: Board, pv_length: int = 10, min_moves: int = 0) -> list[MoveInfo]:
+        """The root's moves after the last ``run`` of ``board``'s position, most
+        visited first (the principal variation from the first tree), then, up to
+        ``min_moves`` in all, unvisited ones by prior (their win rate their prior value's).
+        Scores are those of this run's playouts (the root's for a move without any)."""
+        if not self._trees:
+            return []
+        w = board.size + 2
+        tree = self._trees[0]
+        kids = tree.children(tree.root)
+        by_move = {int(tree.t[MOVE, c]): int(c) for c in kids}
+        stats = [t.root_stats(w) for t in self._trees]  # one reading of each tree: visits and wins agree
+        visits = sum(v for v, _, _ in stats)
+        wins = sum(x for _, x, _ in stats)
+        scores = sum(lane.scores for lane in self.lanes) if self.lanes else np.zeros((ROOT_SCORES, w * w))
+        root_score = _mean_stdev(scores.sum(axis=1))
+        infos = []
+        for p in np.flatnonzero(visits > 0):
+            n, q = visits[p], wins[p] / visits[p]
+            lcb = max(0.0, q - LCB_Z * np.sqrt(max(q * (1 - q), 0.0) / n))  # q may pass 1 by rounding
+            prob = float(tree.f[0, PROB, by_move[p]]) if p in by_move else 0.0
+            pv, along = tree.principal_variation(by_move[p], pv_length) if p in by_move else ([int(p)], [int(n)])
+            along[0] = int(n)  # all trees' visits, as the move's
+            mean, stdev = _mean_stdev(scores[:, p]) if scores[0, p] > 0 else root_score
+            infos.append(MoveInfo(int(p), int(n), float(q), prob, float(lcb), pv, mean, stdev, along))
+        infos.sort(key=lambda i: (-i.visits, -i.winrate))
+        if len(infos) < min_moves:
+            prior_value = stats[0][2]
+            unvisited = sorted((int(c) for c in kids if visits[tree.t[MOVE, c]] == 0),
+                               key=lambda c: -tree.f[0, PROB, c])
+            for c in unvisited[:min_moves - len(infos)]:
+                p = int(tree.t[MOVE, c])
+                infos.append(MoveInfo(p, 0, float(prior_value[p]), float(tree.f[0, PROB, c]), 0.0, [p], *root_score,
+                                      [0]))
+        return infos
+
+    def owner_so_far(self) -> np.ndarray:
+        """Per board point, the mean final ownership (+1 Black) of the playouts of the last
+        or running ``run`` so far (empty before any)."""
+        if not self.lanes:
+            return np.zeros(0)
+        done = sum(lane.scores[0].sum() for lane in self.lanes)
+        return np.clip(sum(lane.owner for lane in self.lanes) / max(done, 1.0), -1.0, 1.0)
+
+    @staticmethod
+    def _superko_mask(board: Board, color: int) -> np.ndarray:
+        """Points the root may play: all, less moves that repeat an earlier position."""
+        w = board.size + 2
+        allowed = np.ones(w * w, dtype=np.bool_)
+        seen = board._seen
+        for p in np.flatnonzero(board.b[COLOR] == EMPTY):
+            if illegal_reason(board.b, board.m, color, p) == 0:
+                b, m = board.b.copy(), board.m.copy()
+                play(b, m, color, p)
+                allowed[p] = int(m[HASH]) not in seen
+        return allowed
+
+
+def _mean_stdev(column: np.ndarray) -> tuple[float, float]:
+    """The mean and standard deviation of scores from their (count, sum, sum of squares)."""
+    n = max(float(column[0]), 1.0)
+    mean = float(column[1]) / n
+    return mean, math.sqrt(max(float(column[2]) / n - mean * mean, 0.0))
+

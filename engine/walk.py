@@ -1,0 +1,349 @@
+"""One simulation: descend the tree, expand a leaf, play out, back the result up, AMAF.
+
+Reading order of the search's rooms, each needing only the ones before it (Michi's
+header, Pachi's ``uct/``): ``selection`` (node fields, the bandit and prior formulas),
+``tree`` (the flat node arrays), ``tree_priors`` (what new children start with),
+``walk`` (one simulation), ``search`` (``Search``: settings, threads, budget),
+``endgame`` (pass, resign, dead stones); ``mcts`` is the public surface.
+
+A simulation descends from the root by the selection formula. A leaf visited
+``expand_at`` times is expanded with all legal moves that fill no own eye, each
+child with its prior (``tree_priors``); with progressive widening only the
+``K(N)`` best children by prior are searchable; with ``--expert mogo`` they also start
+with MoGo's virtual AMAF results and bonus near the last move (``expert``). The
+playout (MoGo in the seed's order or ``mogo-local``'s, nested, gamma-weighted,
+gamma-weighted adapted during the search (PPA) or uniform random) scores the board
+by area; every node on the path gets the result and its children get the AMAF
+update of the moves played later by the same colour (Gelly & Silver 2007; MoGo 2008).
+With leaf parallelism several playouts run at once from the leaf (``leaf_playouts``)
+and each is backed up in turn.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit, prange
+
+from ..go.rules import BLACK, COLOR, EMPTY, PASS, SIZE, STRIDE, WHITE, play
+from ..miner.prior import KnowledgeArrays, PatternCache, move_strengths
+from .expert import near_last_bonus, shape_amaf
+from .playout_gamma import PpaWeights, gamma_playout
+from .playout_mogo import mogo_playout
+from .playout_nested import nested_playout
+from .playout_random import random_playout
+from .selection import (
+    AVISITS,
+    AWINS,
+    FIRST,
+    KNOWN,
+    MOVE,
+    NCHILD,
+    NEAR,
+    PROB,
+    PVISITS,
+    PWINS,
+    VISITS,
+    WINS,
+    Selection,
+    select_child,
+    stat,
+)
+from .tree import Nodes, node_moves
+from .tree_priors import UNIFORM_N, add_table_prior, atari_moves, expert_prior, table_prior
+
+#: Playout policies, by their value at ``SearchSettings.policy``; ``mogo``: the seed's order
+#: of MoGo's rules, ``mogo-local``: the engine's order before it (``playout_mogo``);
+#: ``nested1``, ``nested2``: nested playouts of level 1 and 2 over ``mogo`` (``playout_nested``).
+POLICIES = ("random", "mogo", "gamma", "ppa", "mogo-local", "nested1", "nested2")
+(RANDOM_PLAYOUTS, MOGO_PLAYOUTS, GAMMA_PLAYOUTS, PPA_PLAYOUTS, MOGO_LOCAL_PLAYOUTS, NESTED1_PLAYOUTS,
+ NESTED2_PLAYOUTS) = range(7)
+
+NO_GAMMAS = np.ones((1, 1))  # the gamma table passed when the policy is not gamma
+
+
+class SearchSettings(NamedTuple):
+    """What the walk down the tree reads besides the selection formula."""
+
+    expand_at: int  # visits a leaf below the root has when it is expanded
+    tree_prior: bool  # whether the nodes below the root get the ratings table's priors
+    prior_at: int  # visits a node below the root has when its children get them
+    prior_n: float  # won visits of a move of probability P: prior_n sqrt(P) (``table_prior``)
+    vloss: float  # lost visits a thread puts on each node of its path (tree parallelism)
+    policy: int  # index in POLICIES
+    komi: float
+    gammas: np.ndarray  # the gamma and ppa policies' table (NO_GAMMAS for the others)
+    expert: bool  # whether new children get MoGo's expert knowledge (``--expert mogo``, ``expert``)
+    leaf: int  # playouts run at once from each leaf (leaf parallelism; 1: one)
+
+
+
+class Root(NamedTuple):
+    """The position the simulations start from."""
+
+    b: np.ndarray  # the board's arrays (``go.rules``)
+    m: np.ndarray
+    color: int  # the colour to move
+    node: int  # the tree's root node
+    prior: np.ndarray  # float64[points]: the root's move strengths (0 everywhere: none)
+    allowed: np.ndarray  # bool[points]: the points the root may play (the superko mask)
+
+
+#: Rows of a lane's ``scores``, by the root move each playout followed (the root's own column
+#: ``PASS`` for a playout that ended at the root): playouts, the sum of their final scores
+#: (Black's area less White's, komi included) and the sum of their squares, for analysis.
+ROOT_SCORES = 3
+
+
+class Lane(NamedTuple):
+    """What one search thread owns."""
+
+    thread: int  # its statistics slice and node share in the tree
+    owner: np.ndarray  # float64[points]: the final boards' ownership it adds up
+    scores: np.ndarray  # float64[ROOT_SCORES, points]: the final scores by the root move they followed
+    cache: PatternCache  # its patterns of the positions seen (``prior_cache``)
+    adapt: PpaWeights  # its Playout Policy Adaptation, which the ppa policy's playouts follow and adapt
+
+
+@njit(cache=True)
+def expand(b: np.ndarray, m: np.ndarray, color: int, node: int, t: np.ndarray, f: np.ndarray,
+           n_nodes: int, limit: int, prior: np.ndarray, allowed: np.ndarray, prior_n: float, by_prob: bool,
+           known: bool, table: bool, expert: bool) -> int:
+    """Give ``node`` its children (legal moves of ``color`` filling no own eye), sorted by
+    prior value, at nodes ``n_nodes`` on; returns the next free node (unchanged when
+    the children would pass ``limit``, the end of this thread's share of the arrays).
+    ``prior``: with ``table`` the ratings table's strength per point (``table_prior``),
+    else MoGo's knowledge (``expert_prior``) plus, where ``prior`` is uniform rather
+    than zero (below the root), ``UNIFORM_N`` even visits; ``known``: whether the
+    priors are final, else ``add_table_prior`` gives the table's later (``KNOWN``);
+    ``by_prob``: sort by probability (progressive widening's order) rather than prior value;
+    ``expert``: the children also get MoGo's virtual AMAF results and bonus near the last
+    move (``expert``).
+    The children are written before ``node`` points to them, so that another thread
+    reading the tree meanwhile sees ``node`` either as a leaf or with all its children."""
+    size = m[SIZE]
+    if n_nodes + size * size > limit:
+        return n_nodes
+    moves = node_moves(b, m, color, allowed)
+    k = len(moves)
+    if k == 0:
+        return n_nodes
+    value = np.empty(k)
+    pn = np.empty(k)
+    pw = np.empty(k)
+    total = 0.0
+    for j in range(k):
+        total += prior[moves[j]]
+    near = np.zeros(0, dtype=np.bool_) if table else atari_moves(b, m, color)
+    amaf_n, amaf_w, near_last = np.zeros(k), np.zeros(k), np.zeros(k)
+    if expert:  # MoGo 2008 section 4
+        shape_amaf(b, m, color, moves, amaf_n, amaf_w)
+        near_last_bonus(b, m, moves, near_last)
+    for j in range(k):
+        prob = prior[moves[j]] / total if total > 0 else 1.0 / k
+        if table:
+            pn[j], pw[j] = table_prior(prob, prior_n)
+        else:
+            pn[j], pw[j] = expert_prior(b, m, color, moves[j], near)
+            if total > 0:
+                pn[j] += UNIFORM_N
+                pw[j] += UNIFORM_N / 2
+        value[j] = prob if by_prob else pw[j] / pn[j]
+    order = np.argsort(-value[:k], kind="mergesort")
+    for j in range(k):
+        c = n_nodes + j
+        o = order[j]
+        t[MOVE, c] = moves[o]
+        t[FIRST, c] = -1
+        t[NCHILD, c] = 0
+        t[KNOWN, c] = 0
+        f[:, :, c] = 0.0
+        f[0, PVISITS, c] = pn[o]
+        f[0, PWINS, c] = pw[o]
+        f[0, PROB, c] = prior[moves[o]] / total if total > 0 else 1.0 / k
+        f[0, AVISITS, c], f[0, AWINS, c], f[0, NEAR, c] = amaf_n[o], amaf_w[o], near_last[o]
+    t[KNOWN, node] = known
+    t[NCHILD, node] = k
+    t[FIRST, node] = n_nodes
+    return n_nodes + k
+
+
+@njit(cache=True, nogil=True)
+def simulate(n_sims: int, nodes: Nodes, root: Root, lane: Lane, sel: Selection, settings: SearchSettings,
+             knowledge: KnowledgeArrays) -> None:
+    """Run ``n_sims`` simulations from ``root`` as search thread ``lane.thread``: its
+    statistics go to ``f[lane.thread]``, its new nodes to its share of the arrays, the
+    final boards' ownership (+1 Black, -1 White per point) to ``lane.owner`` and their
+    scores, by the root move they followed, to ``lane.scores``.
+    ``knowledge``: the ratings table (``MovePrior.knowledge``) whose move strengths are
+    the prior of the nodes below the root when ``settings.tree_prior`` is set, given
+    to a node's children once it has ``settings.prior_at`` visits (at its expansion,
+    or later by ``add_table_prior``), their patterns kept in ``lane.cache``; the ppa
+    policy's playouts follow and adapt ``lane.adapt``. With ``settings.vloss`` each
+    node on the way down counts that many lost visits until the playout's result
+    replaces them (virtual loss), so that other threads descending meanwhile spread out."""
+    t, f, pool = nodes.t, nodes.f, nodes.pool
+    b0, m0, color, prior, allowed = root.b, root.m, root.color, root.prior, root.allowed
+    thread, owner, scores, cache, adapt = lane.thread, lane.owner, lane.scores, lane.cache, lane.adapt
+    size = m0[SIZE]
+    w = m0[STRIDE]
+    seq = np.empty(4 * size * size + 8, dtype=np.int64)
+    path = np.empty(size * size + 8, dtype=np.int64)
+    first_at = np.empty(w * w, dtype=np.int64)
+    uniform = np.ones(w * w)  # below the root, before (or without) the table's priors
+    node_prior = np.empty(w * w)
+    root_table = np.any(prior > 0)
+    everywhere = np.ones(w * w, dtype=np.bool_)
+    fk = f[thread]
+    vloss = settings.vloss
+    for _ in range(n_sims):
+        b, m = b0.copy(), m0.copy()
+        node, depth, c = root.node, 0, color
+        path[0] = root.node
+        while True:  # descend, expanding a leaf once it has been visited enough
+            at_root = node == root.node
+            visits = stat(f, VISITS, node)
+            if t[FIRST, node] < 0 and (at_root or visits >= settings.expand_at - 1):
+                below = uniform
+                due = settings.tree_prior and visits >= settings.prior_at - 1
+                if not at_root and due:
+                    move_strengths(b, m, c, knowledge, node_prior, cache)
+                    below = node_prior
+                pool[thread, 0] = expand(b, m, c, node, t, f, pool[thread, 0], pool[thread, 1],
+                                         prior if at_root else below, allowed if at_root else everywhere,
+                                         settings.prior_n, sel.widen > 0,
+                                         at_root or due or not settings.tree_prior, root_table if at_root else due,
+                                         settings.expert)
+            elif t[FIRST, node] >= 0 and t[KNOWN, node] == 0:  # expanded before the table's priors were due
+                if at_root:
+                    add_table_prior(node, t, f, prior, settings.prior_n)
+                elif settings.tree_prior and visits >= settings.prior_at - 1:
+                    t[KNOWN, node] = 1  # at once: another thread passing meanwhile must not add them twice
+                    move_strengths(b, m, c, knowledge, node_prior, cache)
+                    add_table_prior(node, t, f, node_prior, settings.prior_n)
+            if depth + 2 >= len(path):
+                break
+            child = select_child(node, t, f, sel)
+            if child < 0:
+                break
+            node = child
+            play(b, m, c, t[MOVE, node])
+            seq[depth] = t[MOVE, node]
+            depth += 1
+            path[depth] = node
+            c = 3 - c
+            fresh = stat(f, VISITS, node) == 0
+            fk[VISITS, node] += vloss
+            if fresh:
+                break
+        first = t[MOVE, path[1]] if depth > 0 else PASS
+        if settings.leaf <= 1:
+            score, n = playout(b, m, c, settings, seq[depth:], adapt)
+            _add_score(scores, first, score)
+            for row in range(1, size + 1):
+                for p in range(row * w + 1, row * w + size + 1):
+                    owner[p] += _owner(b, w, p)
+            _back_up(score > 0, seq, depth + n, path, depth, color, t, fk, first_at, sel.rave, vloss)
+        else:  # leaf parallelism: several playouts from this leaf at once, their results summed
+            seqs = np.empty((settings.leaf, len(seq)), dtype=np.int64)
+            for i in range(settings.leaf):
+                seqs[i, :depth] = seq[:depth]
+            owns = np.zeros((settings.leaf, len(owner)))
+            leaf_scores, ns = leaf_playouts(b, m, c, settings, depth, seqs, adapt, owns)
+            for i in range(settings.leaf):
+                owner += owns[i]
+                _add_score(scores, first, leaf_scores[i])
+                _back_up(leaf_scores[i] > 0, seqs[i], depth + ns[i], path, depth, color, t, fk, first_at, sel.rave, vloss)
+
+
+@njit(cache=True)
+def playout(b: np.ndarray, m: np.ndarray, color: int, settings: SearchSettings, moves: np.ndarray,
+            adapt: PpaWeights) -> tuple[float, int]:
+    """A playout of ``settings.policy`` from the position (``color`` to move), in place:
+    the area score and how many moves it wrote to ``moves`` (none for ``random``)."""
+    policy = settings.policy
+    if policy == MOGO_PLAYOUTS or policy == MOGO_LOCAL_PLAYOUTS:
+        return mogo_playout(b, m, color, settings.komi, moves, policy == MOGO_LOCAL_PLAYOUTS)
+    if policy == NESTED1_PLAYOUTS or policy == NESTED2_PLAYOUTS:
+        return nested_playout(b, m, color, settings.komi, moves, 1 if policy == NESTED1_PLAYOUTS else 2, False)
+    if policy == GAMMA_PLAYOUTS or policy == PPA_PLAYOUTS:
+        return gamma_playout(b, m, color, settings.komi, moves, settings.gammas, adapt)
+    return random_playout(b, m, color, settings.komi), 0
+
+
+@njit(cache=True, parallel=True)
+def leaf_playouts(b: np.ndarray, m: np.ndarray, color: int, settings: SearchSettings, depth: int,
+                  seqs: np.ndarray, adapt: PpaWeights, owns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``len(seqs)`` playouts from the same position at once (numba's parallel loop, one
+    numba thread each while there are threads), each on its own copy: their scores and
+    move counts; playout ``i`` writes its moves to ``seqs[i, depth:]`` and its final
+    board's ownership to ``owns[i]``. Not with ppa (its weights would be shared)."""
+    k = len(seqs)
+    size, w = m[SIZE], m[STRIDE]
+    scores = np.empty(k)
+    ns = np.empty(k, dtype=np.int64)
+    for i in prange(k):
+        bi, mi = b.copy(), m.copy()
+        score, n = playout(bi, mi, color, settings, seqs[i, depth:], adapt)
+        scores[i], ns[i] = score, n
+        for row in range(1, size + 1):
+            for p in range(row * w + 1, row * w + size + 1):
+                owns[i, p] = _owner(bi, w, p)
+    return scores, ns
+
+
+@njit(cache=True)
+def _add_score(scores: np.ndarray, first: int, score: float) -> None:
+    """One playout's final ``score`` into a lane's sums for the root move ``first`` it followed."""
+    scores[0, first] += 1.0
+    scores[1, first] += score
+    scores[2, first] += score * score
+
+
+@njit(cache=True)
+def _back_up(black_wins: bool, seq: np.ndarray, n_seq: int, path: np.ndarray, depth: int, color: int,
+             t: np.ndarray, fk: np.ndarray, first_at: np.ndarray, rave: bool, vloss: float) -> None:
+    """One playout's result onto the path ``path[:depth + 1]`` (one thread's statistics
+    ``fk``; a visit replaces the virtual loss counted on the way down), and its AMAF."""
+    for d in range(depth + 1):  # the mover into path[d] is `color` when d is odd
+        mover = color if d % 2 == 1 else 3 - color
+        fk[VISITS, path[d]] += 1 - (vloss if d > 0 else 0.0)
+        fk[WINS, path[d]] += 1.0 if (mover == BLACK) == black_wins else 0.0
+    if rave:
+        _update_amaf(seq, n_seq, path, depth, color, black_wins, t, fk, first_at)
+
+
+@njit(cache=True)
+def _owner(b: np.ndarray, w: int, p: int) -> int:
+    """+1 / -1 when the point ends Black's / White's (stone or surrounded point)."""
+    c = b[COLOR, p]
+    if c == EMPTY:
+        for q in (p - 1, p + 1, p - w, p + w):
+            if b[COLOR, q] == BLACK or b[COLOR, q] == WHITE:
+                c = b[COLOR, q]
+                break
+    return 1 if c == BLACK else (-1 if c == WHITE else 0)
+
+
+@njit(cache=True)
+def _update_amaf(seq: np.ndarray, n_seq: int, path: np.ndarray, depth: int, color: int,
+                 black_wins: bool, t: np.ndarray, fk: np.ndarray, first_at: np.ndarray) -> None:
+    """AMAF (into one thread's statistics ``fk``): a child of ``path[d]`` counts as played when its move comes first, at or
+    after move ``d``, by the same colour (``seq[i]`` is played by ``color`` for even i)."""
+    big = 1 << 30
+    first_at[:] = big
+    for i in range(n_seq - 1, -1, -1):
+        first_at[seq[i]] = i
+        if i <= depth:
+            node = path[i]
+            mover = color if i % 2 == 0 else 3 - color
+            won = (mover == BLACK) == black_wins
+            first = t[FIRST, node]
+            if first < 0:  # another thread's expansion not published yet
+                continue
+            for c in range(first, first + t[NCHILD, node]):
+                j = first_at[t[MOVE, c]]
+                if j < big and (j - i) % 2 == 0:
+                    fk[AVISITS, c] += 1
+                    fk[AWINS, c] += 1.0 if won else 0.0
