@@ -15,8 +15,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .index import GameIndex
-from .kernels import continuations, prune, replay_match
 from .query import GTP_COLUMNS, Images, Query, images
+from .sieve import continuations, prune_few
 
 #: The largest move number a hit can have (positions are counted in uint16).
 LAST_MOVE = 65534
@@ -83,12 +83,19 @@ def search_index(index: GameIndex, q: Query, imgs: Images, filters: Filters) -> 
     fill = index.fill
     image = np.repeat(np.arange(len(imgs)), np.diff(imgs.ptr))
     order = np.lexsort((fill[imgs.pt], imgs.col == 0, image))
-    hg, hv, ht, rg, rv, ru = prune(index.words, index.ever, index.late, index.filled, keep, index.first, index.offsets, index.moves,
-                                   index.first_color, index.setup_pt, index.setup_ptr, imgs.pt[order],
-                                   imgs.col[order], imgs.ptr, q.stones, imgs.next, imgs.region,
-                                   imgs.want_empty, t_lo, t_hi)
-    if len(rg) == 0:  # nothing to replay: spare the kernel's loading in a fresh process
+    if q.anywhere:
+        from .kernels import prune
+
+        hg, hv, ht, rg, rv, ru = prune(index.words, index.ever, index.late, index.filled, keep, index.first, index.offsets,
+                                       index.moves, index.first_color, index.setup_pt, index.setup_ptr, imgs.pt[order],
+                                       imgs.col[order], imgs.ptr, q.stones, imgs.next, imgs.region,
+                                       imgs.want_empty, t_lo, t_hi)
+    else:
+        hg, hv, ht, rg, rv, ru = prune_few(index, keep, imgs, imgs.pt[order], imgs.col[order], q.stones, t_lo, t_hi)
+    if len(rg) == 0:  # nothing to replay: a fresh process spares loading numba
         return _columns(hg, hv, ht, index, imgs, q.size)
+    from .kernels import replay_match
+
     order = np.argsort(rg, kind="stable")
     g2, v2, t2 = replay_match(q.size, rg[order], rv[order], ru[order], index.moves, index.offsets, index.first_color,
                               index.setup_pt, index.setup_col, index.setup_ptr, imgs.pt, imgs.col, imgs.ptr,
