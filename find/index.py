@@ -24,11 +24,8 @@ import pyarrow.parquet as pq
 
 from ..files import atomic_path
 from ..patterns.tables import TableError, check_table, read_table
+from .first import CLEARED, NEVER
 
-#: ``first`` time of a colour that never reached a point (larger than any move number).
-NEVER = np.iinfo(np.uint16).max
-#: ``first[g, point, CLEARED]``: the first position where a stone there had been captured.
-CLEARED = 2
 #: Format of the index file; bumped when its arrays change.
 INDEX_VERSION = 4
 #: The index file beside a games table.

@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from ..go.rules import COLOR, EMPTY, HEAD, NEXT, STRIDE, atari_point, in_atari, new_board, place_setup, play, to_index, to_point
-from .index import CLEARED, NEVER
+from .first import CLEARED, NEVER
 
 
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .index import CLEARED, NEVER, GameIndex
+from .first import CLEARED, NEVER
+from .index import GameIndex
 from .query import Images
 
 #: Empty points of an image whose bitsets are read at a time.
