@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ShapemillError
-from ..go.rings import SYMMETRIES
+from ..go.symmetry import SYMMETRIES
 
 #: Letters of GTP columns (no I).
 GTP_COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
