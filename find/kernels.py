@@ -1,4 +1,4 @@
-"""The numba kernels of ``find``: the index's replay, the pruning of many images, the matching replay.
+"""The numba kernels of ``find``: the index's replay, the pruning, the matching replay.
 
 Points are record indices (``row * size + col``). An *image* of the query (one
 symmetry, colour swap and translation) is a list of ``(point, colour)`` pairs that
@@ -334,3 +334,28 @@ def _set(p: int, c: int, col: np.ndarray, wrong: np.ndarray, pt_ptr: np.ndarray,
                 wrong[v] += 1
             if pt_col[e] == c:
                 wrong[v] -= 1
+
+
+@njit(cache=True)
+def continuations(
+    hit_g: np.ndarray, hit_v: np.ndarray, hit_t: np.ndarray, moves: np.ndarray, offsets: np.ndarray,
+    first_color: np.ndarray, zone: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each hit's continuation: the first move from its position on that lands in its
+    image's ``zone``: (point, colour, move index), -1 when the game ends first."""
+    n = len(hit_g)
+    pt = np.full(n, -1, dtype=np.int32)
+    color = np.zeros(n, dtype=np.int8)
+    at = np.full(n, -1, dtype=np.int32)
+    for h in range(n):
+        g, v = hit_g[h], hit_v[h]
+        for i in range(offsets[g] + hit_t[h], offsets[g + 1]):
+            x = moves[i]
+            if x >= 0 and zone[v, x]:
+                t = i - offsets[g]
+                pt[h] = x
+                color[h] = first_color[g] if t % 2 == 0 else 3 - first_color[g]
+                at[h] = t
+                break
+    return pt, color, at
+

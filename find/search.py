@@ -16,7 +16,6 @@ import pyarrow.compute as pc
 
 from .index import GameIndex
 from .query import GTP_COLUMNS, Images, Query, images
-from .sieve import continuations, prune_few
 
 #: The largest move number a hit can have (positions are counted in uint16).
 LAST_MOVE = 65534
@@ -83,19 +82,14 @@ def search_index(index: GameIndex, q: Query, imgs: Images, filters: Filters) -> 
     fill = index.fill
     image = np.repeat(np.arange(len(imgs)), np.diff(imgs.ptr))
     order = np.lexsort((fill[imgs.pt], imgs.col == 0, image))
-    if q.anywhere:
-        from .kernels import prune
+    from .kernels import prune, replay_match  # numba: loaded by the first search
 
-        hg, hv, ht, rg, rv, ru = prune(index.words, index.ever, index.late, index.filled, keep, index.first, index.offsets,
-                                       index.moves, index.first_color, index.setup_pt, index.setup_ptr, imgs.pt[order],
-                                       imgs.col[order], imgs.ptr, q.stones, imgs.next, imgs.region,
-                                       imgs.want_empty, t_lo, t_hi)
-    else:
-        hg, hv, ht, rg, rv, ru = prune_few(index, keep, imgs, imgs.pt[order], imgs.col[order], q.stones, t_lo, t_hi)
-    if len(rg) == 0:  # nothing to replay: a fresh process spares loading numba
+    hg, hv, ht, rg, rv, ru = prune(index.words, index.ever, index.late, index.filled, keep, index.first, index.offsets,
+                                   index.moves, index.first_color, index.setup_pt, index.setup_ptr, imgs.pt[order],
+                                   imgs.col[order], imgs.ptr, q.stones, imgs.next, imgs.region,
+                                   imgs.want_empty, t_lo, t_hi)
+    if len(rg) == 0:
         return _columns(hg, hv, ht, index, imgs, q.size)
-    from .kernels import replay_match
-
     order = np.argsort(rg, kind="stable")
     g2, v2, t2 = replay_match(q.size, rg[order], rv[order], ru[order], index.moves, index.offsets, index.first_color,
                               index.setup_pt, index.setup_col, index.setup_ptr, imgs.pt, imgs.col, imgs.ptr,
@@ -106,6 +100,8 @@ def search_index(index: GameIndex, q: Query, imgs: Images, filters: Filters) -> 
 def _columns(g: np.ndarray, v: np.ndarray, t: np.ndarray, index: GameIndex, imgs: Images, size: int) -> dict:
     order = np.lexsort((v, t, g))
     g, v, t = g[order], v[order], t[order]
+    from .kernels import continuations
+
     pt, color, at = continuations(g, v, t, index.moves, index.offsets, index.first_color, imgs.zone)
     has = pt >= 0
     qx, qy = imgs.to_query(v[has], pt[has] % size, pt[has] // size, size) if len(v) else (pt[has], pt[has])
