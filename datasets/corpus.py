@@ -20,11 +20,9 @@ import pyarrow as pa
 
 from ..go.rules import BLACK, WHITE, new_board, place_setup, to_point
 from ..go.vertices import color_code
-from ..patterns.tables import TableError, dataset_parts, is_dataset, read_metadata, read_table
+from ..patterns.tables import TableError, dataset_parts, is_dataset, read_metadata, read_table, table_files
 
 SPLITS = ("train", "test", "all")
-#: The first bytes of every Parquet file.
-PARQUET_MAGIC = b"PAR1"
 
 
 @dataclass
@@ -66,30 +64,6 @@ class Corpus:
         for gid in self.ids:
             h.update(gid.encode() + b"\n")
         return h.hexdigest()
-
-
-def _is_games_table(path: Path) -> bool:
-    """Whether ``path`` is a games table; a Parquet file that is not one (a patterns
-    or ratings table, a foreign or corrupt table) raises :class:`TableError`."""
-    try:
-        with open(path, "rb") as f:
-            if f.read(4) != PARQUET_MAGIC:
-                return False
-    except OSError:  # a folder, an archive member path, a file that vanished: SGF input
-        return False
-    kind = read_metadata(path).get("kind")
-    if kind != "games":
-        raise TableError(f"{path} is a {kind} table, not a games table")
-    return True
-
-
-def table_files(path: str | os.PathLike) -> list[Path]:
-    """The games table files ``path`` stands for: itself, a dataset's parts in
-    order, or none when it is SGF input (a file, folder or archive)."""
-    path = Path(path)
-    if path.is_dir() and is_dataset(path):
-        return dataset_parts(path, "games")
-    return [path] if _is_games_table(path) else []
 
 
 def count_games(path: str | os.PathLike, split: str) -> int:

@@ -8,21 +8,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..datasets.corpus import table_files
-from ..datasets.scanner import ScanOptions, games_table, scan
-from ..datasets.sources import InputError
 from ..errors import ShapemillError
 from ..files import check_writable, output_errors, write_text_atomic
-from ..patterns.tables import TableError
+from ..patterns.tables import TableError, table_files
 from .fragment import query_from_pattern, query_from_sgf
 from .index import GameIndex, build_index, index_path, index_table, load_index, write_index
 from .query import Query
 from .report import Summary, sgf_collection, svg, text, write_hits
 from .search import LAST_MOVE, Filters, continuation_table, find, top_games
-
-#: SGF input is read whole: every board size, however short the game.
-SGF_OPTIONS = ScanOptions(size=0, min_moves=0)
-
 
 @dataclass
 class FindOptions:
@@ -71,8 +64,12 @@ def load_indexes(paths: list[str], quiet: bool = True) -> list[GameIndex]:
                 print(f"{f}: no index, built one in memory (`shapemill index {f}` saves it)", file=sys.stderr)
             indexes.append(index)
     if sgf_paths:
+        from ..datasets.scanner import ScanOptions, games_table, scan  # numba: SGF input only
+        from ..datasets.sources import InputError
+
         try:
-            result = scan(sgf_paths, SGF_OPTIONS)
+            # SGF input is read whole: every board size, however short the game
+            result = scan(sgf_paths, ScanOptions(size=0, min_moves=0))
         except InputError as exc:
             raise ShapemillError(str(exc)) from None
         indexes.append(build_index(games_table(result.games)))

@@ -19,7 +19,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import ShapemillError
-from ..patterns.show import pattern_grid
 from ..patterns.tables import TableError, read_table
 from .query import BLACK, EMPTY, WHITE, Query, edge_offs, parse_vertex, vertex
 
@@ -126,6 +125,8 @@ def query_from_pattern(pattern_id: str, table: str, size: int = 19, **options) -
             break
     else:
         raise ShapemillError(f"--pattern-id: {pattern_id} is not in {table}")
+    from ..patterns.show import pattern_grid  # numba (ring geometry): loaded for pattern ids only
+
     grid = pattern_grid(rows["key"][0].as_py(), rows["size"][0].as_py())
     half = len(grid) // 2
     points, colors, off = [], [], []

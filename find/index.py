@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 
 from ..files import atomic_path
 from ..patterns.tables import TableError, check_table, read_table
-from .kernels import CLEARED, NEVER, index_games
+from .first import CLEARED, NEVER
 
 #: Format of the index file; bumped when its arrays change.
 INDEX_VERSION = 4
@@ -145,6 +145,8 @@ def build_index(table: pa.Table, size: int | None = None) -> GameIndex:
         setup_pt[at : at + len(black) + len(white)] = np.concatenate([black, white])
         setup_col[at : at + len(black)] = 1
         setup_col[at + len(black) : at + len(black) + len(white)] = 2
+    from .kernels import index_games  # numba: loaded only when games are replayed
+
     points = size * size
     first = np.full((n, points, 3), NEVER, dtype=np.uint16)
     same = np.flatnonzero(sizes == size)

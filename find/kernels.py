@@ -14,11 +14,8 @@ import numpy as np
 from numba import njit
 
 from ..go.rules import COLOR, EMPTY, HEAD, NEXT, STRIDE, atari_point, in_atari, new_board, place_setup, play, to_index, to_point
+from .first import CLEARED, NEVER
 
-#: ``first`` time of a colour that never reached a point (larger than any move number).
-NEVER = np.iinfo(np.uint16).max
-#: ``first[g, point, CLEARED]``: the first position where a stone there had been captured.
-CLEARED = 2
 
 
 @njit(cache=True)

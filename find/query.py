@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ShapemillError
-from ..go.rings import SYMMETRIES
+from ..go.symmetry import SYMMETRIES
 
 #: Letters of GTP columns (no I).
 GTP_COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
@@ -156,27 +156,36 @@ def images(q: Query) -> Images:
             x, y = transform(q.points[:, 0], q.points[:, 1], s, n)
             ox, oy = transform(q.off[:, 0], q.off[:, 1], s, n)
             if q.anywhere:
-                moves = [(dx, dy) for dx in range(-x.min(), n - x.max()) for dy in range(-y.min(), n - y.max())
-                         if not ((ox + dx >= 0) & (ox + dx < n) & (oy + dy >= 0) & (oy + dy < n)).any()]
+                dx, dy = (a.ravel() for a in np.meshgrid(np.arange(-x.min(), n - x.max()),
+                                                          np.arange(-y.min(), n - y.max()), indexing="ij"))
+                ax, ay = ox[None, :] + dx[:, None], oy[None, :] + dy[:, None]
+                fits = ~((ax >= 0) & (ax < n) & (ay >= 0) & (ay < n)).any(axis=1)
+                dx, dy = dx[fits], dy[fits]
             else:
-                moves = [(0, 0)]
-            for dx, dy in moves:
-                pts = (y + dy) * n + (x + dx)
-                order = np.argsort(pts)
-                key = np.concatenate([pts[order], colors[order], [nxt]]).astype(np.int16).tobytes()
+                dx, dy = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
+            # every translation at once: a row of points per translation, each sorted
+            pts = (y[None, :] + dy[:, None]) * n + (x[None, :] + dx[:, None])
+            order = np.argsort(pts[0])  # a translation keeps the points' order
+            pts, cols = pts[:, order], colors[order]
+            keys = np.concatenate([pts, np.broadcast_to(np.append(cols, nxt), (len(pts), len(cols) + 1))],
+                                  axis=1).astype(np.int16)
+            for k in range(len(pts)):
+                key = keys[k].tobytes()
                 if key in found:
                     continue
                 found[key] = None
-                rows.append((pts[order], colors[order], nxt, s, swapped, dx, dy))
+                rows.append((pts[k], cols, nxt, s, swapped, int(dx[k]), int(dy[k])))
     ptr = np.concatenate([[0], np.cumsum([len(r[0]) for r in rows])]).astype(np.int64)
+    pt = np.concatenate([r[0] for r in rows]).astype(np.int16)
+    col = np.concatenate([r[1] for r in rows]).astype(np.int8)
+    image = np.repeat(np.arange(len(rows)), np.diff(ptr))
     region = np.zeros((len(rows), n * n), dtype=bool)
     want_empty = np.zeros((len(rows), n * n), dtype=bool)
-    for v, r in enumerate(rows):
-        region[v, r[0]] = True
-        want_empty[v, r[0][r[1] == EMPTY]] = True
+    region[image, pt] = True
+    want_empty[image[col == EMPTY], pt[col == EMPTY]] = True
     return Images(
-        pt=np.concatenate([r[0] for r in rows]).astype(np.int16),
-        col=np.concatenate([r[1] for r in rows]).astype(np.int8),
+        pt=pt,
+        col=col,
         ptr=ptr,
         next=np.array([r[2] for r in rows], dtype=np.int8),
         sym=np.array([r[3] for r in rows], dtype=np.int8),

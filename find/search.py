@@ -15,7 +15,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .index import GameIndex
-from .kernels import continuations, prune, replay_match
 from .query import GTP_COLUMNS, Images, Query, images
 
 #: The largest move number a hit can have (positions are counted in uint16).
@@ -83,11 +82,13 @@ def search_index(index: GameIndex, q: Query, imgs: Images, filters: Filters) -> 
     fill = index.fill
     image = np.repeat(np.arange(len(imgs)), np.diff(imgs.ptr))
     order = np.lexsort((fill[imgs.pt], imgs.col == 0, image))
-    hg, hv, ht, rg, rv, ru = prune(index.words, index.ever, index.late, index.filled, keep, index.first, index.offsets, index.moves,
-                                   index.first_color, index.setup_pt, index.setup_ptr, imgs.pt[order],
+    from .kernels import prune, replay_match  # numba: loaded by the first search
+
+    hg, hv, ht, rg, rv, ru = prune(index.words, index.ever, index.late, index.filled, keep, index.first, index.offsets,
+                                   index.moves, index.first_color, index.setup_pt, index.setup_ptr, imgs.pt[order],
                                    imgs.col[order], imgs.ptr, q.stones, imgs.next, imgs.region,
                                    imgs.want_empty, t_lo, t_hi)
-    if len(rg) == 0:  # nothing to replay: spare the kernel's loading in a fresh process
+    if len(rg) == 0:
         return _columns(hg, hv, ht, index, imgs, q.size)
     order = np.argsort(rg, kind="stable")
     g2, v2, t2 = replay_match(q.size, rg[order], rv[order], ru[order], index.moves, index.offsets, index.first_color,
@@ -99,6 +100,8 @@ def search_index(index: GameIndex, q: Query, imgs: Images, filters: Filters) -> 
 def _columns(g: np.ndarray, v: np.ndarray, t: np.ndarray, index: GameIndex, imgs: Images, size: int) -> dict:
     order = np.lexsort((v, t, g))
     g, v, t = g[order], v[order], t[order]
+    from .kernels import continuations
+
     pt, color, at = continuations(g, v, t, index.moves, index.offsets, index.first_color, imgs.zone)
     has = pt >= 0
     qx, qy = imgs.to_query(v[has], pt[has] % size, pt[has] // size, size) if len(v) else (pt[has], pt[has])

@@ -27,16 +27,12 @@ import numpy as np
 from numba import njit
 
 from .rules import BORDER, COLOR, MAX_SIZE, STRIDE
+from .symmetry import SYMMETRIES
 from .vertices import flat, row_col
 
 MIN_RING = 2
 MAX_RING = 3 * (MAX_SIZE - 1)
 
-#: Symmetries of the square as (dx, dy) -> (a*dx + b*dy, c*dx + e*dy).
-SYMMETRIES = (
-    (1, 0, 0, 1), (0, -1, 1, 0), (-1, 0, 0, -1), (0, 1, -1, 0),
-    (-1, 0, 0, 1), (1, 0, 0, -1), (0, 1, 1, 0), (0, -1, -1, 0),
-)
 
 
 def gridcular(dx: int, dy: int) -> int:

@@ -35,6 +35,8 @@ from ..files import atomic_paths, umask
 META_KEY = b"shapemill"
 #: The file that makes a folder a partitioned dataset.
 DATASET_MARKER = "_shapemill.json"
+#: The first bytes of every Parquet file.
+PARQUET_MAGIC = b"PAR1"
 
 #: Schema version of each table kind; bump when columns change meaning.
 SCHEMA_VERSIONS: dict[str, int] = {
@@ -287,3 +289,27 @@ def _check_kind(path: str | os.PathLike, meta: dict[str, Any], kind: str) -> Non
             f"{path}: {kind} schema version {meta.get('schema_version')!r} is not "
             f"supported (this shapemill reads version {SCHEMA_VERSIONS[kind]})"
         )
+
+
+def _is_games_table(path: Path) -> bool:
+    """Whether ``path`` is a games table; a Parquet file that is not one (a patterns
+    or ratings table, a foreign or corrupt table) raises :class:`TableError`."""
+    try:
+        with open(path, "rb") as f:
+            if f.read(4) != PARQUET_MAGIC:
+                return False
+    except OSError:  # a folder, an archive member path, a file that vanished: SGF input
+        return False
+    kind = read_metadata(path).get("kind")
+    if kind != "games":
+        raise TableError(f"{path} is a {kind} table, not a games table")
+    return True
+
+
+def table_files(path: str | os.PathLike) -> list[Path]:
+    """The games table files ``path`` stands for: itself, a dataset's parts in
+    order, or none when it is SGF input (a file, folder or archive)."""
+    path = Path(path)
+    if path.is_dir() and is_dataset(path):
+        return dataset_parts(path, "games")
+    return [path] if _is_games_table(path) else []
