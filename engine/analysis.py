@@ -56,6 +56,12 @@ PV_LENGTH_MAX = 100
 PERSPECTIVES = ("BLACK", "WHITE", "SIDETOMOVE")
 #: The engine's shortest interval between two reports during a search, in seconds.
 MIN_REPORT_SECONDS = 0.05
+#: Komi when a query gives none (KataGo's analysis engine's default).
+DEFAULT_KOMI = 7.5
+#: Decimals of each ownership value in a response (KataGo prints about as many).
+OWNERSHIP_DECIMALS = 6
+#: The board the kernels warm up on at start: analysis clients mostly ask 19x19.
+WARM_UP_SIZE = 19
 #: What KataGo prints on standard error once it takes queries (clients wait for it).
 READY = "Started, ready to begin handling requests"
 
@@ -193,10 +199,8 @@ def _stones(obj: dict, key: str, size: int) -> list[tuple[str, tuple[int, int] |
     return out
 
 
-def parse_query(obj: dict, settings: AnalysisSettings) -> Query:
-    """A query checked field by field as Analysis_Engine.md describes it; ``QueryError``
-    naming the first bad field. The positions themselves are checked by ``positions``."""
-    qid = obj["id"]
+def _field_warnings(obj: dict, qid) -> list[dict]:
+    """A warning for each field of the query shapemill does not act on."""
     warnings = []
     for key in obj:
         if key in UNUSED_FIELDS:
@@ -204,13 +208,11 @@ def parse_query(obj: dict, settings: AnalysisSettings) -> Query:
                              "id": qid})
         elif key not in USED_FIELDS:
             warnings.append({"warning": "Unexpected or unused field", "field": key, "id": qid})
-    for key in ("moves", "rules", "boardXSize", "boardYSize"):
-        if key not in obj:
-            raise QueryError(f"{key} is required", key)
-    x = _int(obj, "boardXSize", 2, rules.MAX_SIZE)
-    y = _int(obj, "boardYSize", 2, rules.MAX_SIZE)
-    if x != y:
-        raise QueryError("shapemill plays on square boards only: boardXSize must equal boardYSize", "boardYSize")
+    return warnings
+
+
+def _query_rules(obj: dict) -> dict:
+    """The query's ``rules``, with its ``whiteHandicapBonus`` when it gives one."""
     try:
         parsed_rules = parse_rules(obj["rules"])
     except RulesError as e:
@@ -219,14 +221,11 @@ def parse_query(obj: dict, settings: AnalysisSettings) -> Query:
         if obj["whiteHandicapBonus"] not in ("0", "N-1", "N"):
             raise QueryError("whiteHandicapBonus must be \"0\", \"N-1\" or \"N\"", "whiteHandicapBonus")
         parsed_rules["whiteHandicapBonus"] = obj["whiteHandicapBonus"]
-    komi = obj.get("komi", 7.5)
-    if isinstance(komi, bool) or not isinstance(komi, (int, float)) or not komi_ok(float(komi)):
-        raise QueryError("komi must be an integer or half-integer within [-150, 150]", "komi")
-    moves = _stones(obj, "moves", x)
-    initial = _stones(obj, "initialStones", x)
-    if any(p is None for _, p in initial):
-        raise QueryError("initialStones cannot hold a pass", "initialStones")
-    initial_player = _player(obj["initialPlayer"], "initialPlayer") if "initialPlayer" in obj else None
+    return parsed_rules
+
+
+def _turns(obj: dict, moves: list) -> tuple[list[int], list[int]]:
+    """The turns to analyse (``analyzeTurns``, default the last) and each one's priority."""
     turns = obj.get("analyzeTurns", [len(moves)])
     if (not isinstance(turns, list) or not turns
             or not all(isinstance(t, int) and not isinstance(t, bool) and 0 <= t <= len(moves) for t in turns)):
@@ -238,6 +237,12 @@ def parse_query(obj: dict, settings: AnalysisSettings) -> Query:
             raise QueryError("priorities must be a list as long as analyzeTurns", "priorities")
     if not all(isinstance(p, int) and not isinstance(p, bool) for p in priorities):
         raise QueryError("priority must be an integer", "priorities" if "priorities" in obj else "priority")
+    return list(turns), list(priorities)
+
+
+def _overrides(obj: dict, settings: AnalysisSettings, warnings: list[dict], qid) -> tuple[dict, str, int]:
+    """The query's ``overrideSettings``, and the perspective and PV length they give
+    (the settings' where they say nothing); a warning for each one not acted on."""
     overrides = obj.get("overrideSettings", {})
     if not isinstance(overrides, dict):
         raise QueryError("overrideSettings must be a JSON object", "overrideSettings")
@@ -252,6 +257,12 @@ def parse_query(obj: dict, settings: AnalysisSettings) -> Query:
         elif key != "maxVisits":
             warnings.append({"warning": f"overrideSettings: {key} is not supported by shapemill and is ignored",
                              "field": "overrideSettings", "id": qid})
+    return overrides, report_as, pv_length
+
+
+def _visits(obj: dict, overrides: dict, settings: AnalysisSettings, warnings: list[dict], qid) -> int:
+    """Visits per turn: the query's ``maxVisits`` (or its override's), clamped to
+    ``MAX_VISITS`` with a warning, else the settings'."""
     visits = settings.max_visits
     given = {"maxVisits": obj.get("maxVisits", overrides.get("maxVisits"))}
     if given["maxVisits"] is not None:
@@ -260,12 +271,39 @@ def parse_query(obj: dict, settings: AnalysisSettings) -> Query:
             warnings.append({"warning": f"maxVisits {visits} is more than shapemill searches a turn; "
                                         f"clamped to {MAX_VISITS}", "field": "maxVisits", "id": qid})
             visits = MAX_VISITS
+    return visits
+
+
+def parse_query(obj: dict, settings: AnalysisSettings) -> Query:
+    """A query checked field by field as Analysis_Engine.md describes it; ``QueryError``
+    naming the first bad field. The positions themselves are checked by ``positions``."""
+    qid = obj["id"]
+    warnings = _field_warnings(obj, qid)
+    for key in ("moves", "rules", "boardXSize", "boardYSize"):
+        if key not in obj:
+            raise QueryError(f"{key} is required", key)
+    x = _int(obj, "boardXSize", 2, rules.MAX_SIZE)
+    y = _int(obj, "boardYSize", 2, rules.MAX_SIZE)
+    if x != y:
+        raise QueryError("shapemill plays on square boards only: boardXSize must equal boardYSize", "boardYSize")
+    parsed_rules = _query_rules(obj)
+    komi = obj.get("komi", DEFAULT_KOMI)
+    if isinstance(komi, bool) or not isinstance(komi, (int, float)) or not komi_ok(float(komi)):
+        raise QueryError("komi must be an integer or half-integer within [-150, 150]", "komi")
+    moves = _stones(obj, "moves", x)
+    initial = _stones(obj, "initialStones", x)
+    if any(p is None for _, p in initial):
+        raise QueryError("initialStones cannot hold a pass", "initialStones")
+    initial_player = _player(obj["initialPlayer"], "initialPlayer") if "initialPlayer" in obj else None
+    turns, priorities = _turns(obj, moves)
+    overrides, report_as, pv_length = _overrides(obj, settings, warnings, qid)
+    visits = _visits(obj, overrides, settings, warnings, qid)
     every = obj.get("reportDuringSearchEvery")
     if every is not None and (isinstance(every, bool) or not isinstance(every, (int, float))
                               or not math.isfinite(every) or every <= 0):
         raise QueryError("reportDuringSearchEvery must be a positive number of seconds", "reportDuringSearchEvery")
-    return Query(qid, obj, x, float(komi), parsed_rules, initial, moves, initial_player, list(turns),
-                 list(priorities), visits, _bool(obj, "includeOwnership"), _bool(obj, "includePolicy"),
+    return Query(qid, obj, x, float(komi), parsed_rules, initial, moves, initial_player, turns,
+                 priorities, visits, _bool(obj, "includeOwnership"), _bool(obj, "includePolicy"),
                  _bool(obj, "includePVVisits"), None if every is None else max(float(every), MIN_REPORT_SECONDS),
                  report_as, pv_length, warnings)
 
@@ -510,7 +548,7 @@ class AnalysisEngine:
                          "thisHash": report.this_hash, "symHash": report.sym_hash}}
         if query.ownership:
             sign = 1.0 if perspective == "b" else -1.0
-            obj["ownership"] = [round(sign * float(v), 6) for v in board_order(owner, query.size)]
+            obj["ownership"] = [round(sign * float(v), OWNERSHIP_DECIMALS) for v in board_order(owner, query.size)]
         if query.policy:
             if prior is None and self.prior is not None:
                 c = rules.BLACK if job.color == "b" else rules.WHITE
@@ -531,7 +569,7 @@ def run_analysis(config: SearchConfig, settings: AnalysisSettings, prior: MovePr
     stdout = stdout or sys.stdout
     if isinstance(stdin, io.TextIOWrapper):
         stdin.reconfigure(errors="replace")
-    threading.Thread(target=warm_up, args=(config, 19, prior), daemon=True).start()
+    threading.Thread(target=warm_up, args=(config, WARM_UP_SIZE, prior), daemon=True).start()
     engine = AnalysisEngine(config, settings, prior, stdout)
     (ready or (lambda text: print(text, file=sys.stderr, flush=True)))(f"{NAME} {VERSION}: {READY}")
     for line in stdin:

@@ -49,6 +49,12 @@ PV_LENGTH = 15
 ANALYZE_COMMANDS = ("gfx/Visits/shapemill-visits", "gfx/Prior/shapemill-prior",
                     "gfx/Prior (percent)/shapemill-prior-percent", "gfx/Ownership/shapemill-ownership",
                     "gfx/Explain point/shapemill-explain %p")
+#: Leela Zero's ``lz-analyze`` gives win rates, priors and lcb in 0..10000, not 0..1.
+LZ_SCALE = 10000
+#: The analysis commands' interval is in centiseconds (Leela Zero's and KataGo's).
+CENTISECONDS = 100
+#: The shortest interval between two analysis lines, in seconds: 0 would print without end.
+MIN_INTERVAL = 0.01
 
 
 @dataclass
@@ -247,7 +253,7 @@ class GtpEngine:
         elif need_color:
             raise GtpError("syntax error")
         if rest and rest[0].isdigit():
-            opts.interval = min(int(rest.pop(0)) / 100, MAX_MOVE_SECONDS)  # a longer wait overflows
+            opts.interval = min(int(rest.pop(0)) / CENTISECONDS, MAX_MOVE_SECONDS)  # a longer wait overflows
         while rest:
             key = rest.pop(0)
             if key in ("avoid", "allow"):
@@ -260,7 +266,7 @@ class GtpEngine:
                 if not value.isdigit():
                     raise GtpError(f"syntax error: {key} {value}")
                 if key == "interval":
-                    opts.interval = min(int(value) / 100, MAX_MOVE_SECONDS)
+                    opts.interval = min(int(value) / CENTISECONDS, MAX_MOVE_SECONDS)
                 elif key == "maxmoves":
                     opts.max_moves = int(value)
                 else:
@@ -270,7 +276,7 @@ class GtpEngine:
                     raise GtpError(f"syntax error: {key} {value}")
                 setattr(opts, {"ownership": "ownership", "pvVisits": "pv_visits", "rootInfo": "root_info"}[key],
                         value == "true")
-        opts.interval = max(opts.interval, 0.01)
+        opts.interval = max(opts.interval, MIN_INTERVAL)
         return opts
 
     def _info_line(self, kind: str, opts: AnalyzeOptions, board: Board) -> str:
@@ -284,7 +290,7 @@ class GtpEngine:
             pv = " ".join(format_vertex(p) for p in m.pv)
             if kind == "lz":
                 entries.append(f"info move {format_vertex(m.point)} visits {m.visits} winrate "
-                               f"{round(m.winrate * 10000)} prior {round(m.prior * 10000)} lcb {round(m.lcb * 10000)} "
+                               f"{round(m.winrate * LZ_SCALE)} prior {round(m.prior * LZ_SCALE)} lcb {round(m.lcb * LZ_SCALE)} "
                                f"order {order} pv {pv}")
                 continue
             entry = (f"info move {format_vertex(m.point)} visits {m.visits} utility {m.utility:.6f} "

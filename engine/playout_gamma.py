@@ -34,7 +34,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ..go.changes import new_tracker, play_tracked, stale_points
+from ..go.changes import Tracker, new_tracker, play_tracked, stale_points
 from ..go.rules import (
     BLACK,
     COLOR,
@@ -142,8 +142,17 @@ def _draw(b: np.ndarray, m: np.ndarray, color: int, base: np.ndarray, gammas: np
     return PASS
 
 
+class GammaState(NamedTuple):
+    """A gamma playout's memory, kept from move to move."""
+
+    tracker: Tracker  # the points each move changes, and the feature reads' scratch space
+    levels: np.ndarray  # scratch: one point's feature levels
+    base: np.ndarray  # base[c, p]: the product of p's gammas for colour c but the two distances
+    weight: np.ndarray  # scratch: each empty point's weight at the current draw
+
+
 @njit(cache=True)
-def gamma_state(b: np.ndarray, m: np.ndarray, gammas: np.ndarray):
+def gamma_state(b: np.ndarray, m: np.ndarray, gammas: np.ndarray) -> GammaState:
     """A playout's memory from the position ``b, m``: the tracker of what moves
     change, scratch feature levels, each colour's ``base`` gammas and scratch
     weights."""
@@ -155,38 +164,38 @@ def gamma_state(b: np.ndarray, m: np.ndarray, gammas: np.ndarray):
         for i in range(m[N_EMPTY]):
             p = b[EMPTIES, i]
             base[c, p] = _base_gamma(b, m, c, p, gammas, tracker.scratch, levels)
-    return tracker, levels, base, np.empty(points)
+    return GammaState(tracker, levels, base, np.empty(points))
 
 
 @njit(cache=True)
-def _refresh(b: np.ndarray, m: np.ndarray, color: int, gammas: np.ndarray, state, n: int) -> None:
+def _refresh(b: np.ndarray, m: np.ndarray, color: int, gammas: np.ndarray, state: GammaState, n: int) -> None:
     """Bring ``color``'s base gammas up to date before the ``n``-th playout move:
     recompute the points the tracker names (ladders and the ko flag stay stale)."""
-    tracker, levels, base, _ = state
+    tracker = state.tracker
     for j in range(stale_points(tracker, n)):
         p = tracker.stale[j]
-        base[color, p] = _base_gamma(b, m, color, p, gammas, tracker.scratch, levels)
+        state.base[color, p] = _base_gamma(b, m, color, p, gammas, tracker.scratch, state.levels)
 
 
 @njit(cache=True)
-def _play_drawn(b: np.ndarray, m: np.ndarray, color: int, gammas: np.ndarray, state, n: int,
+def _play_drawn(b: np.ndarray, m: np.ndarray, color: int, gammas: np.ndarray, state: GammaState, n: int,
                 adapt=None) -> int:
     """Draw the ``n``-th move of a playout by the (refreshed) gammas, play it and
     mark what it changes; returns it. ``adapt``: a ``PpaWeights`` record whose
     weights bias the draw and whose masses it adds to, when its rate is not 0."""
-    tracker, _, base, weight = state
+    base, weight = state.base, state.weight
     if adapt is None:
         p = _draw(b, m, color, base[color], gammas, weight)
     elif adapt.rate > 0:
         p = _draw(b, m, color, base[color], gammas, weight, adapt.bias[color], adapt.mass[color])
     else:
         p = _draw(b, m, color, base[color], gammas, weight, adapt.bias[color])
-    play_tracked(b, m, color, p, tracker, n)
+    play_tracked(b, m, color, p, state.tracker, n)
     return p
 
 
 @njit(cache=True)
-def gamma_move(b: np.ndarray, m: np.ndarray, color: int, gammas: np.ndarray, state, n: int,
+def gamma_move(b: np.ndarray, m: np.ndarray, color: int, gammas: np.ndarray, state: GammaState, n: int,
                adapt=None) -> int:
     """Draw and play the ``n``-th move of a playout (``color`` to move); returns it."""
     _refresh(b, m, color, gammas, state, n)
@@ -215,7 +224,7 @@ def ppa_update(adapt: PpaWeights, moves: np.ndarray, n: int, color: int, winner:
     ``y`` it could have drawn there (the probabilities of the draw, gathered in the
     mass, under the weights the playout was drawn with); the loser's weights stay.
     Empties the masses for the next playout."""
-    weights, bias, mass, rate = adapt
+    weights, bias, mass, rate = adapt.weights, adapt.bias, adapt.mass, adapt.rate
     for i in range(0 if color == winner else 1, n, 2):
         if moves[i] != PASS:
             weights[winner, moves[i]] += rate

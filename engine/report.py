@@ -21,6 +21,9 @@ from ..go import rules
 from ..go.board import Board
 from .search import LCB_Z, Search
 
+#: KataGo's position hashes are 128 bits: 32 hexadecimal digits.
+HASH_BYTES = 16
+
 
 @dataclass
 class MoveReport:
@@ -123,6 +126,6 @@ def position_hashes(board: Board, color: str) -> tuple[str, str]:
 
     def digest(layers: np.ndarray) -> str:
         data = np.ascontiguousarray(layers).tobytes() + color.encode()
-        return hashlib.blake2b(data, digest_size=16).hexdigest().upper()
+        return hashlib.blake2b(data, digest_size=HASH_BYTES).hexdigest().upper()
 
     return digest(layers), min(digest(image) for image in images)

@@ -242,42 +242,12 @@ class Search:
         allowed = self._superko_mask(board, color)
         sel, settings = self.records(board.size, knowledge is not None)
         knowledge = NO_KNOWLEDGE if knowledge is None else knowledge
-        if self._cache_of != (w * w, id(knowledge.lookup)):
-            slots = 1 if knowledge is NO_KNOWLEDGE else CACHE_SLOTS
-            self._caches = [prior_cache(w * w, slots) for _ in range(threads)]
-            self._cache_of = (w * w, id(knowledge.lookup))
-        rate = cfg.ppa_rate if cfg.policy == "ppa" else 0.0
-        adapts = [ppa_weights(w * w, rate) for _ in range(threads)]  # the ppa weights live for one search
-        self.adapted = adapts
-        lanes = [Lane(k if self.shared else 0, np.zeros(w * w), np.zeros((ROOT_SCORES, w * w)), self._caches[k],
-                      adapts[k]) for k in range(threads)]
-        self.lanes = lanes  # read by analysis while the search runs
+        lanes = self._lanes(threads, w * w, knowledge)
         for tree in self._trees:
             tree.find_root(board, color, allowed)
         here = Root(board.b, board.m, color, 0, prior, allowed)
         playouts, seconds = budget if budget is not None else Budget(cfg.playouts, cfg.time_per_move)
-        if threads == 1:
-            if self._runs == 0:
-                seed_rng(cfg.seed)  # once: later moves go on with the same stream
-            if self.leaf > 1:
-                numba.set_num_threads(min(self.leaf, numba.config.NUMBA_NUM_THREADS))
-            done = [grow(self._trees[0], here, lanes[0], sel, settings, knowledge, playouts, seconds, stop)]
-        else:
-            share = -(-playouts // threads)
-            head = 0
-            if self.shared and self._trees[0].t[FIRST, self._trees[0].root] < 0:
-                seed_rng(cfg.seed + SEED_STRIDE * self._runs)  # the root's children, before the threads share them
-                head = grow(self._trees[0], here, lanes[0], sel, settings, knowledge, 1, None)
-
-            def work(k: int) -> int:
-                seed_rng(cfg.seed + SEED_STRIDE * self._runs + k)  # numba's RNG is per thread
-                tree = self._trees[0] if self.shared else self._trees[k]
-                mine = share - head if k == 0 else share
-                return grow(tree, here, lanes[k], sel, settings, knowledge, mine, seconds, stop)
-
-            with ThreadPoolExecutor(threads) as pool:
-                done = list(pool.map(work, range(threads)))
-            done[0] += head
+        done = self._grow(here, lanes, sel, settings, knowledge, playouts, seconds, stop)
         self._runs += 1
         stats = [tree.root_stats(w) for tree in self._trees]
         visits = sum(v for v, _, _ in stats)
@@ -288,6 +258,52 @@ class Search:
             winrate = float(wins[best] / visits[best])
         owner = sum(lane.owner for lane in lanes) / max(sum(done), 1)
         return SearchResult(best, winrate, visits, owner, sum(done), time.perf_counter() - start, stats[0][2], done)
+
+    def _lanes(self, threads: int, points: int, knowledge: KnowledgeArrays) -> list[Lane]:
+        """Each search thread's lane on a board of ``points`` points: its prior cache
+        (kept while the board size and the table stay), fresh ppa weights (they live for
+        one search) and empty ownership and score sums."""
+        cfg = self.config
+        if self._cache_of != (points, id(knowledge.lookup)):
+            slots = 1 if knowledge is NO_KNOWLEDGE else CACHE_SLOTS
+            self._caches = [prior_cache(points, slots) for _ in range(threads)]
+            self._cache_of = (points, id(knowledge.lookup))
+        rate = cfg.ppa_rate if cfg.policy == "ppa" else 0.0
+        adapts = [ppa_weights(points, rate) for _ in range(threads)]
+        self.adapted = adapts
+        lanes = [Lane(k if self.shared else 0, np.zeros(points), np.zeros((ROOT_SCORES, points)), self._caches[k],
+                      adapts[k]) for k in range(threads)]
+        self.lanes = lanes  # read by analysis while the search runs
+        return lanes
+
+    def _grow(self, here: Root, lanes: list[Lane], sel: Selection, settings: SearchSettings, knowledge: KnowledgeArrays,
+              playouts: int, seconds: float | None, stop) -> list[int]:
+        """Grow the trees from ``here`` with one search thread per lane (the playouts
+        shared out, each thread seeded apart); returns each thread's playouts."""
+        cfg = self.config
+        threads = len(lanes)
+        if threads == 1:
+            if self._runs == 0:
+                seed_rng(cfg.seed)  # once: later moves go on with the same stream
+            if self.leaf > 1:
+                numba.set_num_threads(min(self.leaf, numba.config.NUMBA_NUM_THREADS))
+            return [grow(self._trees[0], here, lanes[0], sel, settings, knowledge, playouts, seconds, stop)]
+        share = -(-playouts // threads)
+        head = 0
+        if self.shared and self._trees[0].t[FIRST, self._trees[0].root] < 0:
+            seed_rng(cfg.seed + SEED_STRIDE * self._runs)  # the root's children, before the threads share them
+            head = grow(self._trees[0], here, lanes[0], sel, settings, knowledge, 1, None)
+
+        def work(k: int) -> int:
+            seed_rng(cfg.seed + SEED_STRIDE * self._runs + k)  # numba's RNG is per thread
+            tree = self._trees[0] if self.shared else self._trees[k]
+            mine = share - head if k == 0 else share
+            return grow(tree, here, lanes[k], sel, settings, knowledge, mine, seconds, stop)
+
+        with ThreadPoolExecutor(threads) as pool:
+            done = list(pool.map(work, range(threads)))
+        done[0] += head
+        return done
 
     def analysis(self, board: Board, pv_length: int = 10, min_moves: int = 0) -> list[MoveInfo]:
         """The root's moves after the last ``run`` of ``board``'s position, most

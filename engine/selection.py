@@ -77,7 +77,6 @@ def silver_beta(n: float, an: float, equiv: float) -> float:
 def child_score(node: int, c: int, t: np.ndarray, f: np.ndarray, sel: Selection) -> float:
     """The score by which the child ``c`` of ``node`` is chosen (docs/search.md)."""
     parent_visits = stat(f, VISITS, node)
-    log_n = math.log(parent_visits + 1.0)
     n, w = stat(f, VISITS, c), stat(f, WINS, c)
     an, aw = stat(f, AVISITS, c), stat(f, AWINS, c)
     pn, pw, prob = f[0, PVISITS, c], f[0, PWINS, c], f[0, PROB, c]
@@ -121,6 +120,15 @@ def child_score(node: int, c: int, t: np.ndarray, f: np.ndarray, sel: Selection)
             bonus = sel.c_pb * prob * math.sqrt(parent_visits) / (1 + n)
     if sel.expert:
         bonus += f[0, NEAR, c] * NEAR_LAST_HALF / (NEAR_LAST_HALF + parent_visits)
+    return value + bonus + exploration(value, n_b, parent_visits, sel)
+
+
+@njit(cache=True)
+def exploration(value: float, n_b: float, parent_visits: float, sel: Selection) -> float:
+    """The bandit's exploration term for a child of value ``value`` seen ``n_b`` times
+    (prior visits included where the prior mode counts them) under a parent of
+    ``parent_visits`` visits, by ``sel.bandit`` (one of ``BANDITS``; 0 for none)."""
+    log_n = math.log(parent_visits + 1.0)
     bandit = sel.bandit
     c_ucb = sel.c_ucb
     explore = 0.0
@@ -139,7 +147,7 @@ def child_score(node: int, c: int, t: np.ndarray, f: np.ndarray, sel: Selection)
     elif bandit == UCB_V:
         var = max(0.0, value * (1 - value))
         explore = math.sqrt(2 * c_ucb * var * log_n / n_b) + 3 * c_ucb * log_n / n_b
-    return value + bonus + explore
+    return explore
 
 
 @njit(cache=True)

@@ -34,7 +34,7 @@ def default_prior_n(size: int) -> float:
     """``prior_n`` on a ``size`` x ``size`` board: ``PRIOR_N_19`` in proportion to its
     points (36 on 9x9), since the table, mined from 19x19 games, knows small boards less
     well while their searches run more playouts a second."""
-    return PRIOR_N_19 * size * size / 361
+    return PRIOR_N_19 * size * size / (19 * 19)
 
 
 @njit(cache=True)

@@ -60,6 +60,11 @@ POLICIES = ("random", "mogo", "gamma", "ppa", "mogo-local", "nested1", "nested2"
 (RANDOM_PLAYOUTS, MOGO_PLAYOUTS, GAMMA_PLAYOUTS, PPA_PLAYOUTS, MOGO_LOCAL_PLAYOUTS, NESTED1_PLAYOUTS,
  NESTED2_PLAYOUTS) = range(7)
 
+#: A simulation's moves (``seq``): the tree's, at most one a point, then a playout's,
+#: which stops at three a point (the playouts' limit): four a point.
+SEQ_PER_POINT = 4
+#: Room past those bounds in ``seq`` and ``path`` (the descent stops two short of the end).
+SEQ_SLACK = 8
 NO_GAMMAS = np.ones((1, 1))  # the gamma table passed when the policy is not gamma
 
 
@@ -188,8 +193,8 @@ def simulate(n_sims: int, nodes: Nodes, root: Root, lane: Lane, sel: Selection, 
     thread, owner, scores, cache, adapt = lane.thread, lane.owner, lane.scores, lane.cache, lane.adapt
     size = m0[SIZE]
     w = m0[STRIDE]
-    seq = np.empty(4 * size * size + 8, dtype=np.int64)
-    path = np.empty(size * size + 8, dtype=np.int64)
+    seq = np.empty(SEQ_PER_POINT * size * size + SEQ_SLACK, dtype=np.int64)
+    path = np.empty(size * size + SEQ_SLACK, dtype=np.int64)
     first_at = np.empty(w * w, dtype=np.int64)
     uniform = np.ones(w * w)  # below the root, before (or without) the table's priors
     node_prior = np.empty(w * w)

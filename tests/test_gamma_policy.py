@@ -6,18 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from shapemill.engine.mcts import Search, SearchConfig
-from shapemill.engine.playout_gamma import (
-    _base_gamma,
-    _draw,
-    _play_drawn,
-    _refresh,
-    gamma_playout,
-    gamma_state,
-    playout_gammas,
-)
+from scipy.stats import chisquare
+from shapemill.engine.playout_gamma import gamma_move, gamma_playout, gamma_state, playout_gammas
 from shapemill.go import rules
 from shapemill.go.board import Board
-from shapemill.go.reading import string_libs3
 from shapemill.miner.features import FEATURE_LEVELS, FEATURES, N_FEATURES
 from shapemill.patterns.defaults import RATINGS, default_table
 from test_mcts import best_move, capturing_race
@@ -44,57 +36,79 @@ def distinct_gammas(rng: np.random.Generator) -> np.ndarray:
 
 @pytest.mark.parametrize("size,game", [(9, 1), (9, 2), (13, 3), (19, 4)])
 def test_incremental_gammas_equal_fresh_ones_all_playout_long(size, game):
-    """After every move the kept gammas of the colour to move are those a fresh
-    feature read gives, over whole playouts with captures and ko fights."""
+    """Before every move the kept gammas of the colour to move are those a fresh
+    state read from scratch on that position gives, over whole playouts with
+    captures and ko fights (a move only marks points: the gammas it was drawn by
+    are those of the position before it)."""
     gammas = distinct_gammas(np.random.default_rng(game))
     b, m = rules.new_board(size)
     state = gamma_state(b, m, gammas)
-    levels, base = state[1], state[2]
     seed(game)
     color, passes, n = rules.BLACK, 0, 0
-    fresh_scratch = gamma_state(b, m, gammas)[0].scratch
     while passes < 2 and n < 3 * size * size:
-        _refresh(b, m, color, gammas, state, n)
-        string_libs3(b, m, fresh_scratch[0])
-        for i in range(m[rules.N_EMPTY]):
-            p = b[rules.EMPTIES, i]
-            assert base[color, p] == _base_gamma(b, m, color, p, gammas, fresh_scratch, levels), (n, p)
-        p = _play_drawn(b, m, color, gammas, state, n)
+        fresh = gamma_state(b.copy(), m.copy(), gammas).base[color]
+        p = gamma_move(b, m, color, gammas, state, n)
+        assert np.array_equal(state.base[color], fresh), (n, np.flatnonzero(state.base[color] != fresh))
         passes = passes + 1 if p == rules.PASS else 0
         n += 1
         color = 3 - color
     assert m[rules.CAPS_B] + m[rules.CAPS_W] > 0  # the check went through captures
 
 
-def test_draws_follow_the_gammas():
-    """Three candidates left with gammas 1, 2 and 5 (no last move, so no distance
-    factor): drawn about 1/8, 2/8 and 5/8 of the time."""
+def two_white_stones_in_atari() -> tuple[Board, set[int]]:
+    """A 5x5 board: white stones in two corners, (0, 0) and (4, 4), each left one
+    liberty by a black stone, (0, 1) and (3, 4); Black to move, no last move. The
+    capturing points, by hand: (1, 0) and (4, 3), as flat indices of the 7-wide
+    padded board."""
     board = Board(5)
-    board.setup("b", [(r, c) for r in range(5) for c in range(5) if (r, c) not in ((0, 0), (0, 2), (4, 4), (2, 2))])
-    b, m = board.b, board.m
-    points = [board._point(x) for x in ((0, 0), (0, 2), (4, 4))]
-    base = np.zeros(b.shape[1])
-    base[points] = [1.0, 2.0, 5.0]
+    board.setup("w", [(0, 0), (4, 4)])
+    board.setup("b", [(0, 1), (3, 4)])
+    return board, {(r + 1) * 7 + c + 1 for r, c in ((1, 0), (4, 3))}
+
+
+def test_first_draws_follow_the_gammas():
+    """Every gamma 1 but capturing's, 6: of the 21 empty points, the two captures
+    weigh 6 and the 19 others 1 (no eye, no illegal move), so a playout's first
+    move is each capture with probability 6/31 and each other point 1/31. 6,200
+    first moves pass a chi-square test against those shares (fixed seed; the
+    bound rejects a right policy one time in a thousand)."""
+    board, captures = two_white_stones_in_atari()
     gammas = np.ones((N_FEATURES, max(FEATURE_LEVELS)))
+    gammas[FEATURES.index("capture"), 1:] = 6.0
+    w = 7
+    empties = [(r + 1) * w + c + 1 for r in range(5) for c in range(5)
+               if board.get((r, c)) is None]
+    assert len(empties) == 21 and captures <= set(empties)
+    expected = np.array([6.0 if p in captures else 1.0 for p in empties])
+    expected /= expected.sum()
+    moves = np.empty(75, dtype=np.int64)
+    draws = 6_200
+    counts = dict.fromkeys(empties, 0)
     seed(3)
-    weight = np.empty(b.shape[1])
-    draws = 16_000
-    counts = dict.fromkeys(points, 0)
     for _ in range(draws):
-        counts[_draw(b, m, rules.BLACK, base, gammas, weight)] += 1
-    for p, share in zip(points, (1 / 8, 2 / 8, 5 / 8)):
-        assert abs(counts[p] / draws - share) < 0.02, counts
+        gamma_playout(board.b.copy(), board.m.copy(), rules.BLACK, 0.5, moves, gammas)
+        counts[int(moves[0])] += 1
+    observed = np.array([counts[p] for p in empties])
+    assert chisquare(observed, expected * draws).pvalue > 1e-3, counts
 
 
 def test_a_point_that_weighs_nothing_is_never_drawn():
-    board = Board(5)
-    b, m = board.b, board.m
-    base = np.zeros(b.shape[1])
+    """A capture gamma of 0 strikes out both captures; a board where Black has only
+    its own eyes left gives a pass."""
+    board, captures = two_white_stones_in_atari()
     gammas = np.ones((N_FEATURES, max(FEATURE_LEVELS)))
-    weight = np.empty(b.shape[1])
-    assert _draw(b, m, rules.BLACK, base, gammas, weight) == rules.PASS
-    base[board._point((2, 2))] = 1e-9
-    assert _draw(b, m, rules.BLACK, base, gammas, weight) == board._point((2, 2))
+    gammas[FEATURES.index("capture"), 1:] = 0.0
+    moves = np.empty(75, dtype=np.int64)
+    seed(4)
+    firsts = set()
+    for _ in range(1000):
+        gamma_playout(board.b.copy(), board.m.copy(), rules.BLACK, 0.5, moves, gammas)
+        firsts.add(int(moves[0]))
+    assert not firsts & captures and len(firsts) == 19
+    eyes = Board(5)
+    eyes.setup("b", [(r, c) for r in range(5) for c in range(5) if (r, c) not in ((0, 0), (2, 2), (4, 4))])
+    state = gamma_state(eyes.b, eyes.m, gammas)
+    assert gamma_move(eyes.b, eyes.m, rules.BLACK, gammas, state, 0) == rules.PASS
 
 
 def test_capture_gamma_makes_the_playout_capture():

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 from shapemill.engine.mcts import Search, SearchConfig
-from shapemill.engine.playout_gamma import _draw, gamma_playout, ppa_update, ppa_weights
+from shapemill.engine.playout_gamma import gamma_move, gamma_playout, gamma_state, ppa_update, ppa_weights
 from shapemill.go import rules
 from shapemill.go.board import Board
 from shapemill.miner.features import FEATURE_LEVELS, N_FEATURES
@@ -17,10 +17,12 @@ ONES = np.ones((N_FEATURES, max(FEATURE_LEVELS)))
 
 
 def three_empty_points() -> tuple[Board, list[int]]:
-    """A 5x5 board full of Black but three points: the only moves left."""
+    """A 5x5 board full of Black but three points in a row on the top edge: each
+    has an empty neighbour (no eye) and leaves Black a liberty, so they are Black's
+    only moves, all legal."""
     board = Board(5)
-    board.setup("b", [(r, c) for r in range(5) for c in range(5) if (r, c) not in ((0, 0), (0, 2), (4, 4), (2, 2))])
-    return board, [board._point(x) for x in ((0, 0), (0, 2), (4, 4))]
+    board.setup("b", [(r, c) for r in range(5) for c in range(5) if r > 0 or c > 2])
+    return board, [board._point((0, c)) for c in range(3)]
 
 
 def test_update_by_hand_three_moves_one_won():
@@ -30,25 +32,25 @@ def test_update_by_hand_three_moves_one_won():
     board, points = three_empty_points()
     b, m = board.b, board.m
     adapt = ppa_weights(b.shape[1], 0.5)
-    weights, bias, mass, _ = adapt
-    weights[rules.BLACK, points[1]] = math.log(2)
-    bias[rules.BLACK] = np.exp(weights[rules.BLACK])
-    base = np.zeros(b.shape[1])
-    base[points] = 1.0
-    _draw(b, m, rules.BLACK, base, ONES, np.empty(b.shape[1]), bias[rules.BLACK], mass[rules.BLACK])
-    assert np.allclose(mass[rules.BLACK, points], [0.25, 0.5, 0.25]) and mass.sum() == 1.0
+    adapt.weights[rules.BLACK, points[1]] = math.log(2)
+    adapt.bias[rules.BLACK] = np.exp(adapt.weights[rules.BLACK])
+    state = gamma_state(b, m, ONES)
+    seed(1)
+    played = gamma_move(b, m, rules.BLACK, ONES, state, 0, adapt)
+    assert played in points
+    assert np.allclose(adapt.mass[rules.BLACK, points], [0.25, 0.5, 0.25]) and adapt.mass.sum() == 1.0
     ppa_update(adapt, np.array([points[1]]), 1, rules.BLACK, rules.BLACK)
-    assert np.allclose(weights[rules.BLACK, points], [-0.125, math.log(2) + 0.25, -0.125])
-    assert np.allclose(bias[rules.BLACK, points], np.exp([-0.125, math.log(2) + 0.25, -0.125]))
-    assert not weights[rules.WHITE].any() and not mass.any()
+    assert np.allclose(adapt.weights[rules.BLACK, points], [-0.125, math.log(2) + 0.25, -0.125])
+    assert np.allclose(adapt.bias[rules.BLACK, points], np.exp([-0.125, math.log(2) + 0.25, -0.125]))
+    assert not adapt.weights[rules.WHITE].any() and not adapt.mass.any()
 
 
 def test_the_losers_weights_stay():
     board, points = three_empty_points()
     adapt = ppa_weights(board.b.shape[1], 0.5)
-    adapt[2][rules.BLACK, points] = [0.25, 0.5, 0.25]
+    adapt.mass[rules.BLACK, points] = [0.25, 0.5, 0.25]
     ppa_update(adapt, np.array([points[1]]), 1, rules.BLACK, rules.WHITE)
-    assert not adapt[0].any() and np.all(adapt[1] == 1.0)
+    assert not adapt.weights.any() and np.all(adapt.bias == 1.0)
 
 
 def test_weights_move_toward_the_winners_moves():
@@ -63,7 +65,7 @@ def test_weights_move_toward_the_winners_moves():
     for _ in range(300):
         gamma_playout(board.b.copy(), board.m.copy(), rules.BLACK, 20.5, moves, ONES, adapt)
     for color in (rules.BLACK, rules.WHITE):
-        assert np.argmax(adapt[0][color]) == g5 and adapt[0][color, g5] > 1.0
+        assert np.argmax(adapt.weights[color]) == g5 and adapt.weights[color, g5] > 1.0
     frozen = adapt._replace(rate=0.0)
     first = {}
     for name, a in (("mined", None), ("adapted", frozen)):
@@ -82,7 +84,7 @@ def test_a_ppa_search_returns_a_legal_move_and_adapts():
     search = Search(SearchConfig(playouts=200, seed=2, policy="ppa", gammas=ONES))
     result = search.run(board, rules.WHITE)
     assert board.is_legal("w", (result.move // 11 - 1, result.move % 11 - 1))
-    weights = search.adapted[0][0]
+    weights = search.adapted[0].weights
     assert weights[rules.BLACK].any() and weights[rules.WHITE].any()
     assert search.run(board, rules.WHITE).playouts == 200  # a second search starts from fresh weights
-    assert search.adapted[0][0] is not weights
+    assert search.adapted[0].weights is not weights
