@@ -33,7 +33,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .reading import libs_up_to_3, reading_scratch, string_libs3
+from .reading import ReadingScratch, libs_up_to_3, reading_scratch, string_libs3
 from .rules import COLOR, EMPTY, HEAD, LAST, NEXT, PASS, STRIDE, atari_point, in_atari, play
 
 #: Room for the points whose levels depend on one move as the previous move.
@@ -43,7 +43,7 @@ LAST_MOVE_POINTS = 16
 class Tracker(NamedTuple):
     """What a game's moves marked, for the colour to move to read again."""
 
-    scratch: tuple  # reading_scratch; its libs3 is kept current at every string's head
+    scratch: ReadingScratch  # its libs3 is kept current at every string's head
     marks: np.ndarray  # int64[2, L]: the points move n marked, in slot n % 2
     n_marks: np.ndarray  # int64[2]
     last: np.ndarray  # int64[3, LAST_MOVE_POINTS]: move n's last-move points, in slot n % 3
@@ -58,7 +58,7 @@ def new_tracker(b: np.ndarray, m: np.ndarray) -> Tracker:
     """A tracker for the position ``b, m``, whose every point is read fresh (nothing marked)."""
     points = b.shape[1]
     scratch = reading_scratch(b, m)
-    string_libs3(b, m, scratch[0])
+    string_libs3(b, m, scratch.libs3)
     return Tracker(
         scratch, np.empty((2, points), dtype=np.int64), np.zeros(2, dtype=np.int64),
         np.empty((3, LAST_MOVE_POINTS), dtype=np.int64), np.zeros(3, dtype=np.int64),
@@ -89,7 +89,7 @@ def add_short_liberties(b: np.ndarray, m: np.ndarray, tracker: Tracker, n: int, 
     string of at most two liberties: their ladder readings and ko-flag levels can
     change with any move. Returns the new count."""
     w = m[STRIDE]
-    libs3 = tracker.scratch[0]
+    libs3 = tracker.scratch.libs3
     for p in points:
         for q in (p - 1, p + 1, p - w, p + w):
             c = b[COLOR, q]
@@ -103,7 +103,7 @@ def add_short_liberties(b: np.ndarray, m: np.ndarray, tracker: Tracker, n: int, 
 def play_tracked(b: np.ndarray, m: np.ndarray, color: int, p: int, tracker: Tracker, n: int) -> None:
     """Play move ``n`` (``color`` at ``p``) and mark the points it can change."""
     tracker.n_marks[n % 2] = _play_and_mark(
-        b, m, color, p, tracker.marks[n % 2], tracker.stamp, 3 * n + 2, tracker.scratch[0], tracker.captured
+        b, m, color, p, tracker.marks[n % 2], tracker.stamp, 3 * n + 2, tracker.scratch.libs3, tracker.captured
     )
     tracker.n_last[n % 3] = _last_move_points(b, m, tracker.last[n % 3])
 

@@ -18,6 +18,8 @@ rotated, mirrored or colour-swapped board. Superko is ignored while reading.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -508,15 +510,19 @@ def libs_after_up_to_2(b: np.ndarray, m: np.ndarray, color: int, p: int) -> int:
     return 0 if first < 0 else 1
 
 
+class ReadingScratch(NamedTuple):
+    """Scratch arrays of tactical reading, reusable across positions of one board size."""
+
+    libs3: np.ndarray  # int32[points]: liberties up to 3, at each string's head
+    mark: np.ndarray  # int32[points]: visit stamps
+    work: np.ndarray  # int32[LADDER_DEPTH, rows, points]: the ladder reader's board stack
+    mwork: np.ndarray  # int64[LADDER_DEPTH, meta]: its meta rows
+    moves: np.ndarray  # int32[LADDER_DEPTH, LADDER_WIDTH]: its candidate moves a depth
+
+
 @njit(cache=True)
-def reading_scratch(b: np.ndarray, m: np.ndarray):
-    """Scratch for tactical reading (``miner.features.tactical_features_with``, the trackers), reusable across positions of one
-    board size: (libs3, mark, ladder board stack, ladder meta stack, ladder moves)."""
+def reading_scratch(b: np.ndarray, m: np.ndarray) -> ReadingScratch:
+    """Scratch for tactical reading (``miner.features.tactical_features_with``, the
+    trackers), reusable across positions of one board size."""
     work, mwork, moves = ladder_scratch(b, m)
-    return (
-        np.zeros(b.shape[1], dtype=np.int32),
-        np.zeros(b.shape[1], dtype=np.int32),
-        work,
-        mwork,
-        moves,
-    )
+    return ReadingScratch(np.zeros(b.shape[1], dtype=np.int32), np.zeros(b.shape[1], dtype=np.int32), work, mwork, moves)

@@ -128,7 +128,7 @@ def compare_ladders(corpus: Corpus, max_nodes: int = 20_000, report: Callable[[s
         size = int(corpus.board_size[i])
         region = (b[COLOR] != BORDER).astype(np.uint8)
         scratch = reading_scratch(b, m)
-        libs3, mark = scratch[0], scratch[1]
+        libs3, mark = scratch.libs3, scratch.mark
         color = int(corpus.first_color[i])
         for move_no, index in enumerate(corpus.game_moves(i).tolist(), 1):
             string_libs3(b, m, libs3)
