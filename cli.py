@@ -561,24 +561,36 @@ def review(ctx: click.Context, game, output, ratings, use_engine, playouts, thre
               help="Keep the first program's seconds per move equal to the second's: before each of its moves "
                    "it gets `time_settings 0 T 1`, T bringing its mean to the second's mean so far (SECONDS "
                    "until the second has moved).")
-def match(first, second, size, komi, games, sgf_dir, alternate, move_timeout, equal_time) -> None:
+@click.option("--clock", default=None, metavar="M[:B:S]",
+              help="A game clock: M seconds each, sudden death, or M seconds then Canadian byo-yomi of S moves "
+                   "in B seconds. Both programs get time_settings and time_left and manage their own time; one "
+                   "whose clock runs out loses on time. Not with --equal-time.")
+def match(first, second, size, komi, games, sgf_dir, alternate, move_timeout, equal_time, clock) -> None:
     """Play games between two GTP programs, refereed by shapemill's rules.
 
     Prints each result, then each program's wins, win rate with its 95% Wilson
     interval and average time per move.
     """
+    from .engine.clock import parse_clock
     from .engine.match import run_match, wilson
 
+    if clock is not None and equal_time is not None:
+        raise click.UsageError("--clock and --equal-time: one or the other (a game clock, or equal time a move)")
+    try:
+        settings = parse_clock(clock) if clock is not None else None
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--clock") from None
     try:
         tallies = run_match(first, second, games, size, komi, sgf_dir, alternate, click.echo, move_timeout,
-                            equal_time=equal_time)
+                            equal_time=equal_time, clock=settings)
     except (OSError, RuntimeError) as exc:
         raise click.ClickException(f"match stopped: {exc}") from None
     for t in tallies:
         low, high = wilson(t.wins, t.games)
         per_move = f"{t.seconds / t.moves:.2f} s/move" if t.moves else "time not measured"
+        on_time = f", {t.time_losses} lost on time" if t.time_losses else ""
         click.echo(f"{t.command}: {t.wins:g}/{t.games} wins, {t.wins / t.games:.1%} "
-                   f"[{low:.1%}, {high:.1%}], {per_move}")
+                   f"[{low:.1%}, {high:.1%}], {per_move}{on_time}")
 
 
 @main.command()
