@@ -8,9 +8,17 @@ checking the workers the pool started (which end only when the pool does).
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import TypeVar
 
 from .errors import ShapemillError
+
+T = TypeVar("T")
 
 POLL_SECONDS = 0.2
 
@@ -20,9 +28,54 @@ class WorkerDied(ShapemillError):
     crashed; its task's result is lost, so the run's result would be wrong."""
 
 
-def ignore_sigint() -> None:
-    """A pool's initializer: the worker leaves Ctrl-C to the parent, which stops the pool."""
+def init_worker() -> None:
+    """A pool's initializer: the worker leaves Ctrl-C to the parent, which stops the pool,
+    and ends in silence once its parent has died (killed): an orphan would finish its task
+    and print a ``BrokenPipeError`` traceback handing in the result. Handing it in to no
+    one now ends it (SIGPIPE), and a thread ends it within ``POLL_SECONDS`` otherwise
+    (also when it waits on a lock that a worker ended so held)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    threading.Thread(target=_end_with_parent, args=(os.getppid(),), daemon=True).start()
+
+
+def _end_with_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(POLL_SECONDS)
+    os._exit(1)
+
+
+def interruptible(what: str, kernel: Callable[..., T], *args) -> T:
+    """``kernel(*args)``, a numba kernel compiled ``nogil``, run in a thread so that
+    Ctrl-C stops the command within ``POLL_SECONDS`` rather than when the kernel
+    returns (seconds later), with one line naming ``what`` was interrupted.
+
+    The kernel cannot be stopped and its threads would hold up the interpreter's
+    exit, so the process ends at once (exit 1); no output has been written yet
+    while a kernel runs, and atomic writes leave previous files intact."""
+    from numba import get_num_threads, set_num_threads
+
+    box: dict[str, object] = {}
+    threads = get_num_threads()  # numba's thread count is per calling thread
+
+    def run() -> None:
+        try:
+            set_num_threads(threads)
+            box["value"] = kernel(*args)
+        except BaseException as exc:  # handed to the caller's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=run, name=what, daemon=True)
+    thread.start()
+    try:
+        while thread.is_alive():
+            thread.join(POLL_SECONDS)
+    except KeyboardInterrupt:
+        print(f"Error: interrupted (Ctrl-C) during {what}; nothing written", file=sys.stderr, flush=True)
+        os._exit(1)
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
 
 
 class Watch:

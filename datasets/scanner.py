@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..go.rules import replay_check
-from ..workers import Watch, ignore_sigint
+from ..workers import Watch, init_worker
 from .records import SKIP_REASONS, TRUNCATING_REASONS, GameRecord, ScanError, game_id, split_of
 from .sgf import parse_games
 from .sources import DEFAULT_MAX_BYTES, Batch, InputError, plan, read_items
@@ -114,7 +114,7 @@ def iter_results(
     _warm_up()
     methods = mp.get_all_start_methods()
     ctx = mp.get_context("fork" if "fork" in methods else None)
-    pool = ctx.Pool(workers, initializer=ignore_sigint)
+    pool = ctx.Pool(workers, initializer=init_worker)
     watch = Watch(pool)
     try:
         pending: deque = deque()
@@ -260,7 +260,11 @@ def scan(
     for skipped, results in iter_results(
         paths, workers=opt.workers, max_bytes=opt.max_bytes, test_fraction=opt.test_fraction
     ):
-        res.skipped += len(skipped)
+        for err in skipped:  # not SGF (skipped), or a folder or special file that cannot be read
+            if err.kind in SKIP_REASONS:
+                res.skipped += 1
+            else:
+                res.unusable[err.kind] += 1
         res.errors.extend(skipped)
         for games in results:
             if len(games) == 1 and games[0][0] is None and games[0][1] and games[0][1][0].kind in SKIP_REASONS:
@@ -357,19 +361,19 @@ def write_tables(
     params: dict[str, Any] | None = None,
     partition_size: int | None = None,
 ) -> None:
-    """Write the games table (and the errors table) atomically, with metadata; with
+    """Write the games table (and the errors table) atomically and together (a failure
+    replaces neither), with metadata; with
     ``partition_size``, the games table as a partitioned dataset (the folder ``games_path``)."""
-    from ..patterns.tables import table_metadata, write_table
+    from ..patterns.tables import table_metadata, write_tables
 
     fp = result.fingerprint()
-    if errors_path is not None:
-        write_table(errors_table(result.errors), errors_path,
-                    table_metadata("errors", fingerprint=fp, params=params))
+    errors = [] if errors_path is None else [
+        (errors_table(result.errors), errors_path, table_metadata("errors", fingerprint=fp, params=params))]
     if partition_size is None:
-        write_table(games_table(result.games), games_path,
-                    table_metadata("games", fingerprint=fp, params=params))
+        write_tables([(games_table(result.games), games_path, table_metadata("games", fingerprint=fp, params=params)),
+                      *errors])
     else:
-        write_games_dataset(result.games, games_path, partition_size, params)
+        write_tables(errors, lambda: write_games_dataset(result.games, games_path, partition_size, params))
 
 
 def write_games_dataset(

@@ -24,15 +24,17 @@ from typing import TextIO
 
 import numpy as np
 
+from ..datasets.sources import DEFAULT_MAX_BYTES
+from ..datasets.text import parse_komi
 from ..errors import ShapemillError
-from ..files import write_text_atomic
+from ..files import read_bounded, write_text_atomic
 from ..go import rules, vertices
 from ..go.board import Board, IllegalMove
 from ..go.reading import libs_after_up_to_2
 from ..go.seki import seki_stones
 from ..go.vertices import ColorError, flat_index, flat_vertex, format_vertex, point_at
 from ..miner.prior import MovePrior
-from .clock import KINDS, TimeLeft, TimeSettings, move_seconds
+from .clock import KINDS, MAX_MOVE_SECONDS, TimeLeft, TimeSettings, move_seconds
 from .endgame import RESIGN, choose_move, dead_stones, score_without_dead
 from .explain import Explainer, knowledge_explanation
 from .katago import DEFAULT_RULES, KGS_RULES, RulesError, board_order, parse_rules, rules_text
@@ -245,7 +247,7 @@ class GtpEngine:
         elif need_color:
             raise GtpError("syntax error")
         if rest and rest[0].isdigit():
-            opts.interval = int(rest.pop(0)) / 100
+            opts.interval = min(int(rest.pop(0)) / 100, MAX_MOVE_SECONDS)  # a longer wait overflows
         while rest:
             key = rest.pop(0)
             if key in ("avoid", "allow"):
@@ -258,7 +260,7 @@ class GtpEngine:
                 if not value.isdigit():
                     raise GtpError(f"syntax error: {key} {value}")
                 if key == "interval":
-                    opts.interval = int(value) / 100
+                    opts.interval = min(int(value) / 100, MAX_MOVE_SECONDS)
                 elif key == "maxmoves":
                     opts.max_moves = int(value)
                 else:
@@ -554,10 +556,11 @@ class GtpEngine:
         if not a:
             raise GtpError("syntax error")
         try:
-            with open(a[0], "rb") as fh:
-                game = sgf.Sgf_game.from_bytes(fh.read())
+            game = sgf.Sgf_game.from_bytes(read_bounded(a[0], DEFAULT_MAX_BYTES))
             setup, moves = sgf_moves.get_setup_and_moves(game)
-        except (ValueError, OSError) as e:
+        except OSError as e:
+            raise GtpError(f"cannot load file: {e.strerror or e}") from None
+        except ValueError as e:
             raise GtpError(f"cannot load file: {e}") from None
         if not 2 <= game.get_size() <= rules.MAX_SIZE:
             raise GtpError(f"cannot load file: board size {game.get_size()} is not supported")
@@ -571,11 +574,13 @@ class GtpEngine:
             except IllegalMove as e:  # handle() puts the previous game back
                 raise GtpError(f"cannot load file: move {n} is illegal ({e})") from None
             self.movers.append(color)
-        if game.get_root().has_property("KM"):
-            self.config = replace(self.config, komi=float(game.get_komi()))
+        root = game.get_root()
+        komi = parse_komi(root.get_raw("KM").decode("latin-1")) if root.has_property("KM") else math.nan
+        if math.isfinite(komi):  # scan's reader: KM[650] is Fox's 6.5
+            self.config = replace(self.config, komi=komi)
             self.search = Search(self.config)
         else:
-            print(f"loadsgf: {a[0]} gives no komi (KM); it stays {self.config.komi:g}", file=sys.stderr, flush=True)
+            print(f"loadsgf: {a[0]} gives no komi (KM) that can be read; it stays {self.config.komi:g}", file=sys.stderr, flush=True)
         return "black" if not moves[:limit] or moves[:limit][-1][0] == "w" else "white"
 
     def cmd_list_stones(self, a: list[str]) -> str:

@@ -2,8 +2,9 @@
 
 Every move is checked with ``Board`` (suicide, ko, positional superko); a game
 ends with two passes, a resignation, an illegal move (which loses), a move
-limit or, under a game clock, a program's time running out (which loses). The result is the area score with the dead stones that both programs'
-``final_score`` agree on; disagreements are reported. Games are saved as SGF,
+limit or, under a game clock, a program's time running out (which loses). The
+result is the area score with the dead stones that both programs' ``final_score``
+agree on; disagreements are reported. Games are saved as SGF,
 and a match resumes from the SGF files already in its folder.
 """
 
@@ -54,7 +55,8 @@ class GtpClient:
         self.command = command
         self.timeout = timeout
         self.proc = subprocess.Popen(shlex.split(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True, bufsize=1, errors="replace")
+                                     stderr=subprocess.DEVNULL, text=True, bufsize=1, errors="replace",
+                                     start_new_session=True)  # Ctrl-C is the referee's to handle, not the program's
         self.lines: queue.Queue[str] = queue.Queue()
         self.failed = False  # hung or gone: not asked to quit, only ended
         self.answered = False  # the first answer may take the program's start-up too
@@ -460,57 +462,75 @@ def run_match(first: str, second: str, games: int, size: int, komi: float, sgf_d
     def sides(i: int) -> tuple[Tally, Tally]:
         return (tallies[1], tallies[0]) if alternate and i % 2 == 1 else tallies
 
+    stopping = threading.Event()  # Ctrl-C: the games in play end unsaved, never as forfeits
+    running: set[GtpClient] = set()
+
     def play(i: int) -> tuple[str, str, GameRecord | None]:
         path = folder / f"game-{i + 1:04d}.sgf"
         if path.exists():
             return _sgf_result(path) + (None,)
         pace = ("w" if sides(i)[1] is tallies[0] else "b", equal) if equal else None
         record, commands, names = _match_game(*(t.command for t in sides(i)), i + 1, size, komi, move_timeout,
-                                              report, pace, clock)
+                                              report, pace, clock, running, stopping)
+        if stopping.is_set():
+            raise KeyboardInterrupt
         write_text_atomic(path, to_sgf(record, size, komi, *names, commands, clock))
         return record.result, record.reason, record
 
     with ThreadPoolExecutor(max(1, concurrency)) as pool:  # the threads wait on the programs' pipes
-        for i, (result, why, record) in enumerate(pool.map(play, range(games))):
-            black, white = sides(i)
-            if record is not None:
-                if not record.agreed:
-                    report(f"game {i + 1}: final_score disagreement {record.scores}, counted {result}")
+        try:
+            for i, (result, why, record) in enumerate(pool.map(play, range(games))):
+                black, white = sides(i)
+                if record is not None:
+                    if not record.agreed:
+                        report(f"game {i + 1}: final_score disagreement {record.scores}, counted {result}")
+                    for tally, color in ((black, "b"), (white, "w")):
+                        tally.seconds += record.seconds[color]
+                        tally.moves += sum(1 for c, _ in record.moves if c == color)
+                winner = result[:1].lower()
+                failed = ended_by_failure(result, why)
                 for tally, color in ((black, "b"), (white, "w")):
-                    tally.seconds += record.seconds[color]
-                    tally.moves += sum(1 for c, _ in record.moves if c == color)
-            winner = result[:1].lower()
-            failed = ended_by_failure(result, why)
-            for tally, color in ((black, "b"), (white, "w")):
-                tally.games += 1
-                tally.wins += 1.0 if winner == color else 0.5 if result == "0" else 0.0
-                tally.failures += failed
-                tally.wins_by_failure += failed and winner == color
-                tally.time_losses += result.endswith("+T") and winner != color
-            report(f"game {i + 1}: {black.command!r} (B) vs {white.command!r} (W): {result}"
-                   + (f" ({why})" if why else "") + ("  (from the folder)" if record is None else ""))
+                    tally.games += 1
+                    tally.wins += 1.0 if winner == color else 0.5 if result == "0" else 0.0
+                    tally.failures += failed
+                    tally.wins_by_failure += failed and winner == color
+                    tally.time_losses += result.endswith("+T") and winner != color
+                report(f"game {i + 1}: {black.command!r} (B) vs {white.command!r} (W): {result}"
+                       + (f" ({why})" if why else "") + ("  (from the folder)" if record is None else ""))
+        except KeyboardInterrupt:
+            stopping.set()  # before the kills: a game they end is not saved
+            for client in list(running):
+                client.proc.kill()
+            raise
     return tallies
 
 
 def _match_game(black: str, white: str, number: int, size: int, komi: float, move_timeout: float | None,
-                report, pace: tuple[str, EqualTime] | None,
-                clock: TimeSettings | None) -> tuple[GameRecord, tuple[str, str], tuple[str, str]]:
+                report, pace: tuple[str, EqualTime] | None, clock: TimeSettings | None = None,
+                running: set | None = None,
+                stopping: threading.Event | None = None) -> tuple[GameRecord, tuple[str, str], tuple[str, str]]:
     """One game of a match between fresh processes of the two commands, which
     are closed after it whatever happens; the record, the commands run and the
-    programs' names (``program_name``)."""
+    programs' names (``program_name``). The programs are in ``running`` while they
+    play (Ctrl-C kills them); none is started once ``stopping`` is set."""
     commands = tuple(c.replace("{game}", str(number)) for c in (black, white))
     clients = []
+    running = set() if running is None else running
     try:
         for command in commands:
+            if stopping is not None and stopping.is_set():
+                raise KeyboardInterrupt
             try:
                 clients.append(GtpClient(command, move_timeout))
             except OSError as e:
                 raise ShapemillError(f"cannot start {command!r}: {one_line(e)}") from None
+            running.add(clients[-1])
         names = tuple(program_name(client) for client in clients)
         record = play_game(*clients, size, komi, pace=pace, clock=clock)
     finally:
         for client in clients:
+            running.discard(client)
             why = client.close()
-            if why:
+            if why and not (stopping is not None and stopping.is_set()):
                 report(f"game {number}: {why}; killed it")
     return record, commands, names

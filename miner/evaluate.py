@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ..workers import interruptible
 from .positions import Teams, candidate
 from .rate import combination_strengths
 
@@ -19,7 +20,7 @@ BANDS = ((1, 30), (31, 80), (81, 150), (151, 10**6))
 MAX_K = 30
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def ranks_and_logp(pos_start, team, bits, chosen, gamma, cs) -> tuple[np.ndarray, np.ndarray]:
     """Rank (1 = the model's first choice) and log-probability of each move played."""
     n = len(chosen)
@@ -45,9 +46,9 @@ def evaluate_teams(teams: Teams, gamma: np.ndarray) -> dict:
     """Accuracy report of ``gamma`` (one per feature) on ``teams``: overall and by
     move-number band; the rates of a band without positions are None (JSON null)."""
     full = np.append(gamma, 1.0)
-    rank, logp = ranks_and_logp(
-        teams.pos_start, teams.team, teams.pattern_bits, teams.chosen, full,
-        combination_strengths(teams.combos, full[teams.first_tactical:]),
+    rank, logp = interruptible(
+        "evaluate's ranking of the moves", ranks_and_logp, teams.pos_start, teams.team, teams.pattern_bits,
+        teams.chosen, full, combination_strengths(teams.combos, full[teams.first_tactical:]),
     )
     move = teams.move_number + 1
 

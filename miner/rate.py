@@ -44,7 +44,11 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
+from ..workers import interruptible
 from .positions import Teams, candidate, use_threads
+
+#: What Ctrl-C names when it stops a sweep.
+SWEEP = "rate's MM sweeps"
 
 
 @njit(cache=True)
@@ -64,7 +68,7 @@ def _blocks(n: int, n_blocks: int) -> np.ndarray:
     return (np.arange(n_blocks + 1) * n) // n_blocks
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _pass(pos_start, team, bits, chosen, gamma, cs, n_blocks, by_pattern, n_out) -> tuple[float, np.ndarray, np.ndarray]:
     """One pass over the candidates at the current gammas: ``(log-likelihood, E, acc)``.
 
@@ -182,7 +186,7 @@ def _groups(combos: np.ndarray, none: int) -> tuple[np.ndarray, np.ndarray]:
     return start, (np.concatenate(features) if features else np.zeros(0)).astype(np.int64)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def fisher_information(pos_start, team, bits, combos, first, gamma, cs, total, n_blocks, none) -> np.ndarray:
     """Observed information of each log-gamma: sum over positions of p (1 - p), p the
     share of the position's strength held by teams with the feature (``combos`` hold
@@ -258,7 +262,7 @@ def fit(
     start = time.perf_counter()
     previous = -np.inf
     for it in range(max_iter + 1):
-        ll, total, acc = _pass(*args, gamma, cs, n_blocks, True, n + 1)
+        ll, total, acc = interruptible(SWEEP, _pass, *args, gamma, cs, n_blocks, True, n + 1)
         objective = (ll + (_log_prior(gamma[:n]) if prior else 0.0)) / n_pos
         if it:
             trace.append(objective)
@@ -269,10 +273,11 @@ def fit(
         previous = objective
         gamma0 = gamma.copy()
         _update(patterns, w, acc, gamma0, gamma, prior)
-        _, _, a = _pass(*args, gamma, cs, n_blocks, False, len(teams.combos))
+        _, _, a = interruptible(SWEEP, _pass, *args, gamma, cs, n_blocks, False, len(teams.combos))
         _tactical_step(teams.combos, group_start, group_features, tactical, gamma0[first:], cs, a, w[first:], prior)
     seconds = (time.perf_counter() - start) / max(1, len(trace))
-    info = fisher_information(*args[:3], teams.combos, first, gamma, cs, total, n_blocks, n)[:n]
+    info = interruptible(SWEEP, fisher_information, *args[:3], teams.combos, first, gamma, cs, total, n_blocks,
+                         n)[:n]
     gamma = gamma[:n]
     if prior:
         info += 2 * gamma / (1 + gamma) ** 2

@@ -14,7 +14,7 @@ from queue import Empty
 import numpy as np
 
 from ..datasets.corpus import Corpus
-from ..workers import POLL_SECONDS, Watch, ignore_sigint
+from ..workers import POLL_SECONDS, Watch, init_worker
 
 
 class Job:
@@ -70,7 +70,7 @@ def map_shards(job: Job, shards: list[np.ndarray], workers: int, progress=None):
     queue = ctx.Queue()
     _WORK.update(job=job, shards=shards, queue=queue)
     merged = 0
-    with ctx.Pool(min(workers, len(shards)), initializer=ignore_sigint) as pool:
+    with ctx.Pool(min(workers, len(shards)), initializer=init_worker) as pool:
         watch = Watch(pool)
         pending = [pool.apply_async(_forked_shard, (k,)) for k in range(len(shards))]
         while merged < len(shards):

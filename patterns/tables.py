@@ -19,16 +19,18 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute)
 import pyarrow.parquet as pq
 
 from .. import __version__
 from ..errors import ShapemillError
-from ..files import atomic_path, umask
+from ..files import atomic_paths, umask
 
 META_KEY = b"shapemill"
 #: The file that makes a folder a partitioned dataset.
@@ -42,6 +44,31 @@ SCHEMA_VERSIONS: dict[str, int] = {
     "ratings": 1,
     "hits": 1,
 }
+
+
+#: The type of each column a reader uses, by table kind (a table must hold them all): checked (with :data:`VALUE_CHECKS`)
+#: whenever a table is read, before any row is used, so that a damaged or mislabelled
+#: table is one line naming the file and the column, never a traceback or a wrong answer.
+COLUMN_TYPES: dict[str, dict[str, tuple[str, Callable[[pa.DataType], bool]]]] = {
+    "games": {
+        "id": ("text", pa.types.is_string), "board_size": ("integers", pa.types.is_integer),
+        "first_color": ("text", pa.types.is_string), "split": ("text", pa.types.is_string),
+        **{name: ("lists of integers", lambda t: pa.types.is_list(t) and pa.types.is_integer(t.value_type))
+           for name in ("moves", "setup_black", "setup_white")},
+    },
+    "patterns": {"pattern_id": ("integers", pa.types.is_integer), "size": ("integers", pa.types.is_integer),
+                 "key": ("bytes", pa.types.is_binary), "seen": ("integers", pa.types.is_integer),
+                 "played": ("integers", pa.types.is_integer), "level": ("integers", pa.types.is_integer),
+                 "feature": ("text", pa.types.is_string)},
+    "ratings": {"feature": ("text", pa.types.is_string), "value": ("integers", pa.types.is_integer),
+                "size": ("integers", pa.types.is_integer), "gamma": ("floats", pa.types.is_floating)},
+    "errors": {},
+}
+#: Board sizes a games table may hold: those of ``go.rules`` (2 to its ``MAX_SIZE``, 25).
+BOARD_SIZES = (2, 25)
+#: Gammas a ratings table may hold. A fit's lie within about 1e-4 .. 1e5; NaN, zero or
+#: a gamma past these makes every move's strength NaN, zero or infinite.
+GAMMA_RANGE = (1e-12, 1e12)
 
 
 class TableError(ShapemillError):
@@ -64,8 +91,21 @@ def table_metadata(
 def write_table(table: pa.Table, path: str | os.PathLike, meta: dict[str, Any]) -> None:
     """Write ``table`` with ``meta`` to ``path`` atomically: an interrupted write
     leaves any previous file untouched."""
-    with atomic_path(path) as tmp:
-        _write_parquet(table, tmp, meta)
+    write_tables([(table, path, meta)])
+
+
+def write_tables(
+    outputs: list[tuple[pa.Table, str | os.PathLike, dict[str, Any]]], before_commit: Callable[[], None] | None = None
+) -> None:
+    """Write the tables of one command together (``(table, path, metadata)`` each): all
+    are written to temporary files first, then all renamed into place, so a failure
+    replaces none. ``before_commit``: more writing of the command (a dataset) that must
+    succeed before they are."""
+    with atomic_paths(*(path for _, path, _ in outputs)) as temps:
+        for (table, _, meta), tmp in zip(outputs, temps):
+            _write_parquet(table, tmp, meta)
+        if before_commit is not None:
+            before_commit()
 
 
 def _write_parquet(table: pa.Table, path: str | os.PathLike, meta: dict[str, Any]) -> None:
@@ -140,14 +180,14 @@ def read_metadata(path: str | os.PathLike) -> dict[str, Any]:
     try:
         schema = pq.read_schema(path)
     except (OSError, pa.ArrowInvalid) as exc:
-        raise TableError(f"{path}: not a readable Parquet table ({exc})") from None
+        raise TableError(f"{path}: not a readable Parquet table ({_one_line(exc)})") from None
     raw = (schema.metadata or {}).get(META_KEY)
     if raw is None:
         raise TableError(f"{path}: not a shapemill table (no shapemill metadata)")
     try:
         meta = json.loads(raw)
     except ValueError as exc:
-        raise TableError(f"{path}: corrupt shapemill metadata ({exc})") from None
+        raise TableError(f"{path}: corrupt shapemill metadata ({_one_line(exc)})") from None
     if not isinstance(meta, dict):
         raise TableError(f"{path}: corrupt shapemill metadata (a JSON {type(meta).__name__}, not an object)")
     return meta
@@ -157,8 +197,74 @@ def read_table(
     path: str | os.PathLike, kind: str, columns: list[str] | None = None
 ) -> tuple[pa.Table, dict[str, Any]]:
     """Read a table of ``kind`` and its metadata, refusing other kinds and versions."""
-    meta = check_table(path, kind, columns or ())
-    return pq.read_table(path, columns=columns), meta
+    meta = check_table(path, kind, columns or list(COLUMN_TYPES[kind]))
+    try:
+        table = pq.read_table(path, columns=columns)
+    except (OSError, pa.ArrowException) as exc:  # flipped bytes: a page that does not decompress
+        raise TableError(f"{path}: damaged Parquet data ({_one_line(exc)})") from None
+    check_values(path, kind, table)
+    return table, meta
+
+
+def check_values(path: str | os.PathLike, kind: str, table: pa.Table) -> None:
+    """Raise :class:`TableError` naming ``path`` and the column when a column of ``table``
+    (a table of ``kind``) has another type than :data:`COLUMN_TYPES` says, or values
+    out of range: a board size, a move or setup point off the board, a null move list,
+    a NaN, zero or huge gamma."""
+    for name, (what, is_type) in COLUMN_TYPES[kind].items():
+        if name in table.column_names:
+            kind_of = table.schema.field(name).type
+            if pa.types.is_dictionary(kind_of):
+                kind_of = kind_of.value_type
+            if not is_type(kind_of):
+                raise TableError(f"{path}: the {kind} table's column {name!r} holds {kind_of}, expected {what}")
+    if kind == "games":
+        _check_games(path, table)
+    elif kind == "ratings" and "gamma" in table.column_names:
+        gamma = table["gamma"].to_numpy(zero_copy_only=False)
+        bad = ~((gamma >= GAMMA_RANGE[0]) & (gamma <= GAMMA_RANGE[1]))  # NaN is bad too
+        if bad.any():
+            raise TableError(f"{path}: column 'gamma' holds {gamma[bad][0]!r} in row {int(np.argmax(bad))}, "
+                             f"not a gamma {GAMMA_RANGE[0]:g}..{GAMMA_RANGE[1]:g}")
+
+
+def _check_games(path: str | os.PathLike, table: pa.Table) -> None:
+    names = table.column_names
+    for name in names:
+        if name in ("board_size", "first_color", "moves", "setup_black", "setup_white") and table[name].null_count:
+            raise TableError(f"{path}: column {name!r} holds nulls (a game without it)")
+    if "board_size" not in names:
+        return
+    sizes = table["board_size"].to_numpy(zero_copy_only=False).astype(np.int64)
+    off = (sizes < BOARD_SIZES[0]) | (sizes > BOARD_SIZES[1])
+    if off.any():
+        raise TableError(f"{path}: column 'board_size' holds {sizes[off][0]}, not a board size "
+                         f"{BOARD_SIZES[0]}..{BOARD_SIZES[1]}")
+    if "first_color" in names:
+        colors = set(pa.compute.unique(table["first_color"]).to_pylist()) - {"b", "w"}
+        if colors:
+            raise TableError(f"{path}: column 'first_color' holds {sorted(colors)[0]!r}, not 'b' or 'w'")
+    for name, lowest in (("moves", -1), ("setup_black", 0), ("setup_white", 0)):
+        if name not in names:
+            continue
+        column = table[name].combine_chunks()
+        flat = column.flatten()
+        if flat.null_count:
+            raise TableError(f"{path}: column {name!r} holds a null point")
+        points = flat.to_numpy(zero_copy_only=False).astype(np.int32)  # a real corpus holds tens of millions
+        offsets = np.asarray(column.offsets).astype(np.int64)
+        offsets -= offsets[0]
+        limit = np.repeat((sizes * sizes).astype(np.int32), np.diff(offsets))
+        off = (points < lowest) | (points >= limit[: len(points)])
+        if off.any():
+            k = int(np.argmax(off))
+            game = int(np.searchsorted(offsets, k, side="right") - 1)
+            raise TableError(f"{path}: column {name!r} holds the point {points[k]} in row {game}, "
+                             f"off its {sizes[game]}x{sizes[game]} board")
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
 
 
 def check_table(path: str | os.PathLike, kind: str, columns: Iterable[str] = ()) -> dict[str, Any]:
@@ -166,7 +272,7 @@ def check_table(path: str | os.PathLike, kind: str, columns: Iterable[str] = ())
     :class:`TableError` for another kind or version, or a table lacking ``columns``."""
     meta = read_metadata(path)
     _check_kind(path, meta, kind)
-    names = set(pq.read_schema(path).names)
+    names = set(pq.read_schema(path).names)  # read_metadata read it: it is readable
     missing = [c for c in columns if c not in names]
     if missing:
         raise TableError(f"{path}: a {kind} table without the column(s) {', '.join(missing)}")

@@ -110,7 +110,7 @@ def test_shards_cover_the_games_in_corpus_order():
 def test_scheduler_errors_are_one_line(dataset, tmp_path, monkeypatch):
     out = str(tmp_path / "p.parquet")
     res = CliRunner().invoke(main, ["mine", str(dataset), "-o", out, "--scheduler", "local:0"])
-    assert res.exit_code == 1 and "local:N" in res.output and "Traceback" not in res.output
+    assert res.exit_code == 2 and "local:N" in res.output and "Traceback" not in res.output
     monkeypatch.setitem(sys.modules, "distributed", None)  # as if Dask were not installed
     res = CliRunner().invoke(main, ["mine", str(dataset), "-o", out, "--scheduler", "local:2"])
     assert res.exit_code == 1 and "pip install 'shapemill[dask]'" in res.output

@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 import types
 from contextlib import contextmanager
 from pathlib import Path
@@ -148,31 +149,32 @@ def test_a_killed_scanning_worker_stops_scan_in_one_line_and_keeps_the_previous_
 
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_ctrl_c_stops_scan_with_exit_1_in_one_line_and_keeps_the_previous_table(tmp_path, workers):
-    folder = tmp_path / "sgf"
-    folder.mkdir()
-    for game in GAMES:
-        shutil.copy(game, folder)
-    # A named pipe read after the fixtures: scan waits in it until Ctrl-C, which
-    # comes once scan has opened it (with -j 2 a worker reads it; the parent waits).
-    pipe = tmp_path / "pipe.sgf"
-    os.mkfifo(pipe)
+    # Parsing stood in by a wait (inherited by the forked workers with -j 2): Ctrl-C comes
+    # once scan is at work (a named pipe did this before; scan now refuses one at once).
+    marker = tmp_path / "parsing"
+    setup = (f"import time; from pathlib import Path; from shapemill.datasets import scanner\n"
+             f"def stuck(*a):\n    Path({str(marker)!r}).touch(); time.sleep(600)\n"
+             f"scanner.parse_games = stuck\nfrom shapemill.cli import main\nmain()")
     out = previous(tmp_path / "games.parquet")
     scan = subprocess.Popen(
-        [sys.executable, "-m", "shapemill.cli", "scan", str(folder), str(pipe), "-o", str(out), "-j", workers],
+        [sys.executable, "-c", setup, "scan", *GAMES, "-o", str(out), "-j", workers],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         # Ctrl-C as a terminal sends it, even where this test runs with SIGINT ignored
         # (a shell's background job), which the child would inherit
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
-        with at_most(120), open(pipe, "wb"):
+        with at_most(120):
+            while not marker.exists():
+                assert scan.poll() is None, scan.communicate()
+                time.sleep(0.05)
             scan.send_signal(signal.SIGINT)
             stdout, stderr = scan.communicate()
     finally:
         scan.kill()
     assert scan.returncode == 1, stderr
-    assert stdout == "" and stderr.strip() == "Aborted!"
-    assert out.read_bytes() == PREVIOUS and sorted(os.listdir(tmp_path)) == ["games.parquet", "pipe.sgf", "sgf"]
+    assert stdout == "" and stderr.strip() == "Error: scan: interrupted (Ctrl-C); nothing written"
+    assert out.read_bytes() == PREVIOUS and sorted(os.listdir(tmp_path)) == ["games.parquet", "parsing"]
 
 
 # -- every file written atomically ---------------------------------------------------------

@@ -16,8 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ...datasets.sources import DEFAULT_MAX_BYTES
 from ...errors import ShapemillError
-from ...go.rules import BLACK, COLOR, HEAD, NEXT, WHITE, in_atari, new_board, place_setup
+from ...files import read_bounded
+from ...go.rules import BLACK, COLOR, HEAD, MAX_SIZE, NEXT, WHITE, in_atari, new_board, place_setup
 from ...go.vertices import color_code, color_name, flat_index, format_vertex, opponent, point_at
 from .game import CONNECT, LADDER, LIFE, SCORE, Problem, State
 
@@ -103,7 +105,13 @@ def read_sgf_position(path: str | Path) -> tuple[int, list[Point], list[Point], 
     from sgfmill import boards, sgf, sgf_moves
 
     try:
-        game = sgf.Sgf_game.from_bytes(Path(path).read_bytes())
+        game = sgf.Sgf_game.from_bytes(read_bounded(path, DEFAULT_MAX_BYTES))
+        if not 2 <= game.get_size() <= MAX_SIZE:
+            raise ValueError(f"board size {game.get_size()} is not supported (2..{MAX_SIZE})")
+        root = game.get_root()
+        both = set.intersection(*(set(root.get(key)) if root.has_property(key) else set() for key in ("AB", "AW")))
+        if both:
+            raise ValueError(f"AB and AW both set a stone on {format_vertex(min(both))}")
         board, moves = sgf_moves.get_setup_and_moves(game, boards.Board(game.get_size()))
         to_play = "b"
         for color, move in moves:
@@ -113,7 +121,9 @@ def read_sgf_position(path: str | Path) -> tuple[int, list[Point], list[Point], 
         root = game.get_root()
         if not moves and root.has_property("PL"):
             to_play = root.get("PL")
-    except (OSError, ValueError) as e:
-        raise ShapemillError(f"{path}: {e}") from None
+    except OSError as e:
+        raise ShapemillError(f"{path}: {e.strerror or e}") from None
+    except (ValueError, IndexError) as e:  # sgfmill's errors; an off-board move is an IndexError without words
+        raise ShapemillError(f"{path}: {' '.join(str(e).split()) or 'a point off the board'}") from None
     stones = board.list_occupied_points()
     return (board.side, [p for c, p in stones if c == "b"], [p for c, p in stones if c == "w"], to_play)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from ...errors import ShapemillError
@@ -19,6 +20,16 @@ from .table import Progress, Result
 from .ubfm import ubfm
 
 ALGORITHMS = {"pns": pns, "dfpn": dfpn, "alphabeta": alphabeta, "ubfm": ubfm}
+
+
+#: One point (a GTP vertex such as ``A7``) or a box of them (``A1-E4``).
+_POINTS_WORD = re.compile(r"[a-hj-z]\d{1,2}(-[a-hj-z]\d{1,2})?", re.IGNORECASE)
+
+
+def points_syntax(text: str) -> bool:
+    """Whether ``text`` is one or more points or boxes (``A1-E4,F1``), whatever the board."""
+    words = text.replace(",", " ").split()
+    return bool(words) and all(_POINTS_WORD.fullmatch(w) for w in words)
 
 
 def parse_points(text: str, size: int) -> list[tuple[int, int]]:

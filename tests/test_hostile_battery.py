@@ -1,0 +1,590 @@
+"""The hostile battery, round two (issue 34): every command under damaged tables, extreme
+options, special files, Ctrl-C and another user gives exit 0, 1 or 2 as README's table
+says (1: one line naming the file and the reason; 2: usage), never a traceback, never a
+hang (each case runs under a deadline), never a lost or replaced output."""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import random
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import click
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+from shapemill import cli
+from shapemill.cli import main
+from shapemill.datasets.text import parse_komi
+from shapemill.engine.gtp import GtpEngine
+from shapemill.engine.mcts import SearchConfig
+from shapemill.patterns import tables
+from shapemill.patterns.defaults import RATINGS, default_table
+from shapemill.patterns.tables import read_table, table_metadata, write_table
+from test_hostile_commands import at_most
+
+GAMES = sorted(str(p) for p in (Path(__file__).parent / "fixtures" / "hostile").glob("*.sgf"))
+ROOT = Path(__file__).resolve().parent.parent
+PREVIOUS = b"the previous output\n"
+#: Seconds any one case may take before it counts as a hang.
+DEADLINE = 60
+#: The seed of the battery's random choices (which bytes are flipped).
+SEED = 34
+#: A 5x5 problem: the white string at A4 (three points) dies with Black to play.
+PROBLEM = "(;GM[1]SZ[5]PL[B]AB[ac][bc][cc][dc][ec][eb][ea]AW[ab][bb][cb][db][da])"
+
+
+def run(*args: str, input: str | None = None):
+    with at_most(DEADLINE):
+        return CliRunner().invoke(main, list(args), input=input)
+
+
+def clean(result, code: int) -> str:
+    """The output of a command that ended as README's exit-code table says: ``code``, no
+    traceback, and for a failure exactly one ``Error`` line, which is returned."""
+    assert "Traceback" not in result.output, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert result.exit_code == code, result.output
+    if code == 0:
+        return ""
+    lines = [line for line in result.output.splitlines() if line.startswith("Error")]
+    assert len(lines) == 1, result.output
+    assert result.output.rstrip("\n").splitlines()[-1] == lines[0], "the error goes on past its line"
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory) -> dict[str, str]:
+    """A games table of the three fixture games, their patterns, the bundled ratings
+    table's first 300 rows and a 5x5 problem: small inputs to spoil."""
+    folder = tmp_path_factory.mktemp("made")
+    paths = {kind: str(folder / f"{kind}.parquet") for kind in ("games", "patterns", "ratings")}
+    clean(run("scan", *GAMES, "-o", paths["games"], "--size", "9", "-j", "1", "-q"), 0)
+    clean(run("mine", paths["games"], "-o", paths["patterns"], "--split", "all", "--min-count", "2", "-j", "1", "-q"),
+          0)
+    write_table(read_table(default_table(RATINGS), "ratings")[0].slice(0, 300), paths["ratings"],
+                table_metadata("ratings"))
+    paths["problem"] = str(folder / "problem.sgf")
+    Path(paths["problem"]).write_text(PROBLEM)
+    return paths
+
+
+# -- every numeric option is range-checked when parsed (exit 2) ---------------------------
+
+def base_args(made: dict[str, str], tmp: Path) -> dict[str, list[str]]:
+    """Arguments with which each command would run: a bad option is then the only fault."""
+    out = str(tmp / "out.parquet")
+    return {
+        "scan": [GAMES[0], "-o", out], "mine": [made["games"], "-o", out],
+        "rate": [made["games"], "--patterns", made["patterns"], "-o", out], "evaluate": [made["games"]],
+        "show": [], "info": [], "gtp": [], "export": [made["ratings"], "--format", "csv", "-o", out],
+        "match": ["--black", "a", "--white", "b", "--sgf-dir", str(tmp / "m")], "play": [],
+        "demo": ["--sgf", str(tmp / "demo.sgf")], "solve": [made["problem"], "--goal", "kill A4"],
+        "analysis": [], "find": [made["games"], "--sgf", made["problem"]], "review": [GAMES[0]],
+    }
+
+
+def numeric_options() -> list[tuple[str, click.Option]]:
+    return [(name, p) for name, command in sorted(main.commands.items()) for p in command.params
+            if isinstance(p, click.Option) and isinstance(p.type, cli.Ranged)]
+
+
+def test_every_numeric_option_has_the_shared_ranged_type():
+    loose = [f"{name} {p.opts[-1]}" for name, command in main.commands.items() for p in command.params
+             if isinstance(p.type, (click.types.IntParamType, click.types.FloatParamType))
+             and p.name != "max_size"]  # --max-size: a ring or 361, checked by its callback
+    assert loose == [] and len(numeric_options()) > 40
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "-1", "1e300", str(10**30)])
+def test_every_numeric_option_refuses_nan_infinity_negative_and_huge_values(made, tmp_path, value):
+    args = base_args(made, tmp_path)
+    tried = 0
+    for name, option in numeric_options():
+        t = option.type
+        if value == "-1" and t.low <= -1:
+            continue  # komi: -1 is a komi
+        if t.kind is int and value in ("1e300", "nan", "inf", "-inf"):
+            expected = "is not a valid integer"
+        else:
+            expected = "is not a finite number" if value in ("nan", "inf", "-inf") else "is not in the range"
+        result = run(name, *args[name], option.opts[-1], value, input="quit\n")
+        line = clean(result, 2)
+        assert f"'{option.opts[-1]}'" in result.output and expected in result.output, (name, line)
+        tried += 1
+    assert tried > 40
+
+
+@pytest.mark.parametrize("args", [
+    ["solve", "{problem}", "--goal", ""], ["solve", "{problem}", "--goal", "nothing A4"],
+    ["solve", "{problem}", "--goal", "kill A4", "--region", ",,,"],
+    ["solve", "{problem}", "--goal", "kill A4", "--region", "A1-"],
+    ["mine", "{games}", "-o", "{out}", "--scheduler", "nowhere"],
+    ["mine", "{games}", "-o", "{out}", "--scheduler", "local:0"],
+    ["match", "--black", "", "--white", "gnugo"], ["match", "--black", "gnugo", "--white", "a 'b"],
+])
+def test_bad_goal_region_scheduler_and_program_values_are_usage_errors(made, tmp_path, args):
+    fill = {**made, "out": str(tmp_path / "out.parquet")}
+    line = clean(run(*(a.format(**fill) for a in args)), 2)
+    assert "Invalid value" in line and not (tmp_path / "out.parquet").exists()
+
+
+# -- a missing path, a FIFO, a device: one line, exit 1, at once --------------------------
+
+INPUTS = [
+    ["scan", "{x}", "-o", "{out}"], ["mine", "{x}", "-o", "{out}"],
+    ["rate", "{x}", "--patterns", "{ratings}", "-o", "{out}"], ["rate", "{games}", "--patterns", "{x}", "-o", "{out}"],
+    ["evaluate", "{x}"], ["evaluate", "{games}", "--ratings", "{x}"], ["show", "{x}"], ["info", "{x}"],
+    ["export", "{x}", "--format", "csv", "-o", "{out}"], ["gtp", "--ratings", "{x}"], ["play", "--ratings", "{x}"],
+    ["solve", "{x}", "--goal", "kill A4"], ["solve", "{problem}", "--goal", "kill A4", "--ratings", "{x}"],
+    ["find", "{x}", "--sgf", "{problem}"], ["find", "{games}", "--sgf", "{x}"], ["index", "{x}"], ["review", "{x}"],
+    ["review", "{game0}", "--ratings", "{x}"], ["analysis", "--ratings", "{x}"],
+]
+
+
+@pytest.fixture
+def fifo(tmp_path) -> Path:
+    path = tmp_path / "pipe.sgf"
+    os.mkfifo(path)
+    return path
+
+
+@pytest.mark.parametrize("args", INPUTS, ids=lambda a: " ".join(a[:2]))
+@pytest.mark.parametrize("what", ["missing", "fifo", "/dev/zero"])
+def test_a_missing_or_special_input_is_one_line_and_exit_1_in_every_command(made, tmp_path, fifo, args, what):
+    x = {"missing": str(tmp_path / "nowhere.parquet"), "fifo": str(fifo), "/dev/zero": "/dev/zero"}[what]
+    fill = {**made, "x": x, "out": str(tmp_path / "out.parquet"), "game0": GAMES[0]}
+    line = clean(run(*(a.format(**fill) for a in args), input="quit\n"), 1)
+    reason = "no such file or folder" if what == "missing" else "not a regular file"
+    assert f"Error: {x}: " in line and reason in line and not (tmp_path / "out.parquet").exists()
+
+
+def test_scan_reports_a_fifo_inside_a_folder_as_an_errors_row_and_goes_on(tmp_path, fifo):
+    folder = tmp_path / "games"
+    folder.mkdir()
+    shutil.copy(GAMES[0], folder)
+    os.mkfifo(folder / "stuck.sgf")
+    out, errors = tmp_path / "g.parquet", tmp_path / "e.parquet"
+    clean(run("scan", str(folder), "-o", str(out), "--errors", str(errors), "--size", "9", "-j", "1", "-q"), 0)
+    rows = pq.read_table(errors).to_pylist()
+    assert [(Path(r["source"]).name, r["kind"]) for r in rows] == [("stuck.sgf", "unreadable")]
+    assert "FIFO" in rows[0]["reason"] and pq.read_table(out).num_rows == 1
+
+
+def test_gtp_loadsgf_refuses_a_fifo_and_an_endless_device_at_once(fifo):
+    engine = GtpEngine(SearchConfig(playouts=5, seed=1), size=9)
+    with at_most(10):
+        for path in (fifo, "/dev/zero"):
+            response, done = engine.handle(f"loadsgf {path}")
+            assert response.startswith("? cannot load file: ") and "not a regular file" in response and not done
+
+
+def test_gtp_loadsgf_reads_komi_as_scan_does(tmp_path):
+    # KM[650] is Fox's komi x 100: scan's reader makes it 6.5; loadsgf must agree.
+    path = tmp_path / "fox.sgf"
+    path.write_text("(;GM[1]SZ[9]KM[650];B[ee];W[cc])")
+    engine = GtpEngine(SearchConfig(playouts=5, seed=1), size=9)
+    assert engine.handle(f"loadsgf {path}")[0] == "= black\n\n"
+    assert engine.config.komi == parse_komi("650") == 6.5
+
+
+def test_lz_analyze_with_a_huge_interval_reports_without_an_error(monkeypatch):
+    failed = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: failed.append(args.exc_value))
+    engine = GtpEngine(SearchConfig(playouts=5, seed=1), size=9)
+    out = io.StringIO()
+    assert engine.handle("lz-analyze 100000000000000000000", stdout=out) == ("", False)  # 1e18 seconds asked
+    time.sleep(0.5)
+    engine.stop_analysis(out)
+    assert failed == [] and out.getvalue().startswith("=")
+
+
+# -- outputs: never over an input, through special files, all or none ---------------------
+
+SAME = [
+    ["scan", "{games}", "-o", "{games}"], ["scan", "{game0}", "-o", "{out}", "--errors", "{game0}"],
+    ["scan", "{game0}", "-o", "{out}", "--errors", "{out}"],
+    ["mine", "{games}", "-o", "{games_alias}"], ["rate", "{games}", "--patterns", "{ratings}", "-o", "{ratings}"],
+    ["rate", "{games}", "--patterns", "{ratings}", "-o", "{games}"],
+    ["evaluate", "{games}", "--ratings", "{ratings}", "--plot", "{ratings}"],
+    ["export", "{ratings}", "--format", "csv", "-o", "{ratings_link}"],
+    ["solve", "{problem}", "--goal", "kill A4", "--sgf", "{problem}"],
+    ["find", "{games}", "--sgf", "{game0}", "--sgf-out", "{game0}"], ["review", "{game0}", "-o", "{game0}"],
+]
+
+
+@pytest.mark.parametrize("args", SAME, ids=lambda a: " ".join(a[:1] + a[-2:]))
+def test_an_output_that_is_an_input_or_another_output_is_refused_and_nothing_is_written(made, tmp_path, args):
+    copies = {k: tmp_path / Path(v).name for k, v in made.items()}
+    for k, v in made.items():
+        shutil.copy(v, copies[k])
+    shutil.copy(GAMES[0], tmp_path / "a.sgf")
+    (tmp_path / "link.parquet").symlink_to(copies["ratings"])
+    fill = {**{k: str(v) for k, v in copies.items()}, "game0": str(tmp_path / "a.sgf"),
+            "games_alias": str(tmp_path / "." / ".." / tmp_path.name / "games.parquet"),
+            "ratings_link": str(tmp_path / "link.parquet"), "out": str(tmp_path / "out.parquet")}
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
+    line = clean(run(*(a.format(**fill) for a in args)), 1)
+    assert "not overwriting it" in line
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == before
+
+
+def read_fifo_in_background(path: Path) -> tuple[threading.Thread, list[bytes]]:
+    got: list[bytes] = []
+
+    def read() -> None:
+        with open(path, "rb") as f:
+            got.append(f.read())
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    return reader, got
+
+
+@pytest.mark.parametrize("command", ["export", "scan --errors"])
+def test_a_fifo_given_as_output_is_written_through_and_stays_a_fifo(made, tmp_path, fifo, command):
+    # As /dev/null would be: renaming a file over it would replace the device for everyone.
+    reader, got = read_fifo_in_background(fifo)
+    if command == "export":
+        args = ["export", made["ratings"], "--format", "csv", "-o", str(fifo)]
+    else:
+        args = ["scan", *GAMES, "-o", str(tmp_path / "g.parquet"), "--errors", str(fifo), "-j", "1", "-q"]
+    clean(run(*args), 0)
+    reader.join(DEADLINE)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and len(got) == 1
+    if command == "export":
+        assert got[0].decode().splitlines()[0].startswith("\"feature\",") and len(got[0].splitlines()) == 301
+    else:
+        assert got[0][:4] == b"PAR1" and sorted(os.listdir(tmp_path)) == ["g.parquet", "pipe.sgf"]
+
+
+def test_scan_on_a_full_disk_keeps_both_previous_tables(tmp_path, monkeypatch):
+    written = []
+
+    def second_write_fails(table, path, meta):
+        written.append(path)
+        if len(written) == 2:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        Path(path).write_bytes(b"new")
+
+    monkeypatch.setattr(tables, "_write_parquet", second_write_fails)
+    games, errors = tmp_path / "games.parquet", tmp_path / "errors.parquet"
+    games.write_bytes(PREVIOUS)
+    errors.write_bytes(PREVIOUS)
+    line = clean(run("scan", *GAMES, "-o", str(games), "--errors", str(errors), "-j", "1", "-q"), 1)
+    assert "No space left on device" in line and len(written) == 2
+    assert games.read_bytes() == errors.read_bytes() == PREVIOUS
+    assert sorted(os.listdir(tmp_path)) == ["errors.parquet", "games.parquet"]
+
+
+# -- damaged and mislabelled tables: one line naming the file and the column ---------------
+
+def spoil_games(table: pa.Table, how: str) -> pa.Table:
+    def set_(name, array):
+        return table.set_column(table.column_names.index(name), name, array)
+
+    n = table.num_rows
+    if how == "board size 0":
+        return set_("board_size", pa.array([0] * n, pa.int16()))
+    if how == "board size 30000":
+        return set_("board_size", pa.array([30000] * n, pa.int16()))
+    if how == "null moves":
+        return set_("moves", pa.array([None] * n, pa.list_(pa.int16())))
+    if how == "moves off the board":
+        return set_("moves", pa.array([[0, 81, 5000]] * n, pa.list_(pa.int16())))
+    if how == "text board size":
+        return set_("board_size", pa.array(["nine"] * n))
+    raise ValueError(how)
+
+
+GAMES_DAMAGE = {"board size 0": "'board_size'", "board size 30000": "'board_size'", "null moves": "'moves'",
+                "moves off the board": "'moves'", "text board size": "'board_size'"}
+
+
+@pytest.mark.parametrize("how", GAMES_DAMAGE)
+def test_a_damaged_games_table_is_one_line_naming_the_file_and_the_column(made, tmp_path, how):
+    bad = tmp_path / "bad.parquet"
+    write_table(spoil_games(read_table(made["games"], "games")[0], how), bad, table_metadata("games"))
+    for args in (["mine", str(bad), "-o", str(tmp_path / "p.parquet"), "--split", "all", "-j", "1", "-q"],
+                 ["rate", str(bad), "--patterns", made["patterns"], "-o", str(tmp_path / "r.parquet"), "--split", "all"],
+                 ["evaluate", str(bad), "--ratings", made["ratings"], "--split", "all", "-j", "1"]):
+        line = clean(run(*args), 1)
+        assert str(bad) in line and GAMES_DAMAGE[how] in line, line
+    assert sorted(os.listdir(tmp_path)) == ["bad.parquet"]
+
+
+def test_mine_on_moves_off_the_board_with_one_worker_is_one_line_not_a_segfault(made, tmp_path):
+    bad = tmp_path / "bad.parquet"
+    write_table(spoil_games(read_table(made["games"], "games")[0], "moves off the board"), bad,
+                table_metadata("games"))
+    done = subprocess.run([sys.executable, "-m", "shapemill.cli", "mine", str(bad), "-o", str(tmp_path / "p.parquet"),
+                           "--split", "all", "-j", "1", "-q"], capture_output=True, text=True, timeout=DEADLINE)
+    assert done.returncode == 1 and done.stdout == "" and "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1 and str(bad) in done.stderr and "'moves'" in done.stderr
+
+
+def spoil_ratings(table: pa.Table, how: str) -> pa.Table:
+    gamma = table.column_names.index("gamma")
+    if how in ("nan", "0", "1e300"):
+        values = table["gamma"].to_pylist()
+        values[len(values) // 2] = float(how)
+        return table.set_column(gamma, "gamma", pa.array(values, pa.float64()))
+    if how == "no gamma":
+        return table.drop(["gamma"])
+    if how == "no feature":
+        return table.drop(["feature"])
+    raise ValueError(how)
+
+
+@pytest.mark.parametrize("how", ["nan", "0", "1e300", "no gamma", "no feature"])
+def test_bad_gammas_and_missing_columns_are_refused_by_every_reader_of_ratings(made, tmp_path, how):
+    bad = tmp_path / "bad.parquet"
+    write_table(spoil_ratings(read_table(made["ratings"], "ratings")[0], how), bad, table_metadata("ratings"))
+    column = "feature" if how == "no feature" else "gamma"
+    for args in (["evaluate", made["games"], "--ratings", str(bad), "--split", "all", "-j", "1"],
+                 ["solve", made["problem"], "--goal", "kill A4", "--ratings", str(bad)],
+                 ["export", str(bad), "--format", "csv", "-o", str(tmp_path / "r.csv")],
+                 ["show", str(bad)]):
+        line = clean(run(*args), 1)
+        assert str(bad) in line and column in line, (args[0], line)
+    result = run("gtp", "--ratings", str(bad), "--playouts", "5", "--size", "9", input="genmove b\nquit\n")
+    assert "Traceback" not in result.output and str(bad) in result.output and column in result.output
+    assert "= " not in result.output.split("genmove")[0] or "?" in result.output  # no move from a bad table
+    assert not any(line.startswith("= ") and line[2:].strip() for line in result.output.splitlines())
+
+
+def flip_bytes(path: Path, where: float, n: int = 16) -> None:
+    data = bytearray(path.read_bytes())
+    rng = random.Random(SEED)
+    start = min(int(len(data) * where), len(data) - n)
+    for k in range(start, start + n):
+        data[k] ^= rng.randrange(1, 256)
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("where", [0.3, 0.5, 0.999])  # pages, then the footer
+def test_flipped_bytes_in_a_table_are_one_line(made, tmp_path, where):
+    for kind in ("games", "ratings"):
+        bad = tmp_path / f"{kind}.parquet"
+        shutil.copy(made[kind], bad)
+        flip_bytes(bad, where)
+        commands = (["mine", str(bad), "-o", str(tmp_path / "out.parquet"), "--split", "all", "-j", "1", "-q"],
+                    ["info", str(bad)]) if kind == "games" else (
+                    ["export", str(bad), "--format", "csv", "-o", str(tmp_path / "out.csv")], ["show", str(bad)],
+                    ["evaluate", made["games"], "--ratings", str(bad), "--split", "all", "-j", "1"])
+        for args in commands:
+            result = run(*args)
+            if result.exit_code == 0:  # the bytes were in a part no reader checks (statistics)
+                continue
+            line = clean(result, 1)
+            assert str(bad) in line, line
+
+
+# -- solve's problems ---------------------------------------------------------------------
+
+def test_solve_refuses_black_and_white_stones_on_one_point(tmp_path):
+    sgf = tmp_path / "both.sgf"
+    sgf.write_text("(;GM[1]SZ[5]PL[B]AB[aa][bb]AW[aa][cc])")
+    line = clean(run("solve", str(sgf), "--goal", "kill C3"), 1)
+    assert f"{sgf}: AB and AW both set a stone on A5" in line
+
+
+def test_solve_names_points_as_gtp_vertices_and_never_gives_an_empty_reason(made, tmp_path):
+    line = clean(run("solve", made["problem"], "--goal", "kill A1"), 1)
+    assert line.endswith("goal kill: no stone at A1")
+    offboard = tmp_path / "offboard.sgf"
+    offboard.write_text("(;GM[1]SZ[5];B[zz])")
+    line = clean(run("solve", str(offboard), "--goal", "kill A1"), 1)
+    assert line.startswith(f"Error: {offboard}: ") and len(line) > len(f"Error: {offboard}: ") + 3
+
+
+# -- signals -----------------------------------------------------------------------------
+
+def patched_cli(setup: str) -> list[str]:
+    """A ``shapemill`` command line that first runs ``setup`` (Python) in the process."""
+    return [sys.executable, "-c", textwrap.dedent(setup) + "\nfrom shapemill.cli import main\nmain()"]
+
+
+def wait_for(path: Path, proc: subprocess.Popen, seconds: int = DEADLINE) -> None:
+    end = time.monotonic() + seconds
+    while not path.exists():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < end, "the command never got there"
+        time.sleep(0.05)
+
+
+SPIN = """
+    import numba, numpy as np
+    from pathlib import Path
+    @numba.njit(nogil=True)
+    def spin(n):  # a kernel of many seconds: numba checks no signal inside
+        x = np.zeros(8)
+        for i in range(n):
+            x[i % 8] += np.sqrt(i + x[(i + 3) % 8])
+        return x
+    def slow(kernel):
+        def run(*args):
+            Path({marker!r}).touch()
+            spin(4_000_000_000)
+            return kernel(*args)
+        return run
+"""
+
+
+@pytest.mark.parametrize("command", ["rate", "evaluate"])
+def test_ctrl_c_inside_a_kernel_stops_the_command_at_once_in_one_line(made, tmp_path, command):
+    marker, out = tmp_path / "in-the-kernel", tmp_path / "r.parquet"
+    out.write_bytes(PREVIOUS)
+    setup = textwrap.dedent(SPIN).format(marker=str(marker)) + {
+        "rate": "from shapemill.miner import rate\nrate._pass = slow(rate._pass)",
+        "evaluate": "from shapemill.miner import evaluate\nevaluate.ranks_and_logp = slow(evaluate.ranks_and_logp)",
+    }[command]
+    args = {"rate": ["rate", made["games"], "--patterns", made["patterns"], "-o", str(out), "--split", "all",
+                     "--max-iter", "1", "-j", "1"],
+            "evaluate": ["evaluate", made["games"], "--ratings", made["ratings"], "--split", "all", "-j", "1"]}
+    proc = subprocess.Popen(patched_cli(textwrap.dedent(setup)) + args[command], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        wait_for(marker, proc)
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        _, stderr = proc.communicate(timeout=DEADLINE)
+        took = time.monotonic() - sent
+    finally:
+        proc.kill()
+    assert proc.returncode == 1 and "Traceback" not in stderr and "SystemError" not in stderr
+    (line,) = [line for line in stderr.splitlines() if line.startswith("Error")]
+    assert "interrupted (Ctrl-C) during" in line and command in line
+    assert took < 10, f"{took:.1f} s after Ctrl-C"  # the kernel alone would run for minutes
+    assert out.read_bytes() == PREVIOUS
+
+
+@pytest.mark.parametrize("algorithm", ["alphabeta", "pns"])
+def test_ctrl_c_during_a_solver_search_is_one_line(tmp_path, algorithm):
+    empty = tmp_path / "empty.sgf"
+    empty.write_text("(;GM[1]SZ[5]PL[B])")  # 5x5 from the empty board: far too long to finish
+    proc = subprocess.Popen([sys.executable, "-m", "shapemill.cli", "solve", str(empty), "--goal", "score",
+                             "--algorithm", algorithm], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        time.sleep(8)
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=DEADLINE)
+    finally:
+        proc.kill()
+    assert proc.returncode == 1 and "Traceback" not in stderr and "SystemError" not in stderr, stderr
+    assert [line for line in stderr.splitlines() if line.startswith("Error")] == [
+        "Error: solve: interrupted (Ctrl-C); nothing written"]
+
+
+def test_an_orphaned_mine_worker_ends_without_a_traceback(made, tmp_path):
+    marker = tmp_path / "working"
+    setup = f"""
+        import time
+        from pathlib import Path
+        from shapemill.miner import shards
+        real = shards._run_shard
+        def slow(*args):
+            Path({str(marker)!r}).touch()
+            time.sleep(3)
+            return real(*args)
+        shards._run_shard = slow
+    """
+    proc = subprocess.Popen(patched_cli(textwrap.dedent(setup)) + [
+        "mine", made["games"], "-o", str(tmp_path / "p.parquet"), "--split", "all", "-j", "2", "-q"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(marker, proc)
+        proc.kill()  # the parent, as the out-of-memory killer would; its workers live on
+        _, stderr = proc.communicate(timeout=DEADLINE)  # until the last worker closes stderr
+    finally:
+        proc.kill()
+    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr
+
+
+FAKE_GTP = """
+import sys, time
+from pathlib import Path
+for line in sys.stdin:
+    word = line.split()[0] if line.split() else ""
+    if word == "genmove":
+        Path({marker!r}).touch()
+        time.sleep(600)
+    print("= " + ("fake" if word == "name" else ""), end="\\n\\n", flush=True)
+    if word == "quit":
+        break
+"""
+
+
+def test_ctrl_c_during_a_match_never_saves_the_game_in_play_as_a_forfeit(tmp_path):
+    marker = tmp_path / "thinking"
+    program = tmp_path / "fake_gtp.py"
+    program.write_text(FAKE_GTP.format(marker=str(marker)))
+    folder = tmp_path / "games"
+    command = f"{sys.executable} {program}"
+    proc = subprocess.Popen([sys.executable, "-m", "shapemill.cli", "match", "--black", command, "--white", command,
+                             "--games", "1", "--sgf-dir", str(folder), "--move-timeout", "5"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        wait_for(marker, proc)
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C at a terminal: the whole foreground group
+        _, stderr = proc.communicate(timeout=DEADLINE)
+    finally:
+        proc.kill()
+    assert proc.returncode == 1 and "Traceback" not in stderr, stderr
+    assert [line for line in stderr.splitlines() if line.startswith("Error")] == [
+        "Error: match: interrupted (Ctrl-C); the game in play is not saved"]
+    assert sorted(os.listdir(folder)) == ["match.json"]
+
+
+# -- another user, a read-only install -----------------------------------------------------
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"), reason="needs root to become nobody")
+def test_a_read_only_install_works_for_another_user(tmp_path):
+    base = Path(os.environ.get("TMPDIR", "/tmp"))
+    place = Path(__import__("tempfile").mkdtemp(prefix="shapemill-ro-", dir=base))
+    try:
+        install = place / "site" / "shapemill"
+        shutil.copytree(ROOT, install, ignore=shutil.ignore_patterns(".git", "tests", "bench", "__pycache__", "*.nbi",
+                                                                     "*.nbc"))
+        work = place / "work"
+        (work / "sgf" / "locked").mkdir(parents=True)
+        shutil.copy(GAMES[0], work / "sgf")
+        for folder, _, files in os.walk(place / "site"):
+            os.chmod(folder, 0o555)
+            for name in files:
+                os.chmod(Path(folder) / name, 0o444)
+        os.chmod(place, 0o755)
+        os.chmod(work / "sgf" / "locked", 0o000)  # root's, unreadable to nobody
+        os.chmod(work / "sgf", 0o755)
+        os.chown(work, 65534, 65534)
+        env = {**os.environ, "PYTHONPATH": str(place / "site"), "HOME": "/nonexistent"}
+        env.pop("NUMBA_CACHE_DIR", None)
+        env.pop("XDG_CACHE_HOME", None)
+        done = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-m",
+                               "shapemill.cli", "scan", str(work / "sgf"), "-o", str(work / "g.parquet"), "--errors",
+                               str(work / "e.parquet"), "--size", "9", "-q"],
+                              capture_output=True, text=True, timeout=300, env=env, cwd=work)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+        assert pq.read_table(work / "g.parquet").num_rows == 1
+        errors = pq.read_table(work / "e.parquet").to_pylist()
+        assert [(Path(e["source"]).name, e["kind"]) for e in errors] == [("locked", "unreadable")]
+        assert "Permission denied" in errors[0]["reason"]
+        assert not any(p.suffix in (".nbi", ".nbc") for p in (place / "site").rglob("*"))
+    finally:
+        for folder, _, _ in os.walk(place):
+            os.chmod(folder, 0o755)
+        shutil.rmtree(place)
