@@ -151,6 +151,22 @@ def _check_scheduler(ctx, param, value: str | None) -> str | None:
     return value
 
 
+def _check_clock(ctx, param, value: str | None):
+    """``match --clock``: ``M`` or ``M:B:S`` as ``engine.clock.parse_clock`` reads it, each
+    number at most ``SECONDS_MAX``; the game clock (``TimeSettings``) or None."""
+    if value is None:
+        return None
+    from .engine.clock import parse_clock
+
+    try:
+        settings = parse_clock(value)
+    except ValueError as e:
+        raise click.BadParameter(str(e)) from None
+    if max(settings.main, settings.period, settings.stones) > SECONDS_MAX:
+        raise click.BadParameter(f"{value!r}: more than {SECONDS_MAX:g} seconds or stones")
+    return settings
+
+
 def _distinct(inputs, *outputs) -> None:
     """Refuse an output that is one of the inputs, or two outputs that are one file."""
     from .files import check_distinct
@@ -742,7 +758,11 @@ def review(ctx: click.Context, game, output, ratings, use_engine, playouts, thre
               help="Keep the first program's seconds per move equal to the second's: before each of its moves "
                    "it gets `time_settings 0 T 1`, T bringing its mean to the second's mean so far (SECONDS "
                    "until the second has moved).")
-def match(first, second, size, komi, games, sgf_dir, alternate, move_timeout, equal_time) -> None:
+@click.option("--clock", default=None, metavar="M[:B:S]", callback=_check_clock,
+              help="A game clock: M seconds each, sudden death, or M seconds then Canadian byo-yomi of S moves "
+                   "in B seconds. Both programs get time_settings and time_left and manage their own time; one "
+                   "whose clock runs out loses on time. Not with --equal-time.")
+def match(first, second, size, komi, games, sgf_dir, alternate, move_timeout, equal_time, clock) -> None:
     """Play games between two GTP programs, refereed by shapemill's rules.
 
     Prints each result, then each program's wins, win rate with its 95% Wilson
@@ -750,16 +770,19 @@ def match(first, second, size, komi, games, sgf_dir, alternate, move_timeout, eq
     """
     from .engine.match import run_match, wilson
 
+    if clock is not None and equal_time is not None:
+        raise click.UsageError("--clock and --equal-time: one or the other (a game clock, or equal time a move)")
     try:
         tallies = run_match(first, second, games, size, komi, sgf_dir, alternate, click.echo, move_timeout,
-                            equal_time=equal_time)
+                            equal_time=equal_time, clock=clock)
     except (OSError, RuntimeError) as exc:
         raise click.ClickException(f"match stopped: {exc}") from None
     for t in tallies:
         low, high = wilson(t.wins, t.games)
         per_move = f"{t.seconds / t.moves:.2f} s/move" if t.moves else "time not measured"
+        on_time = f", {t.time_losses} lost on time" if t.time_losses else ""
         click.echo(f"{t.command}: {t.wins:g}/{t.games} wins, {t.wins / t.games:.1%} "
-                   f"[{low:.1%}, {high:.1%}], {per_move}")
+                   f"[{low:.1%}, {high:.1%}], {per_move}{on_time}")
 
 
 @main.command()

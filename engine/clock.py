@@ -3,7 +3,8 @@
 GTP's ``time_settings`` and KGS's ``kgs-time_settings`` give a ``TimeSettings``
 (sudden death, Canadian byo-yomi, Japanese byo-yomi), ``time_left`` a ``TimeLeft``
 per colour; ``move_seconds`` turns them into one move's budget, which the engine
-passes to the search with that move (``search.Budget``). Nothing here knows the
+passes to the search with that move (``search.Budget``). A referee keeps each side's
+clock with ``GameClock`` (``match --clock``, ``parse_clock``). Nothing here knows the
 search: the clock is arithmetic on seconds, stones and moves.
 """
 
@@ -81,3 +82,52 @@ def move_seconds(settings: TimeSettings | None, left: TimeLeft | None, points: i
     budget = min(budget * SAFETY, MAX_MOVE_SECONDS)
     budget = max(MIN_MOVE_SECONDS, budget if own is None else min(budget, own))
     return min(budget, available_seconds(settings, left))
+
+
+def parse_clock(text: str) -> TimeSettings:
+    """A referee's clock from ``M`` (sudden death, M seconds) or ``M:B:S`` (M seconds of
+    main time, then Canadian byo-yomi: S moves in each period of B seconds), whole seconds
+    as GTP's ``time_settings`` takes them; ValueError naming what is wrong."""
+    parts = text.split(":")
+    if len(parts) not in (1, 3) or not all(p.strip().isdigit() for p in parts):
+        raise ValueError(f"{text!r}: not M or M:B:S (whole seconds, stones)")
+    main, period, stones = (int(p) for p in parts) if len(parts) == 3 else (int(parts[0]), 0, 0)
+    if period > 0 and stones == 0 or period == 0 and stones > 0:
+        raise ValueError(f"{text!r}: a byo-yomi period needs both its seconds and its stones")
+    if main == 0 and period == 0:
+        raise ValueError(f"{text!r}: no time at all")
+    return TimeSettings("absolute" if period == 0 else "canadian", float(main), float(period), stones)
+
+
+class GameClock:
+    """One side's clock as a referee keeps it under GTP's time settings (sudden death or
+    Canadian byo-yomi): ``left`` is what ``time_left`` reports (main time and 0 stones,
+    then the period's seconds and stones left). A move that runs past the main time
+    spends the rest in the first period and counts as its first stone; a period whose
+    stones are all played in time starts afresh."""
+
+    def __init__(self, settings: TimeSettings) -> None:
+        self.settings = settings
+        in_main = settings.main > 0 or settings.kind == "absolute"
+        self.left = TimeLeft(settings.main, 0) if in_main else TimeLeft(settings.period, settings.stones)
+
+    def available(self) -> float:
+        """The seconds the next move may take before its side loses on time."""
+        return available_seconds(self.settings, self.left)
+
+    def spend(self, seconds: float) -> bool:
+        """Charge a move that took ``seconds``; False (the clock at 0) when it took more
+        than ``available``, the side having lost on time."""
+        if seconds > self.available():
+            self.left = TimeLeft(0.0, self.left.stones)
+            return False
+        left, settings = self.left, self.settings
+        if left.stones == 0:  # main time
+            if settings.kind == "absolute" or seconds < left.seconds:
+                self.left = TimeLeft(left.seconds - seconds, 0)
+                return True
+            seconds -= left.seconds
+            left = TimeLeft(settings.period, settings.stones)
+        stones = left.stones - 1
+        self.left = TimeLeft(left.seconds - seconds, stones) if stones else TimeLeft(settings.period, settings.stones)
+        return True

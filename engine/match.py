@@ -1,9 +1,10 @@
 """Games between two GTP programs, refereed by our rules.
 
 Every move is checked with ``Board`` (suicide, ko, positional superko); a game
-ends with two passes, a resignation, an illegal move (which loses) or a move
-limit. The result is the area score with the dead stones that both programs'
-``final_score`` agree on; disagreements are reported. Games are saved as SGF,
+ends with two passes, a resignation, an illegal move (which loses), a move
+limit or, under a game clock, a program's time running out (which loses). The
+result is the area score with the dead stones that both programs' ``final_score``
+agree on; disagreements are reported. Games are saved as SGF,
 and a match resumes from the SGF files already in its folder.
 """
 
@@ -25,10 +26,13 @@ from ..errors import ShapemillError
 from ..files import write_text_atomic
 from ..go.board import Board
 from ..go.vertices import COLOR_WORDS, VertexError, format_sgf_point, format_vertex, opponent, parse_vertex
+from .clock import GameClock, TimeSettings
 from .gtp import GtpEngine, one_line
 
 #: What the reason of a game a program's failure ended says after the colour (kept in the SGF).
 FORFEITS = " forfeits: "
+#: What the reason of a game lost on time says after the colour (kept in the SGF).
+LOST_ON_TIME = " lost on time: "
 #: Seconds a program has to answer ``quit`` and to exit before it is killed.
 QUIT_SECONDS = 10
 #: Seconds a program has at least for its first answer, which waits for its start-up.
@@ -37,6 +41,10 @@ START_SECONDS = 60
 
 class EngineError(RuntimeError):
     """A program that crashed, hung past its time or answered garbage or ``?``."""
+
+
+class Timeout(EngineError):
+    """A program that gave no answer within its time."""
 
 
 class GtpClient:
@@ -81,7 +89,7 @@ class GtpClient:
                 out = self.lines.get(timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
             except queue.Empty:
                 self.failed = True
-                raise EngineError(f"{self.command!r} gave no answer to {line!r} within {timeout:g} s") from None
+                raise Timeout(f"{self.command!r} gave no answer to {line!r} within {timeout:g} s") from None
             if not out:
                 self.failed = True
                 raise EngineError(f"{self.command!r} closed its output after {line!r}")
@@ -132,8 +140,10 @@ class LocalClient:
         self.engine = engine
         self.command = name
 
-    def send(self, line: str) -> str:
-        """Run one command; returns the response text, raising ``EngineError`` on ``?``."""
+    def send(self, line: str, timeout: float | None = None) -> str:
+        """Run one command; returns the response text, raising ``EngineError`` on ``?``.
+        ``timeout`` is not enforced (the engine runs in this process): a game clock
+        charges the move when it returns."""
         return _answer(self.command, line, self.engine.handle(line)[0].strip())
 
     def close(self) -> str:
@@ -146,12 +156,12 @@ class GameRecord:
     """One refereed game."""
 
     winner: str  # 'b', 'w' or '' (no result)
-    result: str  # SGF RE text, e.g. 'B+3.5', 'W+R', 'B+F' (White forfeited)
+    result: str  # SGF RE text, e.g. 'B+3.5', 'W+R', 'B+F' (White forfeited), 'B+T' (White lost on time)
     moves: list[tuple[str, tuple[int, int] | None]] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=lambda: {"b": 0.0, "w": 0.0})
     scores: tuple[str, str] = ("", "")  # each program's final_score
     agreed: bool = True  # both final_scores gave the same result
-    reason: str = ""  # why a game ended early: a forfeit, an illegal move
+    reason: str = ""  # why a game ended early: a forfeit, an illegal move, a loss on time
 
 
 class EqualTime:
@@ -204,20 +214,27 @@ def _ask(players: dict, color: str, line: str) -> str:
 def play_game(black: GtpClient | LocalClient, white: GtpClient | LocalClient, size: int = 9,
               komi: float = 7.5, max_moves: int | None = None,
               on_move: Callable[[Board, int], None] | None = None,
-              pace: tuple[str, EqualTime] | None = None) -> GameRecord:
+              pace: tuple[str, EqualTime] | None = None, clock: TimeSettings | None = None) -> GameRecord:
     """Play one game; every move is checked with our rules. ``on_move(board, n)`` is
     called after the n-th move (from 1) is played; ``pace`` = (colour, ``EqualTime``)
     keeps that colour's time per move equal to the other's. A program that crashes, hangs,
     refuses a command or answers garbage loses the game (``B+F`` / ``W+F``, with
-    the reason in ``record.reason``), as does one that plays an illegal move."""
+    the reason in ``record.reason``), as does one that plays an illegal move. With a
+    ``clock`` (sudden death or Canadian byo-yomi) both programs get ``time_settings`` and,
+    before each of their moves, ``time_left`` from their ``GameClock``, which each
+    ``genmove``'s wall time is charged to; a program whose clock runs out loses on time
+    (``B+T`` / ``W+T``), the referee waiting no longer than its clock holds."""
     players = {"b": black, "w": white}
     record = GameRecord("", "")
     board = Board(size)
+    clocks = {color: GameClock(clock) for color in players} if clock else None
     try:
         for color in players:
             for line in (f"boardsize {size}", "clear_board", f"komi {komi}"):
                 _ask(players, color, line)
-        _play(players, size, max_moves or 3 * size * size, board, record, on_move, pace)
+            if clock:
+                _ask(players, color, f"time_settings {clock.main:.0f} {clock.period:.0f} {clock.stones}")
+        _play(players, size, max_moves or 3 * size * size, board, record, on_move, pace, clocks)
     except Forfeit as f:
         other = opponent(f.color)
         record.winner, record.result = other, f"{other.upper()}+F"
@@ -238,9 +255,10 @@ def play_game(black: GtpClient | LocalClient, white: GtpClient | LocalClient, si
 
 
 def _play(players: dict, size: int, limit: int, board: Board, record: GameRecord,
-          on_move: Callable[[Board, int], None] | None, pace: tuple[str, EqualTime] | None) -> None:
-    """The moves of a game, up to two passes, a resignation, an illegal move or
-    ``limit`` moves; ``Forfeit`` when a program fails."""
+          on_move: Callable[[Board, int], None] | None, pace: tuple[str, EqualTime] | None,
+          clocks: dict[str, GameClock] | None) -> None:
+    """The moves of a game, up to two passes, a resignation, an illegal move, a loss on
+    time or ``limit`` moves; ``Forfeit`` when a program fails."""
     color, passes = "b", 0
     follower, equal = pace or ("", None)
     while passes < 2 and len(record.moves) < limit:
@@ -248,12 +266,18 @@ def _play(players: dict, size: int, limit: int, board: Board, record: GameRecord
         if color == follower:
             moved = sum(1 for c, _ in record.moves if c == color)
             _ask(players, color, f"time_settings 0 {equal.budget(record.seconds[color], moved):.3f} 1")
-        start = time.perf_counter()
-        text = _ask(players, color, f"genmove {color}")
-        took = time.perf_counter() - start
+        clock = clocks[color] if clocks else None
+        held = clock.available() if clock else None
+        if clock:  # GTP's whole seconds, rounded down
+            _ask(players, color, f"time_left {color} {int(clock.left.seconds)} {clock.left.stones}")
+        text, took = _genmove(players, color, clock)
         record.seconds[color] += took
         if equal is not None and color != follower:
             equal.opponent_moved(took)
+        if text is None:
+            record.winner, record.result = other, f"{other.upper()}+T"
+            record.reason = f"{COLOR_WORDS[color]}{LOST_ON_TIME}no move within the {held:.2f} s its clock held"
+            return
         if text.lower() == "resign":
             record.winner, record.result = other, f"{other.upper()}+R"
             return
@@ -273,6 +297,24 @@ def _play(players: dict, size: int, limit: int, board: Board, record: GameRecord
         _ask(players, other, f"play {color} {format_vertex(point)}")
         passes = passes + 1 if point is None else 0
         color = other
+
+
+def _genmove(players: dict, color: str, clock: GameClock | None) -> tuple[str | None, float]:
+    """The program's answer to ``genmove`` and the wall seconds it took; with a ``clock``
+    the wait ends when the clock runs out, the seconds are charged to it, and the answer
+    is None when they were more than it held (the program lost on time)."""
+    line = f"genmove {color}"
+    start = time.perf_counter()
+    try:
+        text = players[color].send(line) if clock is None else players[color].send(line, clock.available())
+    except EngineError as e:
+        if clock is None or not isinstance(e, Timeout):
+            raise Forfeit(color, str(e)) from None
+        text = None
+    took = time.perf_counter() - start
+    if clock is not None and (text is None or not clock.spend(took)):
+        return None, took
+    return text, took
 
 
 def _final_score(player: GtpClient | LocalClient) -> str:
@@ -300,16 +342,21 @@ def sgf_text(value: str) -> str:
 
 
 def to_sgf(record: GameRecord, size: int, komi: float, black: str, white: str,
-           commands: tuple[str, str] | None = None) -> str:
+           commands: tuple[str, str] | None = None, clock: TimeSettings | None = None) -> str:
     """The game as SGF text: ``black`` / ``white`` name the programs (PB / PW), their command
-    lines, if given, go in the game comment (GC) as twogtp does, and why the game ended
-    early, if it did, in the root's comment."""
+    lines, if given, go in the game comment (GC) as twogtp does, the game clock, if any, in
+    TM (main time) and OT (byo-yomi), and why the game ended early, if it did, in the
+    root's comment."""
     moves = "".join(f";{c.upper()}[{format_sgf_point(p, size)}]" for c, p in record.moves)
     comment = f"C[{sgf_text(record.reason)}]" if record.reason else ""
     game = (f"GC[{sgf_text(f'Black command: {commands[0]}' + chr(10) + f'White command: {commands[1]}')}]"
             if commands else "")
+    timing = ""
+    if clock:
+        overtime = f"OT[{clock.stones}/{clock.period:.0f} Canadian]" if clock.kind == "canadian" else ""
+        timing = f"TM[{clock.main:.0f}]{overtime}"
     return (f"(;GM[1]FF[4]CA[UTF-8]SZ[{size}]KM[{komi}]RU[Chinese]PB[{sgf_text(black)}]PW[{sgf_text(white)}]"
-            f"{game}RE[{sgf_text(record.result)}]{comment}{moves})\n")
+            f"{game}{timing}RE[{sgf_text(record.result)}]{comment}{moves})\n")
 
 
 def program_name(client: GtpClient | LocalClient) -> str:
@@ -337,6 +384,7 @@ class Tally:
     moves: int = 0
     failures: int = 0  # games ended by a program's failure (crash, hang, garbage), not on the board
     wins_by_failure: float = 0.0  # of the wins, those the other program's failure gave
+    time_losses: int = 0  # games this program lost on time
 
 
 def ended_by_failure(result: str, why: str) -> bool:
@@ -382,7 +430,8 @@ def check_manifest(folder: Path, settings: dict) -> None:
 
 def run_match(first: str, second: str, games: int, size: int, komi: float, sgf_dir: str,
               alternate: bool, report=print, move_timeout: float | None = None,
-              concurrency: int = 1, equal_time: float | None = None) -> tuple[Tally, Tally]:
+              concurrency: int = 1, equal_time: float | None = None,
+              clock: TimeSettings | None = None) -> tuple[Tally, Tally]:
     """Play ``games`` games of ``first`` (Black, or alternating colours from game 2 on
     with ``alternate``) against ``second``, saving ``game-NNNN.sgf`` in ``sgf_dir``;
     ``concurrency`` games at a time (each program is its own process).
@@ -393,15 +442,20 @@ def run_match(first: str, second: str, games: int, size: int, komi: float, sgf_d
     match is refused. ``{game}`` in a command becomes the game's number, e.g.
     ``--seed {game}``: a seeded engine against a deterministic one would otherwise
     replay one game per colour. A program that crashes, answers garbage or takes
-    longer than ``move_timeout`` seconds over a command loses that game, and the
+    longer than ``move_timeout`` seconds over a command (under a clock, over one
+    other than ``genmove``) loses that game, and the
     match goes on with fresh processes. With ``equal_time`` the first program's
     seconds per move follow the second's (``EqualTime``, from ``equal_time`` seconds
-    until the second has moved).
+    until the second has moved). With a ``clock`` both programs play at that game
+    clock and manage their own time (``play_game``); it and ``equal_time`` exclude each
+    other.
     """
+    if clock is not None and equal_time is not None:
+        raise ValueError("a game clock and equal time per move exclude each other")
     folder = Path(sgf_dir)
     folder.mkdir(parents=True, exist_ok=True)
     check_manifest(folder, {"black": first, "white": second, "size": size, "komi": komi, "alternate": alternate,
-                            "equal_time": equal_time})
+                            "equal_time": equal_time, "clock": list(clock) if clock else None})
     tallies = (Tally(first), Tally(second))
     equal = EqualTime(equal_time) if equal_time is not None else None
 
@@ -417,10 +471,10 @@ def run_match(first: str, second: str, games: int, size: int, komi: float, sgf_d
             return _sgf_result(path) + (None,)
         pace = ("w" if sides(i)[1] is tallies[0] else "b", equal) if equal else None
         record, commands, names = _match_game(*(t.command for t in sides(i)), i + 1, size, komi, move_timeout,
-                                              report, pace, running, stopping)
+                                              report, pace, clock, running, stopping)
         if stopping.is_set():
             raise KeyboardInterrupt
-        write_text_atomic(path, to_sgf(record, size, komi, *names, commands))
+        write_text_atomic(path, to_sgf(record, size, komi, *names, commands, clock))
         return record.result, record.reason, record
 
     with ThreadPoolExecutor(max(1, concurrency)) as pool:  # the threads wait on the programs' pipes
@@ -440,6 +494,7 @@ def run_match(first: str, second: str, games: int, size: int, komi: float, sgf_d
                     tally.wins += 1.0 if winner == color else 0.5 if result == "0" else 0.0
                     tally.failures += failed
                     tally.wins_by_failure += failed and winner == color
+                    tally.time_losses += result.endswith("+T") and winner != color
                 report(f"game {i + 1}: {black.command!r} (B) vs {white.command!r} (W): {result}"
                        + (f" ({why})" if why else "") + ("  (from the folder)" if record is None else ""))
         except KeyboardInterrupt:
@@ -451,7 +506,8 @@ def run_match(first: str, second: str, games: int, size: int, komi: float, sgf_d
 
 
 def _match_game(black: str, white: str, number: int, size: int, komi: float, move_timeout: float | None,
-                report, pace: tuple[str, EqualTime] | None, running: set | None = None,
+                report, pace: tuple[str, EqualTime] | None, clock: TimeSettings | None = None,
+                running: set | None = None,
                 stopping: threading.Event | None = None) -> tuple[GameRecord, tuple[str, str], tuple[str, str]]:
     """One game of a match between fresh processes of the two commands, which
     are closed after it whatever happens; the record, the commands run and the
@@ -470,7 +526,7 @@ def _match_game(black: str, white: str, number: int, size: int, komi: float, mov
                 raise ShapemillError(f"cannot start {command!r}: {one_line(e)}") from None
             running.add(clients[-1])
         names = tuple(program_name(client) for client in clients)
-        record = play_game(*clients, size, komi, pace=pace)
+        record = play_game(*clients, size, komi, pace=pace, clock=clock)
     finally:
         for client in clients:
             running.discard(client)

@@ -107,3 +107,102 @@ def test_the_follower_is_told_its_time_before_each_of_its_moves(tmp_path):
     # the follower spends nothing, so each budget is the leader's mean so far times its moves, at most four
     assert 0.2 * 2 <= told[1] and told[1] < told[2] < told[3] <= 4 * mean + 1e-3
     assert "time_settings" not in (tmp_path / "leader.log").read_text()
+
+
+def test_a_game_clock_by_hand():
+    """GTP's clocks, charged move by move and checked against the arithmetic by hand:
+    sudden death runs down to nothing; Canadian byo-yomi takes the overflow of the main
+    time into its first period, counts that move as its first stone and starts a period
+    afresh once its stones are played."""
+    from shapemill.engine.clock import GameClock, TimeLeft, parse_clock
+
+    sudden = GameClock(parse_clock("10"))
+    assert sudden.left == TimeLeft(10, 0) and sudden.available() == 10
+    assert sudden.spend(4) and sudden.spend(6) and sudden.left == TimeLeft(0, 0)
+    assert not sudden.spend(0.01)  # nothing left: any time loses
+    canadian = GameClock(parse_clock("10:30:2"))  # 10 s, then 2 moves in each 30 s
+    assert canadian.available() == 40  # the rest of the main time and the first period
+    assert canadian.spend(7) and canadian.left == TimeLeft(3, 0)
+    assert canadian.spend(5) and canadian.left == TimeLeft(28, 1)  # 2 s into the period, its first stone
+    assert canadian.available() == 28
+    assert canadian.spend(20) and canadian.left == TimeLeft(30, 2)  # both stones in time: a fresh period
+    assert canadian.spend(29) and canadian.left == TimeLeft(1, 1)
+    assert not canadian.spend(1.5)  # 1.5 s with 1 s left
+    only_byoyomi = GameClock(parse_clock("0:5:1"))
+    assert only_byoyomi.left == TimeLeft(5, 1) and only_byoyomi.spend(4.9) and only_byoyomi.left == TimeLeft(5, 1)
+
+
+def test_clock_spellings():
+    import pytest
+    from shapemill.engine.clock import TimeSettings, parse_clock
+
+    assert parse_clock("600") == TimeSettings("absolute", 600, 0, 0)
+    assert parse_clock("300:30:5") == TimeSettings("canadian", 300, 30, 5)
+    for bad in ("", "1.5", "600:30", "0", "0:0:0", "60:30:0", "60:0:5", "-5", "a:b:c"):
+        with pytest.raises(ValueError):
+            parse_clock(bad)
+
+
+def _clocked(tmp_path, clock, black_delay, black_moves, white_moves):
+    """A game of two scripted programs at ``clock`` (black answering after ``black_delay``
+    seconds, white at once); the saved SGF's root, the CLI's output and Black's log lines."""
+    script = tmp_path / "scripted.py"
+    script.write_text(SCRIPTED)
+    black = f"{sys.executable} {script} {tmp_path / 'black.log'} {black_delay} {' '.join(black_moves)}"
+    white = f"{sys.executable} {script} {tmp_path / 'white.log'} 0 {' '.join(white_moves)}"
+    folder = tmp_path / "games"
+    out = CliRunner().invoke(main, ["match", "--black", black, "--white", white, "--size", "9", "--games", "1",
+                                    "--sgf-dir", str(folder), "--clock", clock])
+    assert out.exit_code == 0, out.output
+    game = sgf.Sgf_game.from_bytes((folder / "game-0001.sgf").read_bytes())
+    return game, out.output, (tmp_path / "black.log").read_text().splitlines()
+
+
+def _sent(lines, command):
+    return [line.split()[1:] for line in lines if line.startswith(command)]
+
+
+def test_a_slow_program_loses_on_time_when_its_clock_runs_out(tmp_path):
+    """Sudden death of 2 s, Black answering in 0.7 s: after two moves it holds 0.6 s, so
+    its third move loses on time (the referee stops waiting when the clock runs out);
+    time_left said 2, 1 and 0 whole seconds before its moves."""
+    game, output, lines = _clocked(tmp_path, "2", 0.7, ["C3", "D3", "E3", "F3"], ["C7", "D7", "E7", "F7"])
+    root = game.get_root()
+    assert root.get("RE") == "W+T" and root.get("TM") == 2 and not root.has_property("OT")
+    assert root.get("C").startswith("Black lost on time: ")
+    assert len(game.get_main_sequence()) == 1 + 4  # B, W, B, W; Black's third move never came
+    assert "W+T (Black lost on time: " in output and "1 lost on time" in output
+    assert _sent(lines, "time_settings") == [["2", "0", "0"]]
+    assert _sent(lines, "time_left") == [["b", "2", "0"], ["b", "1", "0"], ["b", "0", "0"]]
+    assert _sent(tmp_path.joinpath("white.log").read_text().splitlines(), "time_left")[0] == ["w", "2", "0"]
+
+
+def test_byo_yomi_periods_start_afresh(tmp_path):
+    """2 s, then 2 moves in each 2 s period, Black answering in 0.7 s: main time 1.3, 0.6;
+    the third move spends 0.1 s of the first period (1.9 s, 1 stone left), the fourth ends
+    it in time, so the fifth has a fresh period (2 s, 2 stones), and Black never runs out
+    (time_left in GTP's whole seconds, rounded down). With 4 moves a period it is not
+    done in time: 1.9, 1.2, 0.5 s, and the sixth move (0.7 s) loses on time."""
+    black = ["C3", "D3", "E3", "F3", "G3", "C5"]
+    white = ["C7", "D7", "E7", "F7", "G7", "C6"]
+    (tmp_path / "two").mkdir()
+    game, output, lines = _clocked(tmp_path / "two", "2:2:2", 0.7, black, white)
+    root = game.get_root()
+    assert root.get("RE") == "0" and root.get("OT") == "2/2 Canadian"
+    assert _sent(lines, "time_settings") == [["2", "2", "2"]]
+    assert _sent(lines, "time_left") == [["b", "2", "0"], ["b", "1", "0"], ["b", "0", "0"], ["b", "1", "1"],
+                                         ["b", "2", "2"], ["b", "1", "1"], ["b", "2", "2"]]  # the 7th: a pass
+    (tmp_path / "four").mkdir()
+    game, output, lines = _clocked(tmp_path / "four", "2:2:4", 0.7, black, white)
+    assert game.get_root().get("RE") == "W+T" and len(game.get_main_sequence()) == 1 + 10
+    assert [stones for _, _, stones in _sent(lines, "time_left")] == ["0", "0", "0", "3", "2", "1"]
+
+
+def test_clock_and_equal_time_are_refused_together(tmp_path):
+    args = ["match", "--black", ENGINE, "--white", ENGINE, "--sgf-dir", str(tmp_path / "m")]
+    both = CliRunner().invoke(main, [*args, "--clock", "60", "--equal-time", "1"])
+    assert both.exit_code == 2 and "--clock and --equal-time" in both.output
+    for bad_clock in ("60:30", "2000000"):
+        bad = CliRunner().invoke(main, [*args, "--clock", bad_clock])
+        assert bad.exit_code == 2 and "--clock" in bad.output
+    assert not (tmp_path / "m").exists()
