@@ -66,6 +66,9 @@ COLUMN_TYPES: dict[str, dict[str, tuple[str, Callable[[pa.DataType], bool]]]] = 
                 "size": ("integers", pa.types.is_integer), "gamma": ("floats", pa.types.is_floating)},
     "errors": {},
 }
+#: Rings a pattern may have: ``go.rings``' MIN_RING to MAX_RING (the whole-board window
+#: of a 25x25 board), written out so that reading a table loads no numba.
+RINGS = (2, 72)
 #: Board sizes a games table may hold: those of ``go.rules`` (2 to its ``MAX_SIZE``, 25).
 BOARD_SIZES = (2, 25)
 #: Gammas a ratings table may hold. A fit's lie within about 1e-4 .. 1e5; NaN, zero or
@@ -212,7 +215,8 @@ def check_values(path: str | os.PathLike, kind: str, table: pa.Table) -> None:
     """Raise :class:`TableError` naming ``path`` and the column when a column of ``table``
     (a table of ``kind``) has another type than :data:`COLUMN_TYPES` says, or values
     out of range: a board size, a move or setup point off the board, a null move list,
-    a NaN, zero or huge gamma."""
+    a negative count or one played more often than seen, a ring off the range, a NaN,
+    zero or huge gamma."""
     for name, (what, is_type) in COLUMN_TYPES[kind].items():
         if name in table.column_names:
             kind_of = table.schema.field(name).type
@@ -222,12 +226,38 @@ def check_values(path: str | os.PathLike, kind: str, table: pa.Table) -> None:
                 raise TableError(f"{path}: the {kind} table's column {name!r} holds {kind_of}, expected {what}")
     if kind == "games":
         _check_games(path, table)
-    elif kind == "ratings" and "gamma" in table.column_names:
+        return
+    _check_counts(path, table)
+    if kind == "ratings" and "gamma" in table.column_names:
         gamma = table["gamma"].to_numpy(zero_copy_only=False)
         bad = ~((gamma >= GAMMA_RANGE[0]) & (gamma <= GAMMA_RANGE[1]))  # NaN is bad too
         if bad.any():
             raise TableError(f"{path}: column 'gamma' holds {gamma[bad][0]!r} in row {int(np.argmax(bad))}, "
                              f"not a gamma {GAMMA_RANGE[0]:g}..{GAMMA_RANGE[1]:g}")
+
+
+def _check_counts(path: str | os.PathLike, table: pa.Table) -> None:
+    """A patterns or ratings table's counts (where given: the compact ratings table leaves
+    some out) never negative, a shape or feature played no more often than it was seen,
+    and a ring a pattern's (``RINGS``)."""
+    names = table.column_names
+    counts = {}
+    for name in ("seen", "played"):
+        if name in names:
+            counts[name] = table[name].to_numpy(zero_copy_only=False).astype(np.float64)  # a null is NaN
+            if (counts[name] < 0).any():
+                k = int(np.argmax(counts[name] < 0))
+                raise TableError(f"{path}: column {name!r} holds {counts[name][k]:.0f} in row {k}, a negative count")
+    if len(counts) == 2 and (counts["played"] > counts["seen"]).any():
+        k = int(np.argmax(counts["played"] > counts["seen"]))
+        raise TableError(f"{path}: column 'played' holds {counts['played'][k]:.0f} in row {k}, "
+                         f"more than the {counts['seen'][k]:.0f} times it was seen")
+    if "size" in names:
+        size = table["size"].to_numpy(zero_copy_only=False).astype(np.float64)
+        off = (size < RINGS[0]) | (size > RINGS[1])
+        if off.any():
+            k = int(np.argmax(off))
+            raise TableError(f"{path}: column 'size' holds {size[k]:.0f} in row {k}, not a ring {RINGS[0]}..{RINGS[1]}")
 
 
 def _check_games(path: str | os.PathLike, table: pa.Table) -> None:

@@ -364,6 +364,25 @@ def test_bad_gammas_and_missing_columns_are_refused_by_every_reader_of_ratings(m
     assert not any(line.startswith("= ") and line[2:].strip() for line in result.output.splitlines())
 
 
+@pytest.mark.parametrize("how", ["negative seen", "played over seen", "ring 0", "ring 500"])
+def test_impossible_counts_and_rings_are_refused_in_patterns_and_ratings_tables(made, tmp_path, how):
+    """A count below zero, a move played more often than it was available, a ring no
+    pattern has: one line naming the file and the column, before any row is used."""
+    column = {"negative seen": "seen", "played over seen": "played", "ring 0": "size", "ring 500": "size"}[how]
+    for kind, args in (("patterns", lambda bad: ["show", bad]), ("ratings", lambda bad: ["show", bad]),
+                       ("ratings", lambda bad: ["export", bad, "--format", "csv", "-o", str(tmp_path / "r.csv")])):
+        table = read_table(made[kind], kind)[0]
+        values = table[column].to_pylist()
+        values[0] = {"negative seen": -5, "played over seen": table["seen"][0].as_py() + 1,
+                     "ring 0": 0, "ring 500": 500}[how]
+        bad = tmp_path / f"{kind}.parquet"
+        spoiled = table.set_column(table.column_names.index(column), column,
+                                   pa.array(values, type=table.schema.field(column).type))
+        write_table(spoiled, bad, table_metadata(kind))
+        line = clean(run(*args(str(bad))), 1)
+        assert str(bad) in line and repr(column) in line, (kind, line)
+
+
 def flip_bytes(path: Path, where: float, n: int = 16) -> None:
     data = bytearray(path.read_bytes())
     rng = random.Random(SEED)
