@@ -10,6 +10,7 @@ from shapemill.engine.expert import near_last_bonus, shape_amaf
 from shapemill.go import rules
 from shapemill.go.board import Board
 from shapemill.go.chains import FAR, chain_distances
+from shapemill.go.vertices import flat_index
 
 # The paper's virtual results, (AMAF visits, of them won), by shape.
 THIRD_LINE, FIRST_LINE = (6.67, 6.67), (6.67, 0.0)
@@ -18,7 +19,7 @@ WALL, BAD_KOGEIMA, EMPTY_TRIANGLE = (3.33, 3.33), (2.5, 0.0), (5.0, 0.0)
 
 
 def amaf_of(board: Board, color: int, point: tuple[int, int]) -> tuple[float, float]:
-    moves = np.array([board._point(point)], dtype=np.int64)
+    moves = np.array([flat_index(point, board.size)], dtype=np.int64)
     visits, wins = np.zeros(1), np.zeros(1)
     shape_amaf(board.b, board.m, color, moves, visits, wins)
     return float(visits[0]), float(wins[0])
@@ -67,7 +68,7 @@ def test_chain_distance_counts_a_string_as_one_point():
     chain_distances(board.b, board.m, board.m[rules.LAST], 3, dist)
     expected = {(4, 2): 0, (4, 3): 0, (4, 4): 0, (3, 2): 1, (4, 1): 1, (4, 5): 1, (5, 0): 1, (5, 2): 1,
                 (6, 0): 2, (4, 0): 2, (2, 2): 2, (3, 0): 3, (7, 0): 3, (8, 0): FAR, (0, 2): FAR}
-    assert {p: int(dist[board._point(p)]) for p in expected} == expected
+    assert {p: int(dist[flat_index(p, board.size)]) for p in expected} == expected
     assert dist[rules.PASS] == FAR  # a border point
 
 
@@ -76,7 +77,7 @@ def test_the_near_last_bonus_follows_the_chain_distance():
 
     board = position([(4, 2), (4, 3)], [(5, 0), (5, 1), (5, 2)], ("b", (4, 4)), size=9)
     points = [(3, 2), (6, 0), (3, 0), (8, 8)]  # chain distances 1, 2, 3, far
-    moves = np.array([board._point(p) for p in points], dtype=np.int64)
+    moves = np.array([flat_index(p, board.size) for p in points], dtype=np.int64)
     bonus = np.empty(len(moves))
     near_last_bonus(board.b, board.m, moves, bonus)
     assert list(bonus) == [NEAR_LAST_BONUS[1], NEAR_LAST_BONUS[2], NEAR_LAST_BONUS[3], 0.0]

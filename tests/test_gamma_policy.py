@@ -12,6 +12,7 @@ from shapemill.go import rules
 from shapemill.go.board import Board
 from shapemill.miner.features import FEATURE_LEVELS, FEATURES, N_FEATURES
 from shapemill.patterns.defaults import RATINGS, default_table
+from shapemill.go.vertices import flat_index
 from test_mcts import best_move, capturing_race
 from test_playout import seed
 
@@ -117,7 +118,7 @@ def test_capture_gamma_makes_the_playout_capture():
     board = Board(9)
     board.setup("b", [(4, 3), (4, 5), (3, 4)])
     board.setup("w", [(4, 4)])
-    capture = board._point((5, 4))
+    capture = flat_index((5, 4), board.size)
     f = FEATURES.index("capture")
     taken = {}
     for g in (1e6, 1e-6):

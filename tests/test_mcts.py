@@ -12,6 +12,7 @@ from shapemill.engine.playout_mogo import PATTERNS, mogo_playout, nakade_point, 
 from shapemill.engine.selection import MOVE
 from shapemill.go import rules
 from shapemill.go.board import Board
+from shapemill.go.vertices import flat_index, point_at
 
 
 def board_with(size: int, black: list[tuple[int, int]], white: list[tuple[int, int]]) -> Board:
@@ -24,8 +25,7 @@ def board_with(size: int, black: list[tuple[int, int]], white: list[tuple[int, i
 def best_move(board: Board, color: int, playouts: int = 2000, seed: int = 1,
               komi: float = 7.5, **config) -> tuple[int, int] | None:
     result = Search(SearchConfig(playouts=playouts, seed=seed, komi=komi, **config)).run(board, color)
-    w = board.size + 2
-    return None if result.move == rules.PASS else (result.move // w - 1, result.move % w - 1)
+    return None if result.move == rules.PASS else point_at(int(result.move), board.size)
 
 
 def test_pattern_table_is_colour_symmetric():
@@ -51,7 +51,7 @@ def test_nakade_rule_plays_the_vital_point():
     board = board_with(9, [(0, 4), (1, 4), (2, 0), (2, 1), (2, 2), (2, 3), (2, 4)],
                        [(1, 0), (1, 1), (1, 2), (1, 3)])
     board.play("w", (0, 3))
-    assert nakade_point(board.b, board.m, rules.BLACK) == board._point((0, 1))
+    assert nakade_point(board.b, board.m, rules.BLACK) == flat_index((0, 1), board.size)
 
 
 def capturing_race() -> Board:
@@ -110,7 +110,7 @@ def test_two_threads_grow_two_trees_and_still_capture():
     search = Search(SearchConfig(playouts=4000, seed=1, komi=20.5, threads=2))
     result = search.run(board, rules.BLACK)
     assert result.per_thread == [2000, 2000] and result.visits.sum() == 4000
-    assert result.move == board._point((4, 6))
+    assert result.move == flat_index((4, 6), board.size)
     again = Search(SearchConfig(playouts=4000, seed=1, komi=20.5, threads=2)).run(board, rules.BLACK)
     assert np.array_equal(result.visits, again.visits)  # each thread's stream is seeded
 
@@ -121,7 +121,7 @@ def test_tree_parallelism_grows_one_tree_whose_visits_add_up_to_the_playouts():
     result = search.run(board, rules.BLACK)
     assert len(search.trees) == 1 and search.trees[0].f.shape[0] == 2
     assert sum(result.per_thread) == 4000 and result.visits.sum() == 4000
-    assert result.move == board._point((4, 6))
+    assert result.move == flat_index((4, 6), board.size)
     tree = search.trees[0]
     assert np.all(tree.pool[:, 0] > tree.bounds[:, 0])  # both threads added nodes, each in its own share
     assert np.all(tree.pool[:, 0] <= tree.bounds[:, 1])
@@ -157,7 +157,6 @@ def test_ratings_priors_reach_the_nodes_below_the_root():
     prior = MovePrior(default_table(RATINGS))
     board = Board(9)
     board.play("b", (4, 4))
-    w = board.size + 2
     for knowledge in (prior.knowledge(9), None):
         search = Search(SearchConfig(playouts=300, seed=1))
         search.run(board, rules.WHITE, prior(board.b, board.m, rules.WHITE), knowledge)
@@ -165,7 +164,7 @@ def test_ratings_priors_reach_the_nodes_below_the_root():
         first, k = tree.t[FIRST, tree.root], tree.t[NCHILD, tree.root]
         child = next(c for c in range(first, first + k) if tree.t[FIRST, c] >= 0)
         after = board.copy()
-        after.play("w", (tree.t[MOVE, child] // w - 1, tree.t[MOVE, child] % w - 1))
+        after.play("w", point_at(int(tree.t[MOVE, child]), board.size))
         kids = np.arange(tree.t[FIRST, child], tree.t[FIRST, child] + tree.t[NCHILD, child])
         strength = prior(after.b, after.m, rules.BLACK)[tree.t[MOVE, kids]]
         expected = strength / strength.sum() if knowledge is not None else np.full(len(kids), 1 / len(kids))
@@ -201,8 +200,7 @@ def test_timed_and_counted_searches_on_tiny_boards_end(size, policy):
 def _root_moves(search: Search, board: Board) -> list[tuple[int, int]]:
     """The points the search's root offers, as ``(row, col)``."""
     tree = search.trees[0]
-    w = board.size + 2
-    return [(int(p) // w - 1, int(p) % w - 1) for p in tree.t[MOVE, tree.children(tree.root)]]
+    return [point_at(int(p), board.size) for p in tree.t[MOVE, tree.children(tree.root)]]
 
 
 # A 4x4 self-play game (mogo-local playouts, 100 a move, seed 5) whose 12th genmove was

@@ -8,6 +8,7 @@ import pytest
 from numba import njit
 from shapemill.engine.playout_random import random_move, random_playout, run_playouts
 from shapemill.go import Board, rules
+from shapemill.go.vertices import flat_index
 
 
 @njit(cache=True)
@@ -21,9 +22,9 @@ def test_random_move_is_uniform_over_candidates() -> None:
     board = Board(5)
     board.setup("b", [(3, c) for c in range(5)] + [(4, 1), (4, 3)])
     b, m = board.b, board.m
-    eyes = [board._point((4, c)) for c in (0, 2, 4)]
+    eyes = [flat_index((4, c), board.size) for c in (0, 2, 4)]
     assert all(rules.is_eye(b, m, rules.BLACK, p) for p in eyes)
-    candidates = [board._point((r, c)) for r in range(3) for c in range(5)]
+    candidates = [flat_index((r, c), board.size) for r in range(3) for c in range(5)]
     # Put the eyes first in the empty list: a draw that scanned on from a random
     # start would pick the first candidate after them four times as often.
     order = eyes + candidates

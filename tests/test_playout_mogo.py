@@ -21,6 +21,7 @@ from shapemill.engine.playout_mogo import (
 from shapemill.go import rules
 from shapemill.go.board import Board
 from shapemill.go.nbr3x3 import colour_code
+from shapemill.go.vertices import flat_index
 
 SEEDS = range(40)
 
@@ -91,7 +92,7 @@ def test_saving_a_string_in_atari_comes_first(policy):
     board.setup("w", [(3, 4), (4, 3)])
     board.play("w", (5, 4))
     assert fill_board_points(board) and candidates(board, pattern_moves, rules.BLACK)
-    assert moves_of(board, policy, rules.BLACK) == {board._point((4, 5))}
+    assert moves_of(board, policy, rules.BLACK) == {flat_index((4, 5), board.size)}
 
 
 @pytest.mark.parametrize("policy", [seed_order, local_order])
@@ -99,12 +100,12 @@ def test_the_nakade_vital_point_of_the_opponents_space_comes_before_fill_board(p
     board = corner_three()
     assert candidates(board, save_atari_moves, rules.BLACK) == set()
     assert fill_board_points(board)
-    assert moves_of(board, policy, rules.BLACK) == {board._point((0, 1))}
+    assert moves_of(board, policy, rules.BLACK) == {flat_index((0, 1), board.size)}
 
 
 def test_the_seed_plays_nakade_only_inside_the_opponents_stones():
     board = corner_three()
-    vital = board._point((0, 1))
+    vital = flat_index((0, 1), board.size)
     assert nakade_point(board.b, board.m, rules.BLACK) == vital  # White's space: Black kills
     assert nakade_point(board.b, board.m, rules.WHITE) == rules.PASS  # its own space: not the seed's rule
     assert nakade_point(board.b, board.m, rules.WHITE, True) == vital  # mogo-local: White lives there
@@ -126,7 +127,7 @@ def test_fill_board_comes_before_the_patterns_in_the_seeds_order_only():
 def test_patterns_come_before_a_capture_far_from_the_last_move():
     board = lattice()
     board.play("w", (3, 4))
-    far_capture = board._point((7, 8))
+    far_capture = flat_index((7, 8), board.size)
     patterns = candidates(board, pattern_moves, rules.BLACK)
     assert not fill_board_points(board) and patterns
     assert candidates(board, capture_anywhere_moves, rules.BLACK) == {far_capture}
@@ -135,7 +136,7 @@ def test_patterns_come_before_a_capture_far_from_the_last_move():
 
 def test_the_seed_captures_anywhere_and_mogo_local_only_next_to_the_last_two_moves():
     board = lattice()  # no last move: no pattern, no local capture, no fill-board point
-    far_capture = board._point((7, 8))
+    far_capture = flat_index((7, 8), board.size)
     assert candidates(board, pattern_moves, rules.BLACK) == set()
     assert candidates(board, capture_moves, rules.BLACK) == set()
     assert moves_of(board, seed_order, rules.BLACK) == {far_capture}
@@ -153,7 +154,7 @@ def test_otherwise_a_random_move_that_fills_no_own_eye():
     open_points = {(0, 0), (4, 4), (2, 2), (2, 3)}
     board.setup("b", [(r, c) for r in range(5) for c in range(5) if (r, c) not in open_points])
     for policy in (seed_order, local_order):
-        assert moves_of(board, policy, rules.BLACK) == {board._point((2, 2)), board._point((2, 3))}
+        assert moves_of(board, policy, rules.BLACK) == {flat_index((2, 2), board.size), flat_index((2, 3), board.size)}
 
 
 @pytest.mark.parametrize("local", [False, True])

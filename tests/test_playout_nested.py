@@ -10,6 +10,7 @@ from shapemill.engine.playout_mogo import mogo_playout
 from shapemill.engine.playout_nested import nested_playout
 from shapemill.go import rules
 from shapemill.go.board import Board
+from shapemill.go.vertices import flat_index
 
 KOMI = 20.5
 
@@ -42,7 +43,7 @@ def black_wins_after(board: Board, point: tuple[int, int], level: int, seeds: ra
     for s in seeds:
         seed(s)
         b, m = board.b.copy(), board.m.copy()
-        rules.play(b, m, rules.BLACK, board._point(point))
+        rules.play(b, m, rules.BLACK, flat_index(point, board.size))
         wins += nested_playout(b, m, rules.WHITE, KOMI, np.empty(243, dtype=np.int64), level, local)[0] > 0
     return wins
 
@@ -69,7 +70,7 @@ def test_the_position_is_decided_by_the_first_move(local):
 @pytest.mark.parametrize("level", [1, 2])
 def test_a_nested_playout_plays_the_move_whose_inner_playout_wins(level, local):
     board = race()
-    assert first_moves(board, level, range(30 if level == 1 else 6), local) == {board._point((4, 6))}
+    assert first_moves(board, level, range(30 if level == 1 else 6), local) == {flat_index((4, 6), board.size)}
 
 
 def test_the_local_base_policy_alone_does_not_find_it():

@@ -10,6 +10,7 @@ from shapemill.engine.playout_gamma import gamma_move, gamma_playout, gamma_stat
 from shapemill.go import rules
 from shapemill.go.board import Board
 from shapemill.miner.features import FEATURE_LEVELS, N_FEATURES
+from shapemill.go.vertices import flat_index
 from test_mcts import capturing_race
 from test_playout import seed
 
@@ -22,7 +23,7 @@ def three_empty_points() -> tuple[Board, list[int]]:
     only moves, all legal."""
     board = Board(5)
     board.setup("b", [(r, c) for r in range(5) for c in range(5) if r > 0 or c > 2])
-    return board, [board._point((0, c)) for c in range(3)]
+    return board, [flat_index((0, c), board.size) for c in range(3)]
 
 
 def test_update_by_hand_three_moves_one_won():
@@ -58,7 +59,7 @@ def test_weights_move_toward_the_winners_moves():
     the weights, G5 has the largest weight of both colours, and playouts play it first
     more often than the mined gammas alone do."""
     board = capturing_race()
-    g5 = board._point((4, 6))
+    g5 = flat_index((4, 6), board.size)
     moves = np.empty(243, dtype=np.int64)
     adapt = ppa_weights(board.b.shape[1], 0.32)
     seed(11)

@@ -14,6 +14,7 @@ from shapemill.engine.mcts import Search, SearchConfig
 from shapemill.engine.selection import AVISITS, AWINS, MOVE, NEAR, VISITS, child_score
 from shapemill.go import rules
 from shapemill.go.board import Board
+from shapemill.go.vertices import flat_index
 
 
 def capturing_race() -> Board:
@@ -31,7 +32,7 @@ def test_leaf_parallelism_adds_each_leafs_playouts_together():
                                                                                                     rules.BLACK)
     assert result.playouts == 2000 and result.visits.sum() == 2000
     assert not (result.visits % 2).any()  # every simulation brought its leaf's two playouts back together
-    assert result.move == board._point((4, 6))
+    assert result.move == flat_index((4, 6), board.size)
 
 
 def test_leaf_parallelism_refuses_ppa():
@@ -78,7 +79,7 @@ def test_the_near_bonus_enters_the_score_and_fades_with_the_nodes_simulations():
 def test_the_seed_playouts_find_the_capture(policy, playouts):
     board = capturing_race()
     result = Search(SearchConfig(playouts=playouts, seed=1, komi=20.5, policy=policy)).run(board, rules.BLACK)
-    assert result.move == board._point((4, 6))
+    assert result.move == flat_index((4, 6), board.size)
 
 
 @pytest.mark.parametrize("options", [
