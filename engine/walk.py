@@ -17,6 +17,11 @@ by area; every node on the path gets the result and its children get the AMAF
 update of the moves played later by the same colour (Gelly & Silver 2007; MoGo 2008).
 With leaf parallelism several playouts run at once from the leaf (``leaf_playouts``)
 and each is backed up in turn.
+
+In this file: ``simulate`` runs the simulations of one thread, each ``descend`` (which
+``grow``s the nodes it passes: ``expand``, or the table's priors once due), then
+``_play_out`` (``playout``; ``_play_out_leaves`` with leaf parallelism) and ``_back_up``
+(``_update_amaf``), over the thread's ``WalkScratch``.
 """
 
 from __future__ import annotations
@@ -65,6 +70,10 @@ POLICIES = ("random", "mogo", "gamma", "ppa", "mogo-local", "nested1", "nested2"
 SEQ_PER_POINT = 4
 #: Room past those bounds in ``seq`` and ``path`` (the descent stops two short of the end).
 SEQ_SLACK = 8
+#: The steps run once a simulation (``descend``, ``_play_out``, ``_back_up``) are inlined
+#: into ``simulate``: a plain call passes the records' arrays one by one, counting their
+#: references, which cost 3-4% of the 9x9 playouts a second (``bench/search_speed.py``).
+ONCE_A_SIMULATION = "always"
 NO_GAMMAS = np.ones((1, 1))  # the gamma table passed when the policy is not gamma
 
 
@@ -81,7 +90,6 @@ class SearchSettings(NamedTuple):
     gammas: np.ndarray  # the gamma and ppa policies' table (NO_GAMMAS for the others)
     expert: bool  # whether new children get MoGo's expert knowledge (``--expert mogo``, ``expert``)
     leaf: int  # playouts run at once from each leaf (leaf parallelism; 1: one)
-
 
 
 class Root(NamedTuple):
@@ -174,6 +182,26 @@ def expand(b: np.ndarray, m: np.ndarray, color: int, node: int, t: np.ndarray, f
     return n_nodes + k
 
 
+class WalkScratch(NamedTuple):
+    """One search thread's scratch for its simulations (``walk_scratch``)."""
+
+    seq: np.ndarray  # int64: a simulation's moves, the tree's then the playout's
+    path: np.ndarray  # int64: its nodes from the root down
+    first_at: np.ndarray  # int64[points]: where each point is first played in ``seq`` (AMAF)
+    node_prior: np.ndarray  # float64[points]: the table's move strengths at a node below the root
+    uniform: np.ndarray  # float64[points]: ones, a node's prior before (or without) the table's
+    everywhere: np.ndarray  # bool[points]: every point allowed (no superko mask below the root)
+
+
+@njit(cache=True)
+def walk_scratch(m: np.ndarray) -> WalkScratch:
+    """Scratch for the simulations on a board of ``m``'s size."""
+    size, w = m[SIZE], m[STRIDE]
+    return WalkScratch(np.empty(SEQ_PER_POINT * size * size + SEQ_SLACK, dtype=np.int64),
+                       np.empty(size * size + SEQ_SLACK, dtype=np.int64), np.empty(w * w, dtype=np.int64),
+                       np.empty(w * w), np.ones(w * w), np.ones(w * w, dtype=np.bool_))
+
+
 @njit(cache=True, nogil=True)
 def simulate(n_sims: int, nodes: Nodes, root: Root, lane: Lane, sel: Selection, settings: SearchSettings,
              knowledge: KnowledgeArrays) -> None:
@@ -188,78 +216,110 @@ def simulate(n_sims: int, nodes: Nodes, root: Root, lane: Lane, sel: Selection, 
     policy's playouts follow and adapt ``lane.adapt``. With ``settings.vloss`` each
     node on the way down counts that many lost visits until the playout's result
     replaces them (virtual loss), so that other threads descending meanwhile spread out."""
-    t, f, pool = nodes.t, nodes.f, nodes.pool
-    b0, m0, color, prior, allowed = root.b, root.m, root.color, root.prior, root.allowed
-    thread, owner, scores, cache, adapt = lane.thread, lane.owner, lane.scores, lane.cache, lane.adapt
-    size = m0[SIZE]
-    w = m0[STRIDE]
-    seq = np.empty(SEQ_PER_POINT * size * size + SEQ_SLACK, dtype=np.int64)
-    path = np.empty(size * size + SEQ_SLACK, dtype=np.int64)
-    first_at = np.empty(w * w, dtype=np.int64)
-    uniform = np.ones(w * w)  # below the root, before (or without) the table's priors
-    node_prior = np.empty(w * w)
-    root_table = np.any(prior > 0)
-    everywhere = np.ones(w * w, dtype=np.bool_)
-    fk = f[thread]
-    vloss = settings.vloss
+    walk = walk_scratch(root.m)
     for _ in range(n_sims):
-        b, m = b0.copy(), m0.copy()
-        node, depth, c = root.node, 0, color
-        path[0] = root.node
-        while True:  # descend, expanding a leaf once it has been visited enough
-            at_root = node == root.node
-            visits = stat(f, VISITS, node)
-            if t[FIRST, node] < 0 and (at_root or visits >= settings.expand_at - 1):
-                below = uniform
-                due = settings.tree_prior and visits >= settings.prior_at - 1
-                if not at_root and due:
-                    move_strengths(b, m, c, knowledge, node_prior, cache)
-                    below = node_prior
-                pool[thread, 0] = expand(b, m, c, node, t, f, pool[thread, 0], pool[thread, 1],
-                                         prior if at_root else below, allowed if at_root else everywhere,
-                                         settings.prior_n, sel.widen > 0,
-                                         at_root or due or not settings.tree_prior, root_table if at_root else due,
-                                         settings.expert)
-            elif t[FIRST, node] >= 0 and t[KNOWN, node] == 0:  # expanded before the table's priors were due
-                if at_root:
-                    add_table_prior(node, t, f, prior, settings.prior_n)
-                elif settings.tree_prior and visits >= settings.prior_at - 1:
-                    t[KNOWN, node] = 1  # at once: another thread passing meanwhile must not add them twice
-                    move_strengths(b, m, c, knowledge, node_prior, cache)
-                    add_table_prior(node, t, f, node_prior, settings.prior_n)
-            if depth + 2 >= len(path):
-                break
-            child = select_child(node, t, f, sel)
-            if child < 0:
-                break
-            node = child
-            play(b, m, c, t[MOVE, node])
-            seq[depth] = t[MOVE, node]
-            depth += 1
-            path[depth] = node
-            c = 3 - c
-            fresh = stat(f, VISITS, node) == 0
-            fk[VISITS, node] += vloss
-            if fresh:
-                break
-        first = t[MOVE, path[1]] if depth > 0 else PASS
+        b, m = root.b.copy(), root.m.copy()
+        depth, c = descend(b, m, nodes, root, lane, sel, settings, knowledge, walk)
         if settings.leaf <= 1:
-            score, n = playout(b, m, c, settings, seq[depth:], adapt)
-            _add_score(scores, first, score)
-            for row in range(1, size + 1):
-                for p in range(row * w + 1, row * w + size + 1):
-                    owner[p] += _owner(b, w, p)
-            _back_up(score > 0, seq, depth + n, path, depth, color, t, fk, first_at, sel.rave, vloss)
-        else:  # leaf parallelism: several playouts from this leaf at once, their results summed
-            seqs = np.empty((settings.leaf, len(seq)), dtype=np.int64)
-            for i in range(settings.leaf):
-                seqs[i, :depth] = seq[:depth]
-            owns = np.zeros((settings.leaf, len(owner)))
-            leaf_scores, ns = leaf_playouts(b, m, c, settings, depth, seqs, adapt, owns)
-            for i in range(settings.leaf):
-                owner += owns[i]
-                _add_score(scores, first, leaf_scores[i])
-                _back_up(leaf_scores[i] > 0, seqs[i], depth + ns[i], path, depth, color, t, fk, first_at, sel.rave, vloss)
+            _play_out(b, m, c, depth, nodes, root, lane, sel, settings, walk)
+        else:
+            _play_out_leaves(b, m, c, depth, nodes, root, lane, sel, settings, walk)
+
+
+@njit(cache=True, inline=ONCE_A_SIMULATION)
+def descend(b: np.ndarray, m: np.ndarray, nodes: Nodes, root: Root, lane: Lane, sel: Selection,
+            settings: SearchSettings, knowledge: KnowledgeArrays, walk: WalkScratch) -> tuple[int, int]:
+    """Walk down from the root by the selection formula, playing the moves on ``b, m``
+    and growing the nodes passed (``grow``), to a node no simulation has visited, a
+    leaf or the end of the path: returns the depth reached and the colour to move
+    there. ``walk.path[:depth + 1]`` holds the nodes, ``walk.seq[:depth]`` their moves."""
+    t, f = nodes.t, nodes.f
+    fk = f[lane.thread]
+    node, depth, c = root.node, 0, root.color
+    walk.path[0] = root.node
+    while True:
+        if t[FIRST, node] < 0 or t[KNOWN, node] == 0:  # most nodes passed have all they get
+            grow(b, m, c, node, nodes, root, lane, sel, settings, knowledge, walk)
+        if depth + 2 >= len(walk.path):
+            break
+        child = select_child(node, t, f, sel)
+        if child < 0:
+            break
+        node = child
+        play(b, m, c, t[MOVE, node])
+        walk.seq[depth] = t[MOVE, node]
+        depth += 1
+        walk.path[depth] = node
+        c = 3 - c
+        fresh = stat(f, VISITS, node) == 0
+        fk[VISITS, node] += settings.vloss
+        if fresh:
+            break
+    return depth, c
+
+
+@njit(cache=True)
+def grow(b: np.ndarray, m: np.ndarray, c: int, node: int, nodes: Nodes, root: Root, lane: Lane,
+         sel: Selection, settings: SearchSettings, knowledge: KnowledgeArrays, walk: WalkScratch) -> None:
+    """Expand ``node`` (``c`` to move in ``b, m``) when it is the root or a leaf visited
+    ``settings.expand_at`` times, or give its children the table's priors once they
+    are due (``settings.prior_at`` visits) if it was expanded before."""
+    t, f, pool, thread = nodes.t, nodes.f, nodes.pool, lane.thread
+    visits = stat(f, VISITS, node)
+    due = settings.tree_prior and visits >= settings.prior_at - 1
+    if t[FIRST, node] < 0:
+        if node == root.node:
+            pool[thread, 0] = expand(b, m, c, node, t, f, pool[thread, 0], pool[thread, 1], root.prior,
+                                     root.allowed, settings.prior_n, sel.widen > 0, True,
+                                     np.any(root.prior > 0), settings.expert)
+        elif visits >= settings.expand_at - 1:
+            below = walk.uniform
+            if due:
+                move_strengths(b, m, c, knowledge, walk.node_prior, lane.cache)
+                below = walk.node_prior
+            pool[thread, 0] = expand(b, m, c, node, t, f, pool[thread, 0], pool[thread, 1], below,
+                                     walk.everywhere, settings.prior_n, sel.widen > 0,
+                                     due or not settings.tree_prior, due, settings.expert)
+    elif t[KNOWN, node] == 0:  # expanded before the table's priors were due
+        if node == root.node:
+            add_table_prior(node, t, f, root.prior, settings.prior_n)
+        elif due:
+            t[KNOWN, node] = 1  # at once: another thread passing meanwhile must not add them twice
+            move_strengths(b, m, c, knowledge, walk.node_prior, lane.cache)
+            add_table_prior(node, t, f, walk.node_prior, settings.prior_n)
+
+
+@njit(cache=True, inline=ONCE_A_SIMULATION)
+def _play_out(b: np.ndarray, m: np.ndarray, c: int, depth: int, nodes: Nodes, root: Root, lane: Lane,
+              sel: Selection, settings: SearchSettings, walk: WalkScratch) -> None:
+    """One playout from the node ``descend`` reached (``c`` to move at ``depth``): its
+    final board's ownership and score into ``lane``, its result and AMAF up the path."""
+    size, w = m[SIZE], m[STRIDE]
+    first = nodes.t[MOVE, walk.path[1]] if depth > 0 else PASS
+    score, n = playout(b, m, c, settings, walk.seq[depth:], lane.adapt)
+    _add_score(lane.scores, first, score)
+    for row in range(1, size + 1):
+        for p in range(row * w + 1, row * w + size + 1):
+            lane.owner[p] += _owner(b, w, p)
+    _back_up(score > 0, walk.seq, depth + n, depth, nodes, root.color, lane, sel.rave, settings.vloss, walk)
+
+
+@njit(cache=True)
+def _play_out_leaves(b: np.ndarray, m: np.ndarray, c: int, depth: int, nodes: Nodes, root: Root, lane: Lane,
+                     sel: Selection, settings: SearchSettings, walk: WalkScratch) -> None:
+    """Leaf parallelism: ``settings.leaf`` playouts at once from the node ``descend``
+    reached (``leaf_playouts``), each added and backed up in turn as ``_play_out`` does."""
+    first = nodes.t[MOVE, walk.path[1]] if depth > 0 else PASS
+    seqs = np.empty((settings.leaf, len(walk.seq)), dtype=np.int64)
+    for i in range(settings.leaf):
+        seqs[i, :depth] = walk.seq[:depth]
+    owns = np.zeros((settings.leaf, len(lane.owner)))
+    leaf_scores, ns = leaf_playouts(b, m, c, settings, depth, seqs, lane.adapt, owns)
+    for i in range(settings.leaf):
+        lane.owner[:] += owns[i]
+        _add_score(lane.scores, first, leaf_scores[i])
+        _back_up(leaf_scores[i] > 0, seqs[i], depth + ns[i], depth, nodes, root.color, lane, sel.rave,
+                 settings.vloss, walk)
 
 
 @njit(cache=True)
@@ -306,17 +366,20 @@ def _add_score(scores: np.ndarray, first: int, score: float) -> None:
     scores[2, first] += score * score
 
 
-@njit(cache=True)
-def _back_up(black_wins: bool, seq: np.ndarray, n_seq: int, path: np.ndarray, depth: int, color: int,
-             t: np.ndarray, fk: np.ndarray, first_at: np.ndarray, rave: bool, vloss: float) -> None:
-    """One playout's result onto the path ``path[:depth + 1]`` (one thread's statistics
-    ``fk``; a visit replaces the virtual loss counted on the way down), and its AMAF."""
+@njit(cache=True, inline=ONCE_A_SIMULATION)
+def _back_up(black_wins: bool, seq: np.ndarray, n_seq: int, depth: int, nodes: Nodes, color: int, lane: Lane,
+             rave: bool, vloss: float, walk: WalkScratch) -> None:
+    """One playout's result onto the path ``walk.path[:depth + 1]`` (``color`` moved
+    first from its root) in ``lane``'s statistics, a visit replacing the virtual loss
+    counted on the way down; and its AMAF from the moves ``seq[:n_seq]``."""
+    fk = nodes.f[lane.thread]
+    path = walk.path
     for d in range(depth + 1):  # the mover into path[d] is `color` when d is odd
         mover = color if d % 2 == 1 else 3 - color
         fk[VISITS, path[d]] += 1 - (vloss if d > 0 else 0.0)
         fk[WINS, path[d]] += 1.0 if (mover == BLACK) == black_wins else 0.0
     if rave:
-        _update_amaf(seq, n_seq, path, depth, color, black_wins, t, fk, first_at)
+        _update_amaf(seq, n_seq, path, depth, color, black_wins, nodes.t, fk, walk.first_at)
 
 
 @njit(cache=True)
@@ -334,8 +397,9 @@ def _owner(b: np.ndarray, w: int, p: int) -> int:
 @njit(cache=True)
 def _update_amaf(seq: np.ndarray, n_seq: int, path: np.ndarray, depth: int, color: int,
                  black_wins: bool, t: np.ndarray, fk: np.ndarray, first_at: np.ndarray) -> None:
-    """AMAF (into one thread's statistics ``fk``): a child of ``path[d]`` counts as played when its move comes first, at or
-    after move ``d``, by the same colour (``seq[i]`` is played by ``color`` for even i)."""
+    """AMAF into one thread's statistics ``fk``: a child of ``path[d]`` counts as played
+    when its move comes first, at or after move ``d``, by the same colour (``seq[i]``
+    is played by ``color`` for even i)."""
     big = 1 << 30
     first_at[:] = big
     for i in range(n_seq - 1, -1, -1):

@@ -117,30 +117,15 @@ def liberties(b: np.ndarray, m: np.ndarray, h: int, limit: int, mark: np.ndarray
 
 
 @njit(cache=True)
-def string_after(b: np.ndarray, m: np.ndarray, color: int, p: int, limit: int,
-                mark: np.ndarray, with_captures: bool) -> tuple[int, int]:
-    w = m[STRIDE]
-    other = 3 - color
-    stamp = _next_stamp(mark)
-    mark[p] = stamp
+def adjacent_strings(b: np.ndarray, w: int, color: int, p: int) -> tuple[int, int, int, int]:
+    """The heads of the distinct strings of ``color`` next to point ``p``, in the
+    order of their first stone next to it, padded with -1."""
     h0 = -1
     h1 = -1
     h2 = -1
     h3 = -1
-    stones = 1
     for q in (p - 1, p + 1, p - w, p + w):
-        c = b[COLOR, q]
-        if c == other:
-            if with_captures:
-                h = b[HEAD, q]
-                if mark[h] != -stamp and in_atari(b, h):
-                    s = h
-                    while True:
-                        mark[s] = -stamp
-                        s = b[NEXT, s]
-                        if s == h:
-                            break
-        elif c == color:
+        if b[COLOR, q] == color:
             h = b[HEAD, q]
             if h != h0 and h != h1 and h != h2:
                 if h0 < 0:
@@ -151,7 +136,33 @@ def string_after(b: np.ndarray, m: np.ndarray, color: int, p: int, limit: int,
                     h2 = h
                 else:
                     h3 = h
-                stones += b[STONES, h]
+    return h0, h1, h2, h3
+
+
+@njit(cache=True)
+def string_after(b: np.ndarray, m: np.ndarray, color: int, p: int, limit: int,
+                mark: np.ndarray, with_captures: bool) -> tuple[int, int]:
+    """(liberties up to ``limit``, stones) of the string ``color`` would make by playing
+    at empty ``p``; with ``with_captures``, the points of the opponent's strings in
+    atari next to ``p`` count as liberties (they are captured)."""
+    w = m[STRIDE]
+    other = 3 - color
+    stamp = _next_stamp(mark)
+    mark[p] = stamp
+    if with_captures:
+        for h in adjacent_strings(b, w, other, p):
+            if h >= 0 and mark[h] != -stamp and in_atari(b, h):
+                s = h
+                while True:
+                    mark[s] = -stamp
+                    s = b[NEXT, s]
+                    if s == h:
+                        break
+    own = adjacent_strings(b, w, color, p)
+    stones = 1
+    for h in own:
+        if h >= 0:
+            stones += b[STONES, h]
     n = 0
     for q in (p - 1, p + 1, p - w, p + w):
         if (b[COLOR, q] == EMPTY or mark[q] == -stamp) and mark[q] != stamp:
@@ -159,7 +170,7 @@ def string_after(b: np.ndarray, m: np.ndarray, color: int, p: int, limit: int,
             n += 1
     if n >= limit:
         return n, stones
-    for h in (h0, h1, h2, h3):
+    for h in own:
         if h < 0:
             break
         s = h
