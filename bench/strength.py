@@ -36,7 +36,8 @@ Parts (``--parts``, comma-separated; default all):
   ``--root-priors``, on 19x19. Target >= 70% against none.
 - ``policies``: ``--playout-policy ppa`` against ``mogo`` and against ``gamma`` (``--policy-size``, 9).
 - ``selection``: each seed option of ``SELECTION`` (prior modes, bandits, ``--expert mogo``,
-  playout policies) against the defaults (``--policy-size``), one thread each.
+  playout policies) against the defaults (``--policy-size``), one thread each;
+  ``--selection "--bandit ucb1;--expert mogo"`` plays only those.
 - ``parallel``: ``--threads 2 --parallel tree`` and ``leaf`` against ``--parallel root``, then each against
   ``--threads 1`` (``--policy-size``); run it with ``--concurrency 1`` on two cores.
 
@@ -133,6 +134,8 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, default=1, help="games played at once (default 1)")
     parser.add_argument("--policy-size", type=int, default=9, help="board of the policies, selection and parallel parts")
     parser.add_argument("--engine", default="", help="options added to every shapemill command")
+    parser.add_argument("--selection", default=";".join(SELECTION),
+                        help="the selection part's options, ';'-separated (default: all of SELECTION)")
     parser.add_argument("--seeds", default="1,2", help="seed prefixes of our engine and of its opponent")
     parser.add_argument("--out", default="bench-strength", help="folder of the games")
     parser.add_argument("--json", action="store_true")
@@ -183,7 +186,7 @@ def main() -> int:
                 shapemill(args, ps, seconds(ps), "--playout-policy ppa"),
                 shapemill(args, ps, seconds(ps), f"--playout-policy {o}", 2)), ps, False))
     if "selection" in parts:
-        for option in SELECTION:
+        for option in (o.strip() for o in args.selection.split(";") if o.strip()):
             matches.append((f"{option[2:]} vs defaults {ps}x{ps}", lambda o=option: (
                 shapemill(args, ps, seconds(ps), o), shapemill(args, ps, seconds(ps), "", 2)), ps, False))
     if "parallel" in parts:
