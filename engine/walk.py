@@ -70,7 +70,7 @@ POLICIES = ("random", "mogo", "gamma", "ppa", "mogo-local", "nested1", "nested2"
 SEQ_PER_POINT = 4
 #: Room past those bounds in ``seq`` and ``path`` (the descent stops two short of the end).
 SEQ_SLACK = 8
-#: The steps run once a simulation (``descend``, ``_play_out``, ``_back_up``) are inlined
+#: The steps run once a simulation (``descend``, ``grow``, ``_play_out``, ``_back_up``) are inlined
 #: into ``simulate``: a plain call passes the records' arrays one by one, counting their
 #: references, which cost 3-4% of the 9x9 playouts a second (``bench/search_speed.py``).
 ONCE_A_SIMULATION = "always"
@@ -258,7 +258,7 @@ def descend(b: np.ndarray, m: np.ndarray, nodes: Nodes, root: Root, lane: Lane, 
     return depth, c
 
 
-@njit(cache=True)
+@njit(cache=True, inline=ONCE_A_SIMULATION)
 def grow(b: np.ndarray, m: np.ndarray, c: int, node: int, nodes: Nodes, root: Root, lane: Lane,
          sel: Selection, settings: SearchSettings, knowledge: KnowledgeArrays, walk: WalkScratch) -> None:
     """Expand ``node`` (``c`` to move in ``b, m``) when it is the root or a leaf visited
