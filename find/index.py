@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 from ..files import atomic_path
 from ..patterns.tables import TableError, check_table, read_table
 from .first import CLEARED, NEVER
+from .records import GameArrays, GameBits
 
 #: Format of the index file; bumped when its arrays change.
 INDEX_VERSION = 4
@@ -83,6 +84,15 @@ class GameIndex:
     def bitset(self, mask: np.ndarray) -> np.ndarray:
         """A boolean array over the games as the index's bitset."""
         return _pack(mask[None, :], self.words)[0]
+
+    @property
+    def games(self) -> GameArrays:
+        """The games as the kernels replay them."""
+        return GameArrays(self.moves, self.offsets, self.first_color, self.setup_pt, self.setup_col, self.setup_ptr)
+
+    def bits(self, keep: np.ndarray) -> GameBits:
+        """The index's bitsets, with ``keep`` the bitset of the games a search keeps."""
+        return GameBits(self.ever, self.late, self.filled, keep)
 
 
 def _pack(bits: np.ndarray, words: int) -> np.ndarray:
@@ -152,13 +162,13 @@ def build_index(table: pa.Table, size: int | None = None) -> GameIndex:
     same = np.flatnonzero(sizes == size)
     # games of another size stay unindexed (NEVER everywhere): no query of this size matches them
     if len(same) == n:
-        index_games(size, moves, offsets, first_color, setup_pt, setup_col, setup_ptr, first)
+        index_games(size, GameArrays(moves, offsets, first_color, setup_pt, setup_col, setup_ptr), first)
     else:
         for g in same:
-            sl = slice(g, g + 1)
-            index_games(size, moves[offsets[g] : offsets[g + 1]], np.array([0, offsets[g + 1] - offsets[g]]),
-                        first_color[sl], setup_pt[setup_ptr[g] : setup_ptr[g + 1]], setup_col[setup_ptr[g] : setup_ptr[g + 1]],
-                        np.array([0, setup_ptr[g + 1] - setup_ptr[g]]), first[sl])
+            sl, st = slice(g, g + 1), slice(setup_ptr[g], setup_ptr[g + 1])
+            one = GameArrays(moves[offsets[g] : offsets[g + 1]], np.array([0, offsets[g + 1] - offsets[g]]),
+                             first_color[sl], setup_pt[st], setup_col[st], np.array([0, setup_ptr[g + 1] - setup_ptr[g]]))
+            index_games(size, one, first[sl])
     ever, late, filled = _bitsets(first)
     info = table.select(INFO_COLUMNS) if all(c in table.column_names for c in INFO_COLUMNS) else pa.table({})
     return GameIndex(size, info, moves, offsets, first_color, setup_pt, setup_col,
@@ -175,6 +185,25 @@ def _stamp(table_path: Path) -> dict:
     return {"bytes": st.st_size, "mtime_ns": st.st_mtime_ns}
 
 
+def _layout(size: int, n: int, total_moves: int, total_setup: int) -> tuple[dict[str, dict], int]:
+    """Where each array of the index of ``n`` games lies in its file (dtype, shape,
+    offset from the first array, each on an ``ALIGN`` boundary), and their bytes in all."""
+    points, words = size * size, (n + 63) // 64
+    shapes = {"moves": ((total_moves,), np.int16), "offsets": ((n + 1,), np.int64), "first_color": ((n,), np.int8),
+              "setup_pt": ((total_setup,), np.int16), "setup_col": ((total_setup,), np.int8),
+              "setup_ptr": ((n + 1,), np.int64), "first": ((n, points, 3), np.uint16),
+              "ever": ((words, points, 2), np.uint64),
+              "late": ((words, len(THRESHOLDS), points, 2), np.uint64),
+              "filled": ((words, len(THRESHOLDS), points), np.uint64),
+              "fill": ((points,), np.float64)}
+    arrays, at = {}, 0
+    for name in ARRAYS:
+        shape, dtype = shapes[name]
+        arrays[name] = {"dtype": np.dtype(dtype).str, "shape": list(shape), "offset": at}
+        at += -(-int(np.prod(shape)) * np.dtype(dtype).itemsize // ALIGN) * ALIGN
+    return arrays, at
+
+
 def write_index(table_path: str | os.PathLike) -> tuple[Path, int]:
     """Build the index of a games table file chunk by chunk straight into its file
     beside the table (atomically), so memory stays near one chunk's worth whatever
@@ -187,20 +216,9 @@ def write_index(table_path: str | os.PathLike) -> tuple[Path, int]:
     total_moves = int(pc.sum(sizes_etc["n_moves"]).as_py() or 0)
     total_setup = int(sum(pc.sum(pc.list_value_length(sizes_etc[c])).as_py() or 0 for c in ("setup_black", "setup_white")))
     del sizes_etc
-    points, words = size * size, (n + 63) // 64
-    shapes = {"moves": ((total_moves,), np.int16), "offsets": ((n + 1,), np.int64), "first_color": ((n,), np.int8),
-              "setup_pt": ((total_setup,), np.int16), "setup_col": ((total_setup,), np.int8),
-              "setup_ptr": ((n + 1,), np.int64), "first": ((n, points, 3), np.uint16),
-              "ever": ((words, points, 2), np.uint64),
-              "late": ((words, len(THRESHOLDS), points, 2), np.uint64),
-              "filled": ((words, len(THRESHOLDS), points), np.uint64),
-              "fill": ((points,), np.float64)}
-    header = {"version": INDEX_VERSION, "size": size, "table": _stamp(table_path), "arrays": {}}
-    at = 0
-    for name in ARRAYS:
-        shape, dtype = shapes[name]
-        header["arrays"][name] = {"dtype": np.dtype(dtype).str, "shape": list(shape), "offset": at}
-        at += -(-int(np.prod(shape)) * np.dtype(dtype).itemsize // ALIGN) * ALIGN
+    points = size * size
+    arrays, at = _layout(size, n, total_moves, total_setup)
+    header = {"version": INDEX_VERSION, "size": size, "table": _stamp(table_path), "arrays": arrays}
     raw = json.dumps(header).encode()
     start = -(-(len(MAGIC) + 8 + len(raw)) // ALIGN) * ALIGN
     done = {"games": 0, "moves": 0, "setup": 0}

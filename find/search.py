@@ -16,6 +16,7 @@ import pyarrow.compute as pc
 
 from .index import GameIndex
 from .query import GTP_COLUMNS, Images, Query, images
+from .records import Hits, QueryImages, Replays
 
 #: The largest move number a hit can have (positions are counted in uint16).
 LAST_MOVE = 65534
@@ -76,7 +77,7 @@ def search_index(index: GameIndex, q: Query, imgs: Images, filters: Filters) -> 
     t_lo, t_hi = filters.moves
     keep = index.bitset(filters.keep(index.info, q.size)) if index.size == q.size else None
     if keep is None or not len(imgs):
-        return _columns(*(np.zeros(0, np.int32),) * 3, index, imgs, q.size)
+        return _columns(Hits(*(np.zeros(0, np.int32),) * 3), index, imgs, q.size)
     # each image's stones first, then its empty points by how early games fill them,
     # so that the pruning meets a point that rules a game out within a few reads
     fill = index.fill
@@ -84,25 +85,24 @@ def search_index(index: GameIndex, q: Query, imgs: Images, filters: Filters) -> 
     order = np.lexsort((fill[imgs.pt], imgs.col == 0, image))
     from .kernels import prune, replay_match  # numba: loaded by the first search
 
-    hg, hv, ht, rg, rv, ru = prune(index.words, index.ever, index.late, index.filled, keep, index.first, index.offsets,
-                                   index.moves, index.first_color, index.setup_pt, index.setup_ptr, imgs.pt[order],
-                                   imgs.col[order], imgs.ptr, q.stones, imgs.next, imgs.region,
-                                   imgs.want_empty, t_lo, t_hi)
-    if len(rg) == 0:
-        return _columns(hg, hv, ht, index, imgs, q.size)
-    order = np.argsort(rg, kind="stable")
-    g2, v2, t2 = replay_match(q.size, rg[order], rv[order], ru[order], index.moves, index.offsets, index.first_color,
-                              index.setup_pt, index.setup_col, index.setup_ptr, imgs.pt, imgs.col, imgs.ptr,
-                              imgs.next, t_lo, t_hi)
-    return _columns(np.concatenate([hg, g2]), np.concatenate([hv, v2]), np.concatenate([ht, t2]), index, imgs, q.size)
+    wanted = QueryImages(imgs.pt[order], imgs.col[order], imgs.ptr, imgs.next, imgs.region, imgs.want_empty, q.stones)
+    proved, todo = prune(index.first, index.bits(keep), index.games, wanted, t_lo, t_hi)
+    if len(todo.game) == 0:
+        return _columns(proved, index, imgs, q.size)
+    order = np.argsort(todo.game, kind="stable")
+    todo = Replays(todo.game[order], todo.image[order], todo.until[order])
+    as_is = QueryImages(imgs.pt, imgs.col, imgs.ptr, imgs.next, imgs.region, imgs.want_empty, q.stones)
+    replayed = replay_match(q.size, todo, index.games, as_is, t_lo, t_hi)
+    return _columns(Hits(*(np.concatenate(pair) for pair in zip(proved, replayed))), index, imgs, q.size)
 
 
-def _columns(g: np.ndarray, v: np.ndarray, t: np.ndarray, index: GameIndex, imgs: Images, size: int) -> dict:
-    order = np.lexsort((v, t, g))
-    g, v, t = g[order], v[order], t[order]
+def _columns(hits: Hits, index: GameIndex, imgs: Images, size: int) -> dict:
+    order = np.lexsort((hits.image, hits.t, hits.game))
+    hits = Hits(hits.game[order], hits.image[order], hits.t[order])
+    g, v, t = hits
     from .kernels import continuations
 
-    pt, color, at = continuations(g, v, t, index.moves, index.offsets, index.first_color, imgs.zone)
+    pt, color, at = continuations(hits, index.games, imgs.zone)
     has = pt >= 0
     qx, qy = imgs.to_query(v[has], pt[has] % size, pt[has] // size, size) if len(v) else (pt[has], pt[has])
     cx = np.full(len(g), -1, dtype=np.int64)
