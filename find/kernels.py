@@ -25,11 +25,12 @@ from ..go.rules import COLOR, EMPTY, HEAD, NEXT, STRIDE, atari_point, in_atari, 
 from .first import CLEARED, NEVER
 from .records import Continuations, GameArrays, GameBits, Hits, QueryImages, Replays
 
-#: The steps run per game inside ``prune`` and ``replay_match`` are inlined: a plain
-#: call passes each array of the records one by one, counting its references, once per
-#: game and image (measured: twice the pruning's time for ``--anywhere`` queries). The
-#: inlined steps of ``prune`` take the few arrays they read, not whole records, for
-#: the same reason (an inlined record argument still counts each of its arrays).
+#: The steps run per game inside ``replay_match`` take records and are inlined: a plain
+#: call passes each array of the records one by one, counting its references (measured:
+#: twice the pruning's time for ``--anywhere`` queries when ``prune``'s steps took
+#: records). ``prune``'s steps, run per game and image, take the few arrays they read
+#: and are plain calls: inlined, even a bare array argument is counted once a call
+#: (3-6% on queries with thousands of hits).
 PER_GAME = "always"
 #: Room for hits and replays before the first growth (doubled as needed).
 FIRST_ROOM = 1024
@@ -130,21 +131,9 @@ def _grow(a: np.ndarray, n: int) -> np.ndarray:
 
 @njit(cache=True)
 def _no_hits() -> Hits:
+    """Room for ``FIRST_ROOM`` hits (or replays), none there yet."""
     room = np.empty(FIRST_ROOM, dtype=np.int32)
     return Hits(room, room.copy(), room.copy())
-
-
-@njit(cache=True, inline=PER_GAME)
-def _add_hit(hits: Hits, n: int, g: int, v: int, t: int) -> Hits:
-    """``hits`` with hit ``n`` set to ``(g, v, t)``, grown when full."""
-    out = Hits(_grow(hits.game, n), _grow(hits.image, n), _grow(hits.t, n))
-    out.game[n], out.image[n], out.t[n] = g, v, t
-    return out
-
-
-@njit(cache=True)
-def _first_hits(hits: Hits, n: int) -> Hits:
-    return Hits(hits.game[:n], hits.image[:n], hits.t[:n])
 
 
 @njit(cache=True)
@@ -162,10 +151,11 @@ def prune(first: np.ndarray, bits: GameBits, games: GameArrays, img: QueryImages
     arrivals, so the index decides the match at ``L`` itself (``_decide``);
     ``t_lo..t_hi`` are the positions kept.
     """
-    hits, nh = _no_hits(), 0
-    room = _no_hits()
-    replays, nr = Replays(room.game, room.image, room.t), 0
+    hit_g, hit_v, hit_t = _no_hits()
+    rep_g, rep_v, rep_u = _no_hits()
+    nh = nr = 0
     pt, col, ptr, stones = img.pt, img.col, img.ptr, img.stones
+    moves, offsets, first_color, to_move, region = games.moves, games.offsets, games.first_color, img.next, img.region
     word = np.empty(len(ptr) - 1, dtype=np.uint64)
     for w in range(bits.ever.shape[0]):
         _word_filter(bits, img, w, word)
@@ -187,18 +177,22 @@ def prune(first: np.ndarray, bits: GameBits, games: GameArrays, img: QueryImages
                     filled = _filled_by_first(first, g, lo, pt, a + stones, z)
                 if filled == FILLED_FOR_GOOD:
                     continue
-                t = UNDECIDED if cleared <= lo or filled != NOT_FILLED else _decide(games, img, g, v, lo, cleared, t_lo)
+                t = UNDECIDED
+                if cleared > lo and filled == NOT_FILLED:
+                    t = _decide(moves[offsets[g] : offsets[g + 1]], first_color[g], to_move[v], region[v], lo, cleared,
+                                t_lo)
                 if t != UNDECIDED:
                     if t <= t_hi:
-                        hits = _add_hit(hits, nh, g, v, t)
+                        hit_g, hit_v, hit_t = _grow(hit_g, nh), _grow(hit_v, nh), _grow(hit_t, nh)
+                        hit_g[nh], hit_v[nh], hit_t[nh] = g, v, t
                         nh += 1
                     continue
                 until = _replay_bound(first, g, pt, a + stones, z)
                 if until > lo:
-                    replays = Replays(_grow(replays.game, nr), _grow(replays.image, nr), _grow(replays.until, nr))
-                    replays.game[nr], replays.image[nr], replays.until[nr] = g, v, until
+                    rep_g, rep_v, rep_u = _grow(rep_g, nr), _grow(rep_v, nr), _grow(rep_u, nr)
+                    rep_g[nr], rep_v[nr], rep_u[nr] = g, v, until
                     nr += 1
-    return _first_hits(hits, nh), Replays(replays.game[:nr], replays.image[:nr], replays.until[:nr])
+    return Hits(hit_g[:nh], hit_v[:nh], hit_t[:nh]), Replays(rep_g[:nr], rep_v[:nr], rep_u[:nr])
 
 
 @njit(cache=True)
@@ -234,7 +228,7 @@ def _word_filter(bits: GameBits, img: QueryImages, w: int, word: np.ndarray) -> 
         word[v] = acc
 
 
-@njit(cache=True, inline=PER_GAME)
+@njit(cache=True)
 def _all_down(first: np.ndarray, g: int, pt: np.ndarray, col: np.ndarray, a: int, b: int) -> tuple[int, int]:
     """``L``, the first position where every stone of an image (``pt[a:b]`` of colours
     ``col[a:b]``) has arrived in game ``g``, and the first position where a stone on
@@ -249,7 +243,7 @@ def _all_down(first: np.ndarray, g: int, pt: np.ndarray, col: np.ndarray, a: int
     return lo, cleared
 
 
-@njit(cache=True, inline=PER_GAME)
+@njit(cache=True)
 def _filled_by_first(first: np.ndarray, g: int, lo: int, pt: np.ndarray, a: int, z: int) -> int:
     """Whether one of the points ``pt[a:z]`` an image wants empty was filled in game
     ``g`` by position ``lo``, read from ``first``: ``NOT_FILLED``, ``FILLED`` or
@@ -285,29 +279,28 @@ def _filled_in_moves(first: np.ndarray, games: GameArrays, g: int, lo: int, want
     return filled
 
 
-@njit(cache=True, inline=PER_GAME)
-def _decide(games: GameArrays, img: QueryImages, g: int, v: int, lo: int, cleared: int, t_lo: int) -> int:
-    """The position where image ``v`` first matches game ``g`` as the index proves it
-    when its stones are all down at ``lo``, none captured before ``cleared``, and no
-    point it wants empty filled yet: ``lo``, or one move later when the other colour
-    is to move and that move leaves the image alone; else ``UNDECIDED``."""
+@njit(cache=True)
+def _decide(game: np.ndarray, first_color: int, to_move: int, region: np.ndarray, lo: int, cleared: int,
+            t_lo: int) -> int:
+    """The position where an image first matches a game (its moves ``game``,
+    ``first_color`` to play first) as the index proves it when the image's stones are all down at
+    ``lo``, none captured before ``cleared``, and no point it wants empty filled yet:
+    ``lo``, or one move later when the image wants ``to_move`` to move (0: any), the
+    other colour is, and its move leaves the image's ``region`` alone; else ``UNDECIDED``."""
     t = lo
-    if img.next[v] != 0:
-        to_move = games.first_color[g] if t % 2 == 0 else 3 - games.first_color[g]
-        if to_move != img.next[v]:
-            n_moves = games.offsets[g + 1] - games.offsets[g]
-            if t >= n_moves or cleared <= t + 1:
-                return UNDECIDED
-            x = games.moves[games.offsets[g] + t]
-            if x >= 0 and img.region[v, x]:
-                return UNDECIDED
-            t += 1
+    if to_move != 0 and to_move != (first_color if t % 2 == 0 else 3 - first_color):
+        if t >= len(game) or cleared <= t + 1:
+            return UNDECIDED
+        x = game[t]
+        if x >= 0 and region[x]:
+            return UNDECIDED
+        t += 1
     if t < t_lo:
         return UNDECIDED
     return t
 
 
-@njit(cache=True, inline=PER_GAME)
+@njit(cache=True)
 def _replay_bound(first: np.ndarray, g: int, pt: np.ndarray, a: int, z: int) -> int:
     """The first position of game ``g`` where one of the points ``pt[a:z]`` an image
     wants empty is filled for good (``NEVER`` when none): a replay stops there."""
@@ -339,7 +332,7 @@ def replay_match(size: int, todo: Replays, games: GameArrays, img: QueryImages, 
         b, m = _set_up(size, games, img, todo, i, j, s)
         hits, nh = _replay_game(b, m, size, games, img, on, todo, i, j, s, t_lo, t_hi, hits, nh)
         i = j
-    return _first_hits(hits, nh)
+    return Hits(hits.game[:nh], hits.image[:nh], hits.t[:nh])
 
 
 @njit(cache=True)
@@ -396,6 +389,7 @@ def _replay_game(b: np.ndarray, m: np.ndarray, size: int, games: GameArrays, img
     ``todo.image[i:j]`` is found or can no longer match, adding its hits to ``hits``
     (``nh`` of them so far); the images end inactive."""
     active, found, wrong, col, removed = s
+    hit_g, hit_v, hit_t = hits
     images, until, to_move = todo.image, todo.until, img.next
     on_ptr, on_image, on_col = on
     g = todo.game[i]
@@ -416,7 +410,8 @@ def _replay_game(b: np.ndarray, m: np.ndarray, size: int, games: GameArrays, img
                 if not found[v] and wrong[v] == 0 and t < until[k] and (to_move[v] == 0 or to_move[v] == color):
                     found[v] = True
                     left -= 1
-                    hits = _add_hit(hits, nh, g, v, t)
+                    hit_g, hit_v, hit_t = _grow(hit_g, nh), _grow(hit_v, nh), _grow(hit_t, nh)
+                    hit_g[nh], hit_v[nh], hit_t[nh] = g, v, t
                     nh += 1
         if left == 0 or t == n_moves:
             break
@@ -429,7 +424,7 @@ def _replay_game(b: np.ndarray, m: np.ndarray, size: int, games: GameArrays, img
         color = 3 - color
     for k in range(i, j):
         active[images[k]] = False
-    return hits, nh
+    return Hits(hit_g, hit_v, hit_t), nh
 
 
 @njit(cache=True)
