@@ -44,11 +44,36 @@ INFO_COLUMNS = ["id", "source", "board_size", "black", "white", "black_rank", "w
 THRESHOLDS = (10, 20, 40, 80, 160)
 #: Games replayed at a time when an index is written (a multiple of 64: whole bitset words).
 BUILD_CHUNK = 4096
+#: Of ``INFO_COLUMNS``, those every search reads (the board size it filters on, the hits'
+#: ids, the continuation table's dates and winners): read together when an index is
+#: loaded, the others (sources, players, ranks, results) when first asked for.
+SEARCH_COLUMNS = ["id", "board_size", "date", "winner"]
 #: Games table columns the index is replayed from.
 REPLAY_COLUMNS = ["board_size", "first_color", "moves", "setup_black", "setup_white"]
 #: The arrays of an index, saved in this order.
 ARRAYS = ("moves", "offsets", "first_color", "setup_pt", "setup_col", "setup_ptr", "first", "ever", "late",
           "filled", "fill")
+
+
+class GameInfo:
+    """A games table's descriptive columns (``INFO_COLUMNS``), those not given read
+    from the table file when first asked for: a search reads what its filters and its
+    output use (a plain ``find``: ``SEARCH_COLUMNS``, not the sources and names)."""
+
+    def __init__(self, columns: pa.Table, path: Path | None = None) -> None:
+        self._columns = {name: columns[name] for name in columns.column_names}
+        self._path = path
+
+    def __getitem__(self, name: str) -> pa.ChunkedArray:
+        return self.select([name])[name]
+
+    def select(self, names: list[str]) -> pa.Table:
+        """The columns ``names`` as a table (those not read yet are read now, together)."""
+        missing = [name for name in names if name not in self._columns]
+        if missing and self._path is not None:
+            read, _ = read_table(self._path, "games", columns=missing)
+            self._columns.update((name, read[name]) for name in missing)
+        return pa.table({name: self._columns[name] for name in names})
 
 
 @dataclass
@@ -60,7 +85,7 @@ class GameIndex:
     """
 
     size: int
-    info: pa.Table
+    info: GameInfo
     moves: np.ndarray  # int16[total]
     offsets: np.ndarray  # int64[n + 1]
     first_color: np.ndarray  # int8[n]
@@ -170,7 +195,7 @@ def build_index(table: pa.Table, size: int | None = None) -> GameIndex:
                              first_color[sl], setup_pt[st], setup_col[st], np.array([0, setup_ptr[g + 1] - setup_ptr[g]]))
             index_games(size, one, first[sl])
     ever, late, filled = _bitsets(first)
-    info = table.select(INFO_COLUMNS) if all(c in table.column_names for c in INFO_COLUMNS) else pa.table({})
+    info = GameInfo(table.select(INFO_COLUMNS) if all(c in table.column_names for c in INFO_COLUMNS) else pa.table({}))
     return GameIndex(size, info, moves, offsets, first_color, setup_pt, setup_col,
                      setup_ptr, first, ever, late, filled, _fill_sum(first) / max(n, 1))
 
@@ -279,8 +304,9 @@ def load_index(table_path: str | os.PathLike) -> GameIndex | None:
         count = int(np.prod(spec["shape"]))
         at = start + spec["offset"]
         arrays[name] = mapped[at : at + count * dtype.itemsize].view(dtype).reshape(spec["shape"])
-    info, _ = read_table(table_path, "games", columns=INFO_COLUMNS)
-    return GameIndex(size=header["size"], info=info, **arrays)
+    check_table(table_path, "games", INFO_COLUMNS)
+    searched, _ = read_table(table_path, "games", columns=SEARCH_COLUMNS)
+    return GameIndex(size=header["size"], info=GameInfo(searched, table_path), **arrays)
 
 
 def index_table(table_path: str | os.PathLike) -> tuple[GameIndex, bool]:

@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .index import GameIndex
+from .index import GameIndex, GameInfo
 from .query import GTP_COLUMNS, Images, Query, images
 from .records import Hits, QueryImages, Replays
 
@@ -40,7 +40,7 @@ class Filters:
     winner: str | None = None
     moves: tuple[int, int] = (0, LAST_MOVE)
 
-    def keep(self, info: pa.Table, size: int) -> np.ndarray:
+    def keep(self, info: GameInfo, size: int) -> np.ndarray:
         """Boolean mask of the games of ``info`` kept (and of board ``size``)."""
         mask = pc.equal(info["board_size"], size)
         if self.player:
@@ -64,12 +64,14 @@ class FindResult:
     query: Query
     images: Images
     hits: pa.Table
-    info: list[pa.Table] = field(default_factory=list)
+    info: list[GameInfo] = field(default_factory=list)
 
     @property
     def n_games(self) -> int:
         """Distinct games with a hit."""
-        return len(set(zip(self.hits["part"].to_pylist(), self.hits["game"].to_pylist()))) if self.hits.num_rows else 0
+        if not self.hits.num_rows:
+            return 0
+        return len(np.unique(self.hits["part"].to_numpy().astype(np.int64) << 32 | self.hits["game"].to_numpy()))
 
 
 def search_index(index: GameIndex, q: Query, imgs: Images, filters: Filters) -> dict[str, np.ndarray]:
@@ -149,17 +151,17 @@ def _vertices(x: np.ndarray, y: np.ndarray) -> list[str | None]:
     return [None if a < 0 else f"{GTP_COLUMNS[a]}{b + 1}" for a, b in zip(x.tolist(), y.tolist())]
 
 
-def game_rows(result: FindResult) -> pa.Table:
-    """One row per hit with its game's columns (id, source, players, ranks, date,
-    result, winner in the query's colours as ``winner_rel``)."""
+def game_rows(result: FindResult, columns: list[str]) -> pa.Table:
+    """One row per hit with the ``columns`` of its game (of the games table's
+    ``INFO_COLUMNS``: source, players, ranks, date, result, winner...)."""
     hits = result.hits
     if hits.num_rows == 0:
-        return pa.table({name: pa.array([], pa.string()) for name in ("source", "black", "white", "date", "winner")})
+        return pa.table({name: pa.array([], pa.string()) for name in columns})
     chunks = []
     for k, info in enumerate(result.info):
         sel = pc.equal(hits["part"], k)
         rows = hits.filter(sel)
-        chunks.append(info.take(rows["game"]).drop_columns(["id"]))
+        chunks.append(info.select(columns).take(rows["game"]))
     games = pa.concat_tables(chunks)
     # the hits are in part order already, so the taken rows line up with them
     return games
@@ -174,7 +176,7 @@ def continuation_table(result: FindResult) -> pa.Table:
     if hits.num_rows == 0:
         return pa.table({n: pa.array([], pa.string() if n in ("label", "move", "first_date", "last_date") else pa.int64())
                          for n in names})
-    games = game_rows(result)
+    games = game_rows(result, ["winner", "date"])
     move = hits["continuation"].to_numpy(zero_copy_only=False)
     color = hits["continuation_color"].to_numpy(zero_copy_only=False)
     swapped = hits["swapped"].to_numpy(zero_copy_only=False)
@@ -182,16 +184,17 @@ def continuation_table(result: FindResult) -> pa.Table:
     winner = np.where(swapped, np.where(winner == "b", "w", np.where(winner == "w", "b", winner)), winner)
     date = games["date"].to_numpy(zero_copy_only=False)
     has = move != None  # noqa: E711 (object array)
+    color, winner, date = color[has], winner[has], date[has]
     moves, inverse, count = np.unique(move[has].astype(str), return_inverse=True, return_counts=True)
     rows = []
     for j in np.lexsort((moves, -count)):
         sel = inverse == j
-        d = sorted(x for x in date[has][sel] if x)
+        d = [x for x in date[sel] if x]
         rows.append({
             "move": str(moves[j]), "count": int(count[j]),
-            "by_black": int((color[has][sel] == "b").sum()), "by_white": int((color[has][sel] == "w").sum()),
-            "black_wins": int((winner[has][sel] == "b").sum()), "white_wins": int((winner[has][sel] == "w").sum()),
-            "first_date": d[0] if d else None, "last_date": d[-1] if d else None,
+            "by_black": int((color[sel] == "b").sum()), "by_white": int((color[sel] == "w").sum()),
+            "black_wins": int((winner[sel] == "b").sum()), "white_wins": int((winner[sel] == "w").sum()),
+            "first_date": min(d) if d else None, "last_date": max(d) if d else None,
         })
     for k, row in enumerate(rows):
         row["label"] = LABELS[k] if k < len(LABELS) else None
@@ -206,7 +209,7 @@ def top_games(result: FindResult, n: int) -> pa.Table:
     hits = result.hits
     if hits.num_rows == 0 or n <= 0:
         return pa.table({"id": pa.array([], pa.string())})
-    games = game_rows(result)
+    games = game_rows(result, ["source", "black", "black_rank", "white", "white_rank", "date", "result"])
     key = hits["part"].to_numpy().astype(np.int64) << 32 | hits["game"].to_numpy()
     _, first = np.unique(key, return_index=True)  # hits run by game, then move: its first hit
     rows = pa.table({"id": hits["id"], "move": hits["move"], **{c: games[c] for c in games.column_names}}).take(first)
