@@ -11,7 +11,8 @@ and mined pattern ids of the bundled patterns table (rings 3 to 6, 2 stones or m
 Each query runs three times on the loaded index; the median of its three times
 counts. Prints, per class, the median and worst of those, the hits and the games;
 also the index's build time, size and peak memory (``shapemill index`` in a fresh
-process), and a fresh ``shapemill find`` process's wall time. When ``libkombilo``
+process), and a fresh ``shapemill find`` process's wall time (the best of five, the
+median over three corner queries). When ``libkombilo``
 is importable (the ``kombilo`` 0.8.4 source package, built outside the repository and
 put on ``PYTHONPATH``: its ``kombilo/`` folder holds ``libkombilo.py``),
 the fixed-region queries also run there on the same games, and its times, hits and
@@ -45,6 +46,8 @@ SEED = 30
 #: Queries per class.
 PER_CLASS = {"corner": 8, "side": 8, "centre": 8, "opening": 6, "anywhere": 5, "pattern": 5}
 REPEATS = 3
+#: Fresh ``shapemill find`` processes per query; the best counts (the machine is shared).
+FRESH_RUNS = 5
 
 
 def position(index, g: int, t: int) -> np.ndarray:
@@ -120,7 +123,7 @@ def timed(indexes, q: Query) -> tuple[float, int, int]:
 
 
 def fresh_process(games: str, q: Query) -> float:
-    """Wall seconds of ``shapemill find GAMES --sgf F`` in a fresh process."""
+    """Wall seconds of ``shapemill find GAMES --sgf F`` in a fresh process, the best of ``FRESH_RUNS``."""
     with tempfile.TemporaryDirectory() as d:
         frag = Path(d) / "q.sgf"
         letters = "abcdefghijklmnopqrs"
@@ -129,10 +132,13 @@ def fresh_process(games: str, q: Query) -> float:
         frag.write_text(f"(;GM[1]FF[4]SZ[{q.size}]" + (f"AB{ab}" if ab else "") + (f"AW{aw}" if aw else "") + ")")
         x0, y0, x1, y1 = q.box()
         cols = "ABCDEFGHJKLMNOPQRST"
-        t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "shapemill.cli", "find", games, "--sgf", str(frag), "--region",
-                        f"{cols[x0]}{y0 + 1}:{cols[x1]}{y1 + 1}"], check=True, capture_output=True)
-        return time.perf_counter() - t0
+        times = []
+        for _ in range(FRESH_RUNS):
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "shapemill.cli", "find", games, "--sgf", str(frag), "--region",
+                            f"{cols[x0]}{y0 + 1}:{cols[x1]}{y1 + 1}"], check=True, capture_output=True)
+            times.append(time.perf_counter() - t0)
+        return min(times)
 
 
 def index_build(games: str) -> dict:

@@ -480,29 +480,35 @@ def run_match(first: str, second: str, games: int, size: int, komi: float, sgf_d
     with ThreadPoolExecutor(max(1, concurrency)) as pool:  # the threads wait on the programs' pipes
         try:
             for i, (result, why, record) in enumerate(pool.map(play, range(games))):
-                black, white = sides(i)
-                if record is not None:
-                    if not record.agreed:
-                        report(f"game {i + 1}: final_score disagreement {record.scores}, counted {result}")
-                    for tally, color in ((black, "b"), (white, "w")):
-                        tally.seconds += record.seconds[color]
-                        tally.moves += sum(1 for c, _ in record.moves if c == color)
-                winner = result[:1].lower()
-                failed = ended_by_failure(result, why)
-                for tally, color in ((black, "b"), (white, "w")):
-                    tally.games += 1
-                    tally.wins += 1.0 if winner == color else 0.5 if result == "0" else 0.0
-                    tally.failures += failed
-                    tally.wins_by_failure += failed and winner == color
-                    tally.time_losses += result.endswith("+T") and winner != color
-                report(f"game {i + 1}: {black.command!r} (B) vs {white.command!r} (W): {result}"
-                       + (f" ({why})" if why else "") + ("  (from the folder)" if record is None else ""))
+                _count_game(i + 1, *sides(i), result, why, record, report)
         except KeyboardInterrupt:
             stopping.set()  # before the kills: a game they end is not saved
             for client in list(running):
                 client.proc.kill()
             raise
     return tallies
+
+
+def _count_game(number: int, black: Tally, white: Tally, result: str, why: str, record: GameRecord | None,
+                report: Callable[[str], None]) -> None:
+    """Add one finished game (``result`` as SGF's ``RE``, ``why`` its reason) to the
+    tallies of the programs that played Black and White, and report it; its times
+    and moves only when it was played now (``record``), not read back from the folder."""
+    if record is not None and not record.agreed:
+        report(f"game {number}: final_score disagreement {record.scores}, counted {result}")
+    winner = result[:1].lower()
+    failed = ended_by_failure(result, why)
+    for tally, color in ((black, "b"), (white, "w")):
+        if record is not None:
+            tally.seconds += record.seconds[color]
+            tally.moves += sum(1 for c, _ in record.moves if c == color)
+        tally.games += 1
+        tally.wins += 1.0 if winner == color else 0.5 if result == "0" else 0.0
+        tally.failures += failed
+        tally.wins_by_failure += failed and winner == color
+        tally.time_losses += result.endswith("+T") and winner != color
+    report(f"game {number}: {black.command!r} (B) vs {white.command!r} (W): {result}"
+           + (f" ({why})" if why else "") + ("  (from the folder)" if record is None else ""))
 
 
 def _match_game(black: str, white: str, number: int, size: int, komi: float, move_timeout: float | None,

@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 from ..files import atomic_path
 from ..patterns.tables import TableError, check_table, read_table
 from .first import CLEARED, NEVER
+from .records import GameArrays, GameBits
 
 #: Format of the index file; bumped when its arrays change.
 INDEX_VERSION = 4
@@ -43,11 +44,36 @@ INFO_COLUMNS = ["id", "source", "board_size", "black", "white", "black_rank", "w
 THRESHOLDS = (10, 20, 40, 80, 160)
 #: Games replayed at a time when an index is written (a multiple of 64: whole bitset words).
 BUILD_CHUNK = 4096
+#: Of ``INFO_COLUMNS``, those every search reads (the board size it filters on, the hits'
+#: ids, the continuation table's dates and winners): read together when an index is
+#: loaded, the others (sources, players, ranks, results) when first asked for.
+SEARCH_COLUMNS = ["id", "board_size", "date", "winner"]
 #: Games table columns the index is replayed from.
 REPLAY_COLUMNS = ["board_size", "first_color", "moves", "setup_black", "setup_white"]
 #: The arrays of an index, saved in this order.
 ARRAYS = ("moves", "offsets", "first_color", "setup_pt", "setup_col", "setup_ptr", "first", "ever", "late",
           "filled", "fill")
+
+
+class GameInfo:
+    """A games table's descriptive columns (``INFO_COLUMNS``), those not given read
+    from the table file when first asked for: a search reads what its filters and its
+    output use (a plain ``find``: ``SEARCH_COLUMNS``, not the sources and names)."""
+
+    def __init__(self, columns: pa.Table, path: Path | None = None) -> None:
+        self._columns = {name: columns[name] for name in columns.column_names}
+        self._path = path
+
+    def __getitem__(self, name: str) -> pa.ChunkedArray:
+        return self.select([name])[name]
+
+    def select(self, names: list[str]) -> pa.Table:
+        """The columns ``names`` as a table (those not read yet are read now, together)."""
+        missing = [name for name in names if name not in self._columns]
+        if missing and self._path is not None:
+            read, _ = read_table(self._path, "games", columns=missing)
+            self._columns.update((name, read[name]) for name in missing)
+        return pa.table({name: self._columns[name] for name in names})
 
 
 @dataclass
@@ -59,7 +85,7 @@ class GameIndex:
     """
 
     size: int
-    info: pa.Table
+    info: GameInfo
     moves: np.ndarray  # int16[total]
     offsets: np.ndarray  # int64[n + 1]
     first_color: np.ndarray  # int8[n]
@@ -83,6 +109,15 @@ class GameIndex:
     def bitset(self, mask: np.ndarray) -> np.ndarray:
         """A boolean array over the games as the index's bitset."""
         return _pack(mask[None, :], self.words)[0]
+
+    @property
+    def games(self) -> GameArrays:
+        """The games as the kernels replay them."""
+        return GameArrays(self.moves, self.offsets, self.first_color, self.setup_pt, self.setup_col, self.setup_ptr)
+
+    def bits(self, keep: np.ndarray) -> GameBits:
+        """The index's bitsets, with ``keep`` the bitset of the games a search keeps."""
+        return GameBits(self.ever, self.late, self.filled, keep)
 
 
 def _pack(bits: np.ndarray, words: int) -> np.ndarray:
@@ -152,15 +187,15 @@ def build_index(table: pa.Table, size: int | None = None) -> GameIndex:
     same = np.flatnonzero(sizes == size)
     # games of another size stay unindexed (NEVER everywhere): no query of this size matches them
     if len(same) == n:
-        index_games(size, moves, offsets, first_color, setup_pt, setup_col, setup_ptr, first)
+        index_games(size, GameArrays(moves, offsets, first_color, setup_pt, setup_col, setup_ptr), first)
     else:
         for g in same:
-            sl = slice(g, g + 1)
-            index_games(size, moves[offsets[g] : offsets[g + 1]], np.array([0, offsets[g + 1] - offsets[g]]),
-                        first_color[sl], setup_pt[setup_ptr[g] : setup_ptr[g + 1]], setup_col[setup_ptr[g] : setup_ptr[g + 1]],
-                        np.array([0, setup_ptr[g + 1] - setup_ptr[g]]), first[sl])
+            sl, st = slice(g, g + 1), slice(setup_ptr[g], setup_ptr[g + 1])
+            one = GameArrays(moves[offsets[g] : offsets[g + 1]], np.array([0, offsets[g + 1] - offsets[g]]),
+                             first_color[sl], setup_pt[st], setup_col[st], np.array([0, setup_ptr[g + 1] - setup_ptr[g]]))
+            index_games(size, one, first[sl])
     ever, late, filled = _bitsets(first)
-    info = table.select(INFO_COLUMNS) if all(c in table.column_names for c in INFO_COLUMNS) else pa.table({})
+    info = GameInfo(table.select(INFO_COLUMNS) if all(c in table.column_names for c in INFO_COLUMNS) else pa.table({}))
     return GameIndex(size, info, moves, offsets, first_color, setup_pt, setup_col,
                      setup_ptr, first, ever, late, filled, _fill_sum(first) / max(n, 1))
 
@@ -175,6 +210,25 @@ def _stamp(table_path: Path) -> dict:
     return {"bytes": st.st_size, "mtime_ns": st.st_mtime_ns}
 
 
+def _layout(size: int, n: int, total_moves: int, total_setup: int) -> tuple[dict[str, dict], int]:
+    """Where each array of the index of ``n`` games lies in its file (dtype, shape,
+    offset from the first array, each on an ``ALIGN`` boundary), and their bytes in all."""
+    points, words = size * size, (n + 63) // 64
+    shapes = {"moves": ((total_moves,), np.int16), "offsets": ((n + 1,), np.int64), "first_color": ((n,), np.int8),
+              "setup_pt": ((total_setup,), np.int16), "setup_col": ((total_setup,), np.int8),
+              "setup_ptr": ((n + 1,), np.int64), "first": ((n, points, 3), np.uint16),
+              "ever": ((words, points, 2), np.uint64),
+              "late": ((words, len(THRESHOLDS), points, 2), np.uint64),
+              "filled": ((words, len(THRESHOLDS), points), np.uint64),
+              "fill": ((points,), np.float64)}
+    arrays, at = {}, 0
+    for name in ARRAYS:
+        shape, dtype = shapes[name]
+        arrays[name] = {"dtype": np.dtype(dtype).str, "shape": list(shape), "offset": at}
+        at += -(-int(np.prod(shape)) * np.dtype(dtype).itemsize // ALIGN) * ALIGN
+    return arrays, at
+
+
 def write_index(table_path: str | os.PathLike) -> tuple[Path, int]:
     """Build the index of a games table file chunk by chunk straight into its file
     beside the table (atomically), so memory stays near one chunk's worth whatever
@@ -187,20 +241,9 @@ def write_index(table_path: str | os.PathLike) -> tuple[Path, int]:
     total_moves = int(pc.sum(sizes_etc["n_moves"]).as_py() or 0)
     total_setup = int(sum(pc.sum(pc.list_value_length(sizes_etc[c])).as_py() or 0 for c in ("setup_black", "setup_white")))
     del sizes_etc
-    points, words = size * size, (n + 63) // 64
-    shapes = {"moves": ((total_moves,), np.int16), "offsets": ((n + 1,), np.int64), "first_color": ((n,), np.int8),
-              "setup_pt": ((total_setup,), np.int16), "setup_col": ((total_setup,), np.int8),
-              "setup_ptr": ((n + 1,), np.int64), "first": ((n, points, 3), np.uint16),
-              "ever": ((words, points, 2), np.uint64),
-              "late": ((words, len(THRESHOLDS), points, 2), np.uint64),
-              "filled": ((words, len(THRESHOLDS), points), np.uint64),
-              "fill": ((points,), np.float64)}
-    header = {"version": INDEX_VERSION, "size": size, "table": _stamp(table_path), "arrays": {}}
-    at = 0
-    for name in ARRAYS:
-        shape, dtype = shapes[name]
-        header["arrays"][name] = {"dtype": np.dtype(dtype).str, "shape": list(shape), "offset": at}
-        at += -(-int(np.prod(shape)) * np.dtype(dtype).itemsize // ALIGN) * ALIGN
+    points = size * size
+    arrays, at = _layout(size, n, total_moves, total_setup)
+    header = {"version": INDEX_VERSION, "size": size, "table": _stamp(table_path), "arrays": arrays}
     raw = json.dumps(header).encode()
     start = -(-(len(MAGIC) + 8 + len(raw)) // ALIGN) * ALIGN
     done = {"games": 0, "moves": 0, "setup": 0}
@@ -261,8 +304,9 @@ def load_index(table_path: str | os.PathLike) -> GameIndex | None:
         count = int(np.prod(spec["shape"]))
         at = start + spec["offset"]
         arrays[name] = mapped[at : at + count * dtype.itemsize].view(dtype).reshape(spec["shape"])
-    info, _ = read_table(table_path, "games", columns=INFO_COLUMNS)
-    return GameIndex(size=header["size"], info=info, **arrays)
+    check_table(table_path, "games", INFO_COLUMNS)
+    searched, _ = read_table(table_path, "games", columns=SEARCH_COLUMNS)
+    return GameIndex(size=header["size"], info=GameInfo(searched, table_path), **arrays)
 
 
 def index_table(table_path: str | os.PathLike) -> tuple[GameIndex, bool]:

@@ -3,19 +3,63 @@
 Points are record indices (``row * size + col``). An *image* of the query (one
 symmetry, colour swap and translation) is a list of ``(point, colour)`` pairs that
 must all hold (colour 0 empty, 1 black, 2 white); images are stored side by side,
-image ``v`` owning entries ``img_ptr[v]:img_ptr[v + 1]`` of ``img_pt`` / ``img_col``.
+image ``v`` owning entries ``ptr[v]:ptr[v + 1]`` of ``QueryImages.pt`` / ``.col``.
 
 A position is named by ``t``, the number of moves played (0: the setup stones).
+
+Reading order: the records that cross into numba are in ``records``; here
+``index_games`` (the index's replay); ``prune`` (per bitset word
+``_word_filter``, then per game ``_all_down``, ``_filled_by_first`` or
+``_filled_in_moves``, ``_decide`` and ``_replay_bound``); ``replay_match`` (``point_images``, then per game ``_set_up``
+and ``_replay_game`` with ``_set``); ``continuations``.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from ..go.rules import COLOR, EMPTY, HEAD, NEXT, STRIDE, atari_point, in_atari, new_board, place_setup, play, to_index, to_point
 from .first import CLEARED, NEVER
+from .records import Continuations, GameArrays, GameBits, Hits, QueryImages, Replays
 
+#: The steps run per game inside ``replay_match`` take records and are inlined: a plain
+#: call passes each array of the records one by one, counting its references (measured:
+#: twice the pruning's time for ``--anywhere`` queries when ``prune``'s steps took
+#: records). ``prune``'s steps, run per game and image, take the few arrays they read
+#: and are plain calls: inlined, even a bare array argument is counted once a call
+#: (3-6% on queries with thousands of hits).
+PER_GAME = "always"
+#: Room for hits and replays before the first growth (doubled as needed).
+FIRST_ROOM = 1024
+#: ``_decide``: the index alone cannot say where the image first matches.
+UNDECIDED = -1
+#: ``_filled_by_first``, ``_filled_in_moves``: no wanted-empty point of the image was filled before its stones were down.
+NOT_FILLED = 0
+#: ... some were, and each of them was captured later (the index cannot decide).
+FILLED = 1
+#: ... one was, and no stone there was ever captured: the image never matches in that game.
+FILLED_FOR_GOOD = 2
+
+
+class PointImages(NamedTuple):
+    """Each point's (image, wanted colour) pairs, so a changed point updates its images only."""
+
+    ptr: np.ndarray  # int64[points + 1]: point p owns entries ptr[p]:ptr[p + 1]
+    image: np.ndarray  # int32
+    col: np.ndarray  # int8
+
+
+class ReplayScratch(NamedTuple):
+    """The matching replay's state over the images and the points of one game."""
+
+    active: np.ndarray  # bool[images]: looked for in the game replayed
+    found: np.ndarray  # bool[images]: already hit in it
+    wrong: np.ndarray  # int32[images]: its points that do not hold the wanted colour
+    col: np.ndarray  # int8[points]: the board's colours
+    removed: np.ndarray  # int64[points + 1]: the stones a move captures
 
 
 @njit(cache=True)
@@ -49,14 +93,12 @@ def play_capturing(b: np.ndarray, m: np.ndarray, color: int, p: int, removed: np
 
 
 @njit(cache=True)
-def index_games(
-    size: int, moves: np.ndarray, offsets: np.ndarray, first_color: np.ndarray,
-    setup_pt: np.ndarray, setup_col: np.ndarray, setup_ptr: np.ndarray, first: np.ndarray,
-) -> None:
+def index_games(size: int, games: GameArrays, first: np.ndarray) -> None:
     """Replay every game once and record, per game and point, the first position
     holding each colour there (``first[g, point, colour - 1]``) and the first
     position where a stone there had been captured (``first[g, point, CLEARED]``);
     ``NEVER`` where none."""
+    moves, offsets, first_color, setup_pt, setup_col, setup_ptr = games
     removed = np.empty(size * size + 1, dtype=np.int64)
     for g in range(len(offsets) - 1):
         b, m = new_board(size)
@@ -88,274 +130,336 @@ def _grow(a: np.ndarray, n: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def prune(
-    words: int, ever: np.ndarray, late_bits: np.ndarray, filled_bits: np.ndarray, keep: np.ndarray, first: np.ndarray,
-    offsets: np.ndarray, moves: np.ndarray, first_color: np.ndarray,
-    setup_pt: np.ndarray, setup_ptr: np.ndarray, img_pt: np.ndarray, img_col: np.ndarray,
-    img_ptr: np.ndarray, n_stones: int, img_next: np.ndarray, in_region: np.ndarray,
-    want_empty: np.ndarray, t_lo: int, t_hi: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Every (game, image) the index cannot rule out: those whose first occurrence
-    it proves, as hits ``(game, image, t)``, and the rest, to be replayed ``(game,
-    image, until)``: the image cannot match from position ``until`` on.
+def _no_hits() -> Hits:
+    """Room for ``FIRST_ROOM`` hits (or replays), none there yet."""
+    room = np.empty(FIRST_ROOM, dtype=np.int32)
+    return Hits(room, room.copy(), room.copy())
 
-    ``ever[w, point, colour - 1]`` is word ``w`` of the bitset of the games where that
-    colour ever stood on that point, ``late_bits[w, k, point, colour - 1]`` of those where
-    it came at move ``THRESHOLDS[k]`` or later, ``filled_bits[w, k, point]`` of those where
-    the point was filled for good before that move; ``keep`` the bitset of the games
-    the filters keep. A game with a late stone and an early filled empty point of an
-    image is ruled out by the bitsets alone. An image needs each of its stones' (point, colour) ever; it cannot
-    match before ``L``, the last first arrival of its stones, nor from the first
-    arrival on one of its empty points where no stone was ever captured (the point
-    stays occupied). When no stone of its points was captured up to ``L``, its
-    points at ``L`` hold their first arrivals, so the index decides the match at
-    ``L`` itself. ``img_next[v]`` is the
-    colour that must be to move (0 any), ``in_region[v, point]`` the image's points,
-    ``want_empty[v, point]`` those it wants empty, ``t_lo..t_hi`` the positions kept;
-    each image lists its ``n_stones`` stones first.
-    Whether an empty point was filled before ``L`` is read from the first ``L`` moves
-    when they are fewer than the image's points, else from ``first``.
+
+@njit(cache=True)
+def prune(first: np.ndarray, bits: GameBits, games: GameArrays, img: QueryImages, t_lo: int,
+          t_hi: int) -> tuple[Hits, Replays]:
+    """Every (game, image) the index cannot rule out: those whose first occurrence
+    it proves, as ``Hits``, and the rest as ``Replays``.
+
+    An image needs each of its stones' (point, colour) ever (``_word_filter``); it
+    cannot match before ``L``, the position where its stones are all down
+    (``_all_down``), nor from the first arrival on one of its empty points where no
+    stone was ever captured (``_filled_by_first`` or ``_filled_in_moves``, whichever
+    reads less; ``_replay_bound``). When no stone
+    of its points was captured up to ``L``, its points at ``L`` hold their first
+    arrivals, so the index decides the match at ``L`` itself (``_decide``);
+    ``t_lo..t_hi`` are the positions kept.
     """
-    hit_g = np.empty(1024, dtype=np.int32)
-    hit_v = np.empty(1024, dtype=np.int32)
-    hit_t = np.empty(1024, dtype=np.int32)
-    rep_g = np.empty(1024, dtype=np.int32)
-    rep_v = np.empty(1024, dtype=np.int32)
-    rep_u = np.empty(1024, dtype=np.int32)
-    nh = 0
-    nr = 0
-    # words outer, images inner: the 64 games of a word stay in the cache for every image
-    for w in range(words):
-        for v in range(len(img_ptr) - 1):
-            a, z = img_ptr[v], img_ptr[v + 1]
-            acc = keep[w]
-            for k in range(a, a + n_stones):
-                acc &= ever[w, img_pt[k], img_col[k] - 1]
-                if acc == 0:
-                    break
-            for th in range(late_bits.shape[1]):
-                if acc == 0:
-                    break
-                lt = np.uint64(0)
-                for k in range(a, a + n_stones):
-                    lt |= late_bits[w, th, img_pt[k], img_col[k] - 1]
-                lt &= acc
-                if lt == 0:
-                    continue
-                early = np.uint64(0)
-                for k in range(a + n_stones, z):
-                    early |= filled_bits[w, th, img_pt[k]]
-                    if early & lt == lt:
-                        break
-                acc &= ~(lt & early)
+    hit_g, hit_v, hit_t = _no_hits()
+    rep_g, rep_v, rep_u = _no_hits()
+    nh = nr = 0
+    pt, col, ptr, stones = img.pt, img.col, img.ptr, img.stones
+    moves, offsets, first_color, to_move, region = games.moves, games.offsets, games.first_color, img.next, img.region
+    word = np.empty(len(ptr) - 1, dtype=np.uint64)
+    for w in range(bits.ever.shape[0]):
+        _word_filter(bits, img, w, word)
+        for v in range(len(word)):
+            acc = word[v]
             if acc == 0:
                 continue
+            a, z = ptr[v], ptr[v + 1]
             for bit in range(64):
                 if not (acc >> np.uint64(bit)) & np.uint64(1):
                     continue
                 g = w * 64 + bit
-                lo = 0
-                cleared = np.int64(NEVER)  # the first capture on the image's stone points
-                for k in range(a, a + n_stones):
-                    f = np.int64(first[g, img_pt[k], img_col[k] - 1])
-                    if f > lo:
-                        lo = f
-                    cleared = min(cleared, np.int64(first[g, img_pt[k], CLEARED]))
+                lo, cleared = _all_down(first, g, pt, col, a, a + stones)
                 if lo > t_hi:
                     continue
-                dead = False
-                filled = False
                 if lo <= z - a:
-                    # few moves before lo: look for one that filled a wanted empty point
-                    for i in range(setup_ptr[g], setup_ptr[g + 1]):
-                        q = setup_pt[i]
-                        if want_empty[v, q]:
-                            if first[g, q, CLEARED] == NEVER:
-                                dead = True
-                                break
-                            filled = True
-                    for i in range(offsets[g], offsets[g] + lo):
-                        q = moves[i]
-                        if dead or q < 0 or not want_empty[v, q]:
-                            continue
-                        if first[g, q, CLEARED] == NEVER:
-                            dead = True
-                            break
-                        filled = True
+                    filled = _filled_in_moves(first, games, g, lo, img.want_empty, v)
                 else:
-                    for k in range(a + n_stones, z):
-                        q = img_pt[k]
-                        fa = min(np.int64(first[g, q, 0]), np.int64(first[g, q, 1]))
-                        if fa <= lo:
-                            if first[g, q, CLEARED] == NEVER:
-                                dead = True
-                                break
-                            filled = True
-                if dead:
+                    filled = _filled_by_first(first, g, lo, pt, a + stones, z)
+                if filled == FILLED_FOR_GOOD:
                     continue
-                n_moves = offsets[g + 1] - offsets[g]
-                t = lo
-                decided = cleared > lo and not filled
-                if decided and img_next[v] != 0:
-                    to_move = first_color[g] if t % 2 == 0 else 3 - first_color[g]
-                    if to_move != img_next[v]:
-                        # the match lasts into t + 1 when move t leaves the image alone
-                        x = moves[offsets[g] + t] if t < n_moves else -1
-                        if t < n_moves and cleared > t + 1 and (x < 0 or not in_region[v, x]):
-                            t += 1
-                        else:
-                            decided = False
-                if decided and t < t_lo:
-                    decided = False
-                if decided:
+                t = UNDECIDED
+                if cleared > lo and filled == NOT_FILLED:
+                    t = _decide(moves[offsets[g] : offsets[g + 1]], first_color[g], to_move[v], region[v], lo, cleared,
+                                t_lo)
+                if t != UNDECIDED:
                     if t <= t_hi:
-                        hit_g = _grow(hit_g, nh)
-                        hit_v = _grow(hit_v, nh)
-                        hit_t = _grow(hit_t, nh)
+                        hit_g, hit_v, hit_t = _grow(hit_g, nh), _grow(hit_v, nh), _grow(hit_t, nh)
                         hit_g[nh], hit_v[nh], hit_t[nh] = g, v, t
                         nh += 1
                     continue
-                # replay up to the first filling of a wanted empty point that stays filled
-                until = np.int64(NEVER)
-                for k in range(a + n_stones, z):
-                    q = img_pt[k]
-                    if first[g, q, CLEARED] == NEVER:
-                        until = min(until, np.int64(first[g, q, 0]), np.int64(first[g, q, 1]))
-                if until <= lo:
-                    continue
-                rep_g = _grow(rep_g, nr)
-                rep_v = _grow(rep_v, nr)
-                rep_u = _grow(rep_u, nr)
-                rep_g[nr], rep_v[nr], rep_u[nr] = g, v, until
-                nr += 1
-    return hit_g[:nh], hit_v[:nh], hit_t[:nh], rep_g[:nr], rep_v[:nr], rep_u[:nr]
+                until = _replay_bound(first, g, pt, a + stones, z)
+                if until > lo:
+                    rep_g, rep_v, rep_u = _grow(rep_g, nr), _grow(rep_v, nr), _grow(rep_u, nr)
+                    rep_g[nr], rep_v[nr], rep_u[nr] = g, v, until
+                    nr += 1
+    return Hits(hit_g[:nh], hit_v[:nh], hit_t[:nh]), Replays(rep_g[:nr], rep_v[:nr], rep_u[:nr])
 
 
 @njit(cache=True)
-def replay_match(
-    size: int, games: np.ndarray, images: np.ndarray, until: np.ndarray, moves: np.ndarray, offsets: np.ndarray,
-    first_color: np.ndarray, setup_pt: np.ndarray, setup_col: np.ndarray, setup_ptr: np.ndarray,
-    img_pt: np.ndarray, img_col: np.ndarray, img_ptr: np.ndarray, img_next: np.ndarray,
-    t_lo: int, t_hi: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Replay each game of ``games`` (sorted; ``images`` beside it: the images to look
-    for in that game, each before position ``until``) and return the first position
-    ``t_lo <= t <= t_hi`` where each image matches with ``img_next[v]`` to move, as
-    hits ``(game, image, t)``."""
+def _word_filter(bits: GameBits, img: QueryImages, w: int, word: np.ndarray) -> None:
+    """The games of bitset word ``w`` where each image ``v`` may occur, into
+    ``word[v]``: each of its stones' (point, colour) ever, and no stone arriving
+    late where an empty point of it was filled for good early. Images inner: the
+    64 games of a word stay in the cache for every image."""
+    ever, late, filled, keep = bits
+    pt, col, ptr, n_stones = img.pt, img.col, img.ptr, img.stones
+    for v in range(len(ptr) - 1):
+        a, z = ptr[v], ptr[v + 1]
+        acc = keep[w]
+        for k in range(a, a + n_stones):
+            acc &= ever[w, pt[k], col[k] - 1]
+            if acc == 0:
+                break
+        for th in range(late.shape[1]):
+            if acc == 0:
+                break
+            lt = np.uint64(0)
+            for k in range(a, a + n_stones):
+                lt |= late[w, th, pt[k], col[k] - 1]
+            lt &= acc
+            if lt == 0:
+                continue
+            early = np.uint64(0)
+            for k in range(a + n_stones, z):
+                early |= filled[w, th, pt[k]]
+                if early & lt == lt:
+                    break
+            acc &= ~(lt & early)
+        word[v] = acc
+
+
+@njit(cache=True)
+def _all_down(first: np.ndarray, g: int, pt: np.ndarray, col: np.ndarray, a: int, b: int) -> tuple[int, int]:
+    """``L``, the first position where every stone of an image (``pt[a:b]`` of colours
+    ``col[a:b]``) has arrived in game ``g``, and the first position where a stone on
+    one of those points was captured."""
+    lo = 0
+    cleared = np.int64(NEVER)
+    for k in range(a, b):
+        f = np.int64(first[g, pt[k], col[k] - 1])
+        if f > lo:
+            lo = f
+        cleared = min(cleared, np.int64(first[g, pt[k], CLEARED]))
+    return lo, cleared
+
+
+@njit(cache=True)
+def _filled_by_first(first: np.ndarray, g: int, lo: int, pt: np.ndarray, a: int, z: int) -> int:
+    """Whether one of the points ``pt[a:z]`` an image wants empty was filled in game
+    ``g`` by position ``lo``, read from ``first``: ``NOT_FILLED``, ``FILLED`` or
+    ``FILLED_FOR_GOOD``."""
+    filled = NOT_FILLED
+    for k in range(a, z):
+        q = pt[k]
+        if min(np.int64(first[g, q, 0]), np.int64(first[g, q, 1])) <= lo:
+            if first[g, q, CLEARED] == NEVER:
+                return FILLED_FOR_GOOD
+            filled = FILLED
+    return filled
+
+
+@njit(cache=True)
+def _filled_in_moves(first: np.ndarray, games: GameArrays, g: int, lo: int, want_empty: np.ndarray, v: int) -> int:
+    """The same read from the setup stones and the first ``lo`` moves of game ``g``
+    (cheaper when they are fewer than the image's points)."""
+    filled = NOT_FILLED
+    for i in range(games.setup_ptr[g], games.setup_ptr[g + 1]):
+        q = games.setup_pt[i]
+        if want_empty[v, q]:
+            if first[g, q, CLEARED] == NEVER:
+                return FILLED_FOR_GOOD
+            filled = FILLED
+    moves = games.moves
+    for i in range(games.offsets[g], games.offsets[g] + lo):
+        q = moves[i]
+        if q >= 0 and want_empty[v, q]:
+            if first[g, q, CLEARED] == NEVER:
+                return FILLED_FOR_GOOD
+            filled = FILLED
+    return filled
+
+
+@njit(cache=True)
+def _decide(game: np.ndarray, first_color: int, to_move: int, region: np.ndarray, lo: int, cleared: int,
+            t_lo: int) -> int:
+    """The position where an image first matches a game (its moves ``game``,
+    ``first_color`` to play first) as the index proves it when the image's stones are all down at
+    ``lo``, none captured before ``cleared``, and no point it wants empty filled yet:
+    ``lo``, or one move later when the image wants ``to_move`` to move (0: any), the
+    other colour is, and its move leaves the image's ``region`` alone; else ``UNDECIDED``."""
+    t = lo
+    if to_move != 0 and to_move != (first_color if t % 2 == 0 else 3 - first_color):
+        if t >= len(game) or cleared <= t + 1:
+            return UNDECIDED
+        x = game[t]
+        if x >= 0 and region[x]:
+            return UNDECIDED
+        t += 1
+    if t < t_lo:
+        return UNDECIDED
+    return t
+
+
+@njit(cache=True)
+def _replay_bound(first: np.ndarray, g: int, pt: np.ndarray, a: int, z: int) -> int:
+    """The first position of game ``g`` where one of the points ``pt[a:z]`` an image
+    wants empty is filled for good (``NEVER`` when none): a replay stops there."""
+    until = np.int64(NEVER)
+    for k in range(a, z):
+        q = pt[k]
+        if first[g, q, CLEARED] == NEVER:
+            until = min(until, np.int64(first[g, q, 0]), np.int64(first[g, q, 1]))
+    return until
+
+
+@njit(cache=True)
+def replay_match(size: int, todo: Replays, games: GameArrays, img: QueryImages, t_lo: int, t_hi: int) -> Hits:
+    """Replay each game of ``todo`` (sorted by game) and return the first position
+    ``t_lo <= t <= t_hi`` before its ``until`` where each image matches with
+    ``img.next[v]`` to move."""
     n_points = size * size
-    n_img = len(img_ptr) - 1
-    # each point's (image, wanted colour) pairs, so a changed point updates its images only
-    count = np.zeros(n_points + 1, dtype=np.int64)
-    for k in range(len(img_pt)):
-        count[img_pt[k] + 1] += 1
-    pt_ptr = np.cumsum(count)
-    pt_img = np.empty(len(img_pt), dtype=np.int32)
-    pt_col = np.empty(len(img_pt), dtype=np.int8)
-    fill = pt_ptr[:-1].copy()
-    for v in range(n_img):
-        for k in range(img_ptr[v], img_ptr[v + 1]):
-            j = fill[img_pt[k]]
-            pt_img[j] = v
-            pt_col[j] = img_col[k]
-            fill[img_pt[k]] += 1
-    active = np.zeros(n_img, dtype=np.bool_)
-    found = np.zeros(n_img, dtype=np.bool_)
-    wrong = np.zeros(n_img, dtype=np.int32)
-    col = np.zeros(n_points, dtype=np.int8)
-    removed = np.empty(n_points + 1, dtype=np.int64)
-    hit_g = np.empty(1024, dtype=np.int32)
-    hit_v = np.empty(1024, dtype=np.int32)
-    hit_t = np.empty(1024, dtype=np.int32)
-    nh = 0
+    n_img = len(img.ptr) - 1
+    on = point_images(img, n_points)
+    s = ReplayScratch(np.zeros(n_img, dtype=np.bool_), np.zeros(n_img, dtype=np.bool_),
+                      np.zeros(n_img, dtype=np.int32), np.zeros(n_points, dtype=np.int8),
+                      np.empty(n_points + 1, dtype=np.int64))
+    hits, nh = _no_hits(), 0
     i = 0
-    while i < len(games):
-        g = games[i]
+    while i < len(todo.game):
         j = i
-        stop = 0
-        while j < len(games) and games[j] == g:
-            active[images[j]] = True
-            found[images[j]] = False
-            stop = max(stop, until[j])
+        while j < len(todo.game) and todo.game[j] == todo.game[i]:
             j += 1
-        b, m = new_board(size)
-        col[:] = 0
-        for k in range(setup_ptr[g], setup_ptr[g + 1]):
-            place_setup(b, m, setup_col[k], to_point(setup_pt[k], size))
-        for p in range(n_points):
-            col[p] = b[COLOR, to_point(p, size)]
-        for k in range(i, j):
-            v = images[k]
-            wrong[v] = 0
-            for e in range(img_ptr[v], img_ptr[v + 1]):
-                if col[img_pt[e]] != img_col[e]:
-                    wrong[v] += 1
-        left = j - i
-        color = first_color[g]
-        n_moves = offsets[g + 1] - offsets[g]
-        for t in range(n_moves + 1):
-            if t > t_hi or t >= stop:
-                break
-            if t >= t_lo:
-                for k in range(i, j):
-                    v = images[k]
-                    if not found[v] and wrong[v] == 0 and t < until[k] and (img_next[v] == 0 or img_next[v] == color):
-                        found[v] = True
-                        left -= 1
-                        hit_g = _grow(hit_g, nh)
-                        hit_v = _grow(hit_v, nh)
-                        hit_t = _grow(hit_t, nh)
-                        hit_g[nh], hit_v[nh], hit_t[nh] = g, v, t
-                        nh += 1
-            if left == 0 or t == n_moves:
-                break
-            x = moves[offsets[g] + t]
-            n = play_capturing(b, m, color, to_point(x, size), removed)
-            if x >= 0:
-                _set(x, color, col, wrong, pt_ptr, pt_img, pt_col, active)
-            for k in range(n):
-                _set(to_index(removed[k], size), EMPTY, col, wrong, pt_ptr, pt_img, pt_col, active)
-            color = 3 - color
-        for k in range(i, j):
-            active[images[k]] = False
+        b, m = _set_up(size, games, img, todo, i, j, s)
+        hits, nh = _replay_game(b, m, size, games, img, on, todo, i, j, s, t_lo, t_hi, hits, nh)
         i = j
-    return hit_g[:nh], hit_v[:nh], hit_t[:nh]
+    return Hits(hits.game[:nh], hits.image[:nh], hits.t[:nh])
 
 
 @njit(cache=True)
-def _set(p: int, c: int, col: np.ndarray, wrong: np.ndarray, pt_ptr: np.ndarray, pt_img: np.ndarray,
-         pt_col: np.ndarray, active: np.ndarray) -> None:
-    """Point ``p`` becomes colour ``c``: update the mismatch count of the active images on it."""
+def point_images(img: QueryImages, n_points: int) -> PointImages:
+    """Each point's (image, wanted colour) pairs."""
+    pt, img_col, img_ptr = img.pt, img.col, img.ptr
+    count = np.zeros(n_points + 1, dtype=np.int64)
+    for k in range(len(pt)):
+        count[pt[k] + 1] += 1
+    ptr = np.cumsum(count)
+    image = np.empty(len(pt), dtype=np.int32)
+    col = np.empty(len(pt), dtype=np.int8)
+    fill = ptr[:-1].copy()
+    for v in range(len(img_ptr) - 1):
+        for k in range(img_ptr[v], img_ptr[v + 1]):
+            j = fill[pt[k]]
+            image[j] = v
+            col[j] = img_col[k]
+            fill[pt[k]] += 1
+    return PointImages(ptr, image, col)
+
+
+@njit(cache=True, inline=PER_GAME)
+def _set_up(size: int, games: GameArrays, img: QueryImages, todo: Replays, i: int, j: int,
+            s: ReplayScratch) -> tuple[np.ndarray, np.ndarray]:
+    """The board of game ``todo.game[i]`` before its first move, with the images
+    ``todo.image[i:j]`` active, none found, and their mismatches counted."""
+    active, found, wrong, col, _ = s
+    images = todo.image
+    g = todo.game[i]
+    for k in range(i, j):
+        active[images[k]] = True
+        found[images[k]] = False
+    b, m = new_board(size)
+    for k in range(games.setup_ptr[g], games.setup_ptr[g + 1]):
+        place_setup(b, m, games.setup_col[k], to_point(games.setup_pt[k], size))
+    for p in range(size * size):
+        col[p] = b[COLOR, to_point(p, size)]
+    pt, img_col, ptr = img.pt, img.col, img.ptr
+    for k in range(i, j):
+        v = images[k]
+        wrong[v] = 0
+        for e in range(ptr[v], ptr[v + 1]):
+            if col[pt[e]] != img_col[e]:
+                wrong[v] += 1
+    return b, m
+
+
+@njit(cache=True, inline=PER_GAME)
+def _replay_game(b: np.ndarray, m: np.ndarray, size: int, games: GameArrays, img: QueryImages, on: PointImages,
+                 todo: Replays, i: int, j: int, s: ReplayScratch, t_lo: int, t_hi: int, hits: Hits,
+                 nh: int) -> tuple[Hits, int]:
+    """Play game ``todo.game[i]`` on from its set-up board until each image of
+    ``todo.image[i:j]`` is found or can no longer match, adding its hits to ``hits``
+    (``nh`` of them so far); the images end inactive."""
+    active, found, wrong, col, removed = s
+    hit_g, hit_v, hit_t = hits
+    images, until, to_move = todo.image, todo.until, img.next
+    on_ptr, on_image, on_col = on
+    g = todo.game[i]
+    stop = 0
+    for k in range(i, j):
+        stop = max(stop, until[k])
+    left = j - i
+    color = games.first_color[g]
+    start = games.offsets[g]
+    n_moves = games.offsets[g + 1] - start
+    moves = games.moves
+    for t in range(n_moves + 1):
+        if t > t_hi or t >= stop:
+            break
+        if t >= t_lo:
+            for k in range(i, j):
+                v = images[k]
+                if not found[v] and wrong[v] == 0 and t < until[k] and (to_move[v] == 0 or to_move[v] == color):
+                    found[v] = True
+                    left -= 1
+                    hit_g, hit_v, hit_t = _grow(hit_g, nh), _grow(hit_v, nh), _grow(hit_t, nh)
+                    hit_g[nh], hit_v[nh], hit_t[nh] = g, v, t
+                    nh += 1
+        if left == 0 or t == n_moves:
+            break
+        x = moves[start + t]
+        n = play_capturing(b, m, color, to_point(x, size), removed)
+        if x >= 0:
+            _set(x, color, col, wrong, active, on_ptr, on_image, on_col)
+        for k in range(n):
+            _set(to_index(removed[k], size), EMPTY, col, wrong, active, on_ptr, on_image, on_col)
+        color = 3 - color
+    for k in range(i, j):
+        active[images[k]] = False
+    return Hits(hit_g, hit_v, hit_t), nh
+
+
+@njit(cache=True)
+def _set(p: int, c: int, col: np.ndarray, wrong: np.ndarray, active: np.ndarray, on_ptr: np.ndarray,
+         on_image: np.ndarray, on_col: np.ndarray) -> None:
+    """Point ``p`` becomes colour ``c``: update the mismatch count of the active images on
+    it (``ReplayScratch``'s ``col``, ``wrong``, ``active``; ``PointImages``' arrays)."""
     old = col[p]
     col[p] = c
-    for e in range(pt_ptr[p], pt_ptr[p + 1]):
-        v = pt_img[e]
+    for e in range(on_ptr[p], on_ptr[p + 1]):
+        v = on_image[e]
         if active[v]:
-            if pt_col[e] == old:
+            if on_col[e] == old:
                 wrong[v] += 1
-            if pt_col[e] == c:
+            if on_col[e] == c:
                 wrong[v] -= 1
 
 
 @njit(cache=True)
-def continuations(
-    hit_g: np.ndarray, hit_v: np.ndarray, hit_t: np.ndarray, moves: np.ndarray, offsets: np.ndarray,
-    first_color: np.ndarray, zone: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def continuations(hits: Hits, games: GameArrays, zone: np.ndarray) -> Continuations:
     """Each hit's continuation: the first move from its position on that lands in its
-    image's ``zone``: (point, colour, move index), -1 when the game ends first."""
-    n = len(hit_g)
-    pt = np.full(n, -1, dtype=np.int32)
-    color = np.zeros(n, dtype=np.int8)
-    at = np.full(n, -1, dtype=np.int32)
+    image's ``zone``, -1 (colour 0) when the game ends first."""
+    n = len(hits.game)
+    out = Continuations(np.full(n, -1, dtype=np.int32), np.zeros(n, dtype=np.int8), np.full(n, -1, dtype=np.int32))
+    point, color, at = out
+    moves, offsets, first_color = games.moves, games.offsets, games.first_color
+    hit_g, hit_v, hit_t = hits
     for h in range(n):
         g, v = hit_g[h], hit_v[h]
         for i in range(offsets[g] + hit_t[h], offsets[g + 1]):
             x = moves[i]
             if x >= 0 and zone[v, x]:
                 t = i - offsets[g]
-                pt[h] = x
+                point[h] = x
                 color[h] = first_color[g] if t % 2 == 0 else 3 - first_color[g]
                 at[h] = t
                 break
-    return pt, color, at
-
+    return out

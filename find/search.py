@@ -14,8 +14,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .index import GameIndex
+from .index import GameIndex, GameInfo
 from .query import GTP_COLUMNS, Images, Query, images
+from .records import Hits, QueryImages, Replays
 
 #: The largest move number a hit can have (positions are counted in uint16).
 LAST_MOVE = 65534
@@ -39,7 +40,7 @@ class Filters:
     winner: str | None = None
     moves: tuple[int, int] = (0, LAST_MOVE)
 
-    def keep(self, info: pa.Table, size: int) -> np.ndarray:
+    def keep(self, info: GameInfo, size: int) -> np.ndarray:
         """Boolean mask of the games of ``info`` kept (and of board ``size``)."""
         mask = pc.equal(info["board_size"], size)
         if self.player:
@@ -63,12 +64,14 @@ class FindResult:
     query: Query
     images: Images
     hits: pa.Table
-    info: list[pa.Table] = field(default_factory=list)
+    info: list[GameInfo] = field(default_factory=list)
 
     @property
     def n_games(self) -> int:
         """Distinct games with a hit."""
-        return len(set(zip(self.hits["part"].to_pylist(), self.hits["game"].to_pylist()))) if self.hits.num_rows else 0
+        if not self.hits.num_rows:
+            return 0
+        return len(np.unique(self.hits["part"].to_numpy().astype(np.int64) << 32 | self.hits["game"].to_numpy()))
 
 
 def search_index(index: GameIndex, q: Query, imgs: Images, filters: Filters) -> dict[str, np.ndarray]:
@@ -76,7 +79,7 @@ def search_index(index: GameIndex, q: Query, imgs: Images, filters: Filters) -> 
     t_lo, t_hi = filters.moves
     keep = index.bitset(filters.keep(index.info, q.size)) if index.size == q.size else None
     if keep is None or not len(imgs):
-        return _columns(*(np.zeros(0, np.int32),) * 3, index, imgs, q.size)
+        return _columns(Hits(*(np.zeros(0, np.int32),) * 3), index, imgs, q.size)
     # each image's stones first, then its empty points by how early games fill them,
     # so that the pruning meets a point that rules a game out within a few reads
     fill = index.fill
@@ -84,25 +87,24 @@ def search_index(index: GameIndex, q: Query, imgs: Images, filters: Filters) -> 
     order = np.lexsort((fill[imgs.pt], imgs.col == 0, image))
     from .kernels import prune, replay_match  # numba: loaded by the first search
 
-    hg, hv, ht, rg, rv, ru = prune(index.words, index.ever, index.late, index.filled, keep, index.first, index.offsets,
-                                   index.moves, index.first_color, index.setup_pt, index.setup_ptr, imgs.pt[order],
-                                   imgs.col[order], imgs.ptr, q.stones, imgs.next, imgs.region,
-                                   imgs.want_empty, t_lo, t_hi)
-    if len(rg) == 0:
-        return _columns(hg, hv, ht, index, imgs, q.size)
-    order = np.argsort(rg, kind="stable")
-    g2, v2, t2 = replay_match(q.size, rg[order], rv[order], ru[order], index.moves, index.offsets, index.first_color,
-                              index.setup_pt, index.setup_col, index.setup_ptr, imgs.pt, imgs.col, imgs.ptr,
-                              imgs.next, t_lo, t_hi)
-    return _columns(np.concatenate([hg, g2]), np.concatenate([hv, v2]), np.concatenate([ht, t2]), index, imgs, q.size)
+    wanted = QueryImages(imgs.pt[order], imgs.col[order], imgs.ptr, imgs.next, imgs.region, imgs.want_empty, q.stones)
+    proved, todo = prune(index.first, index.bits(keep), index.games, wanted, t_lo, t_hi)
+    if len(todo.game) == 0:
+        return _columns(proved, index, imgs, q.size)
+    order = np.argsort(todo.game, kind="stable")
+    todo = Replays(todo.game[order], todo.image[order], todo.until[order])
+    as_is = QueryImages(imgs.pt, imgs.col, imgs.ptr, imgs.next, imgs.region, imgs.want_empty, q.stones)
+    replayed = replay_match(q.size, todo, index.games, as_is, t_lo, t_hi)
+    return _columns(Hits(*(np.concatenate(pair) for pair in zip(proved, replayed))), index, imgs, q.size)
 
 
-def _columns(g: np.ndarray, v: np.ndarray, t: np.ndarray, index: GameIndex, imgs: Images, size: int) -> dict:
-    order = np.lexsort((v, t, g))
-    g, v, t = g[order], v[order], t[order]
+def _columns(hits: Hits, index: GameIndex, imgs: Images, size: int) -> dict:
+    order = np.lexsort((hits.image, hits.t, hits.game))
+    hits = Hits(hits.game[order], hits.image[order], hits.t[order])
+    g, v, t = hits
     from .kernels import continuations
 
-    pt, color, at = continuations(g, v, t, index.moves, index.offsets, index.first_color, imgs.zone)
+    pt, color, at = continuations(hits, index.games, imgs.zone)
     has = pt >= 0
     qx, qy = imgs.to_query(v[has], pt[has] % size, pt[has] // size, size) if len(v) else (pt[has], pt[has])
     cx = np.full(len(g), -1, dtype=np.int64)
@@ -149,17 +151,17 @@ def _vertices(x: np.ndarray, y: np.ndarray) -> list[str | None]:
     return [None if a < 0 else f"{GTP_COLUMNS[a]}{b + 1}" for a, b in zip(x.tolist(), y.tolist())]
 
 
-def game_rows(result: FindResult) -> pa.Table:
-    """One row per hit with its game's columns (id, source, players, ranks, date,
-    result, winner in the query's colours as ``winner_rel``)."""
+def game_rows(result: FindResult, columns: list[str]) -> pa.Table:
+    """One row per hit with the ``columns`` of its game (of the games table's
+    ``INFO_COLUMNS``: source, players, ranks, date, result, winner...)."""
     hits = result.hits
     if hits.num_rows == 0:
-        return pa.table({name: pa.array([], pa.string()) for name in ("source", "black", "white", "date", "winner")})
+        return pa.table({name: pa.array([], pa.string()) for name in columns})
     chunks = []
     for k, info in enumerate(result.info):
         sel = pc.equal(hits["part"], k)
         rows = hits.filter(sel)
-        chunks.append(info.take(rows["game"]).drop_columns(["id"]))
+        chunks.append(info.select(columns).take(rows["game"]))
     games = pa.concat_tables(chunks)
     # the hits are in part order already, so the taken rows line up with them
     return games
@@ -174,7 +176,7 @@ def continuation_table(result: FindResult) -> pa.Table:
     if hits.num_rows == 0:
         return pa.table({n: pa.array([], pa.string() if n in ("label", "move", "first_date", "last_date") else pa.int64())
                          for n in names})
-    games = game_rows(result)
+    games = game_rows(result, ["winner", "date"])
     move = hits["continuation"].to_numpy(zero_copy_only=False)
     color = hits["continuation_color"].to_numpy(zero_copy_only=False)
     swapped = hits["swapped"].to_numpy(zero_copy_only=False)
@@ -182,16 +184,17 @@ def continuation_table(result: FindResult) -> pa.Table:
     winner = np.where(swapped, np.where(winner == "b", "w", np.where(winner == "w", "b", winner)), winner)
     date = games["date"].to_numpy(zero_copy_only=False)
     has = move != None  # noqa: E711 (object array)
+    color, winner, date = color[has], winner[has], date[has]
     moves, inverse, count = np.unique(move[has].astype(str), return_inverse=True, return_counts=True)
     rows = []
     for j in np.lexsort((moves, -count)):
         sel = inverse == j
-        d = sorted(x for x in date[has][sel] if x)
+        d = [x for x in date[sel] if x]
         rows.append({
             "move": str(moves[j]), "count": int(count[j]),
-            "by_black": int((color[has][sel] == "b").sum()), "by_white": int((color[has][sel] == "w").sum()),
-            "black_wins": int((winner[has][sel] == "b").sum()), "white_wins": int((winner[has][sel] == "w").sum()),
-            "first_date": d[0] if d else None, "last_date": d[-1] if d else None,
+            "by_black": int((color[sel] == "b").sum()), "by_white": int((color[sel] == "w").sum()),
+            "black_wins": int((winner[sel] == "b").sum()), "white_wins": int((winner[sel] == "w").sum()),
+            "first_date": min(d) if d else None, "last_date": max(d) if d else None,
         })
     for k, row in enumerate(rows):
         row["label"] = LABELS[k] if k < len(LABELS) else None
@@ -206,7 +209,7 @@ def top_games(result: FindResult, n: int) -> pa.Table:
     hits = result.hits
     if hits.num_rows == 0 or n <= 0:
         return pa.table({"id": pa.array([], pa.string())})
-    games = game_rows(result)
+    games = game_rows(result, ["source", "black", "black_rank", "white", "white_rank", "date", "result"])
     key = hits["part"].to_numpy().astype(np.int64) << 32 | hits["game"].to_numpy()
     _, first = np.unique(key, return_index=True)  # hits run by game, then move: its first hit
     rows = pa.table({"id": hits["id"], "move": hits["move"], **{c: games[c] for c in games.column_names}}).take(first)
