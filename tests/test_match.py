@@ -1,5 +1,6 @@
 """shapemill match: refereed games between GTP programs, SGF files, resume, tallies."""
 
+import math
 import sys
 
 from click.testing import CliRunner
@@ -38,6 +39,13 @@ def test_wilson_interval():
     low, high = wilson(30, 40)
     assert 0.59 < low < 0.61 and 0.85 < high < 0.87
     assert wilson(0, 0) == (0.0, 1.0)
+    # no wins: the interval is [0, z^2 / (n + z^2)] by hand (p = 0 in Wilson's formula); the
+    # lower bound is 0.0 itself, not the -0.0 or -1e-17 of the subtraction (printed "-0.0%")
+    low, high = wilson(0, 40)
+    assert low == 0.0 and str(round(100 * low, 1)) == "0.0"
+    assert math.isclose(high, 1.96**2 / (40 + 1.96**2))
+    low, high = wilson(40, 40)
+    assert high == 1.0 and math.isclose(low, 40 / (40 + 1.96**2))
 
 
 def test_games_played_two_at_once_are_the_games_played_one_by_one(tmp_path):
