@@ -554,11 +554,12 @@ def test_ctrl_c_during_a_match_never_saves_the_game_in_play_as_a_forfeit(tmp_pat
     program.write_text(FAKE_GTP.format(marker=str(marker)))
     folder = tmp_path / "games"
     command = f"{sys.executable} {program}"
-    # a move timeout past the test's deadline: on a loaded machine a 5 s one could end the
-    # game as a forfeit before the Ctrl-C arrives (seen once in CI, return code 0)
+    # SIGINT as at a terminal: a test run started in the background (`cmd &`) inherits it
+    # ignored, and Python then never raises KeyboardInterrupt (the game would end by timeout)
     proc = subprocess.Popen([sys.executable, "-m", "shapemill.cli", "match", "--black", command, "--white", command,
-                             "--games", "1", "--sgf-dir", str(folder), "--move-timeout", str(5 * DEADLINE)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                             "--games", "1", "--sgf-dir", str(folder), "--move-timeout", "5"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         wait_for(marker, proc)
         os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C at a terminal: the whole foreground group
