@@ -21,7 +21,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ..go.rules import COLOR, EMPTY, HEAD, NEXT, STRIDE, atari_point, in_atari, new_board, place_setup, play, to_index, to_point
+from ..go.reading import adjacent_strings
+from ..go.rules import COLOR, EMPTY, NEXT, STRIDE, atari_point, in_atari, new_board, place_setup, play, to_index, to_point
 from .first import CLEARED, NEVER
 from .records import Continuations, GameArrays, GameBits, Hits, QueryImages, Replays
 
@@ -70,17 +71,8 @@ def play_capturing(b: np.ndarray, m: np.ndarray, color: int, p: int, removed: np
     if p == 0:
         play(b, m, color, p)
         return 0
-    w = m[STRIDE]
-    for q in (p - 1, p + 1, p - w, p + w):
-        c = b[COLOR, q]
-        if c == 3 - color and in_atari(b, b[HEAD, q]) and atari_point(b, b[HEAD, q]) == p:
-            h = b[HEAD, q]
-            seen = False
-            for k in range(n):
-                if removed[k] == h:
-                    seen = True
-            if seen:
-                continue
+    for h in adjacent_strings(b, m[STRIDE], 3 - color, p):
+        if h >= 0 and in_atari(b, h) and atari_point(b, h) == p:
             s = h
             while True:
                 removed[n] = s
