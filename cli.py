@@ -599,6 +599,11 @@ def _playout_gammas(ratings: str | None):
               help="With --tree-priors: visits a node has when its moves get the table's priors (2: at once, "
                    "when it is expanded; more is cheaper).")
 @click.option("--rave/--no-rave", default=True, show_default=True, help="RAVE / AMAF values in the tree.")
+@click.option("--rave-equiv", default=3500.0, show_default=True, type=floats(low_open=True),
+              help="Silver's equivalence parameter: the visits at which a move's own value and its AMAF value "
+                   "weigh the same (more trusts AMAF longer).")
+@click.option("--expand-at", default=2, show_default=True, type=ints(1),
+              help="Visits a leaf below the root has before its moves are added to the tree.")
 @click.option("--threads", default=1, show_default=True, type=WORKERS, help="Search threads.")
 @click.option("--parallel", default="root", show_default=True, type=click.Choice(["root", "tree", "leaf"]),
               help="root: one tree per thread, merged at the root; tree: one shared tree with virtual loss; "
@@ -611,7 +616,8 @@ def _playout_gammas(ratings: str | None):
                    "most visited move that does not run a dead ladder.")
 @click.option("--seed", default=0, show_default=True, type=SEED, help="Random seed: equal seeds, equal moves.")
 def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, bandit, c_ucb, c_pb, playout_policy,
-        ppa_rate, tree_priors, prior_n, prior_visits, rave, threads, parallel, expert, check_ladders, seed) -> None:
+        ppa_rate, tree_priors, prior_n, prior_visits, rave, rave_equiv, expand_at, threads, parallel, expert,
+        check_ladders, seed) -> None:
     """A GTP 2 engine on stdin / stdout (MCTS with RAVE and MoGo playouts)."""
     from .engine.gtp import run_gtp
     from .engine.mcts import SearchConfig
@@ -624,8 +630,9 @@ def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, bandit, c
         raise click.UsageError("--parallel leaf runs playouts at once: not with ppa's shared weights")
     config = SearchConfig(playouts=playouts, time_per_move=time_per_move, prior_mode=prior_mode, bandit=bandit,
                           c_ucb=c_ucb, c_pb=c_pb, policy=playout_policy, gammas=gammas, tree_priors=tree_priors,
-                          prior_n=prior_n, prior_visits=prior_visits, ppa_rate=ppa_rate, rave=rave, seed=seed,
-                          threads=threads, parallel=parallel, expert=expert, check_ladders=check_ladders)
+                          prior_n=prior_n, prior_visits=prior_visits, ppa_rate=ppa_rate, rave=rave,
+                          rave_equiv=rave_equiv, expand_at=expand_at, seed=seed, threads=threads,
+                          parallel=parallel, expert=expert, check_ladders=check_ladders)
     run_gtp(config, size, prior)
 
 

@@ -86,6 +86,7 @@ def test_the_seed_playouts_find_the_capture(policy, playouts):
     ["--playout-policy", "nested2", "--playouts", "4", "--size", "5"],
     ["--playout-policy", "mogo", "--expert", "mogo", "--prior-mode", "mogo", "--bandit", "tuned2"],
     ["--parallel", "leaf", "--threads", "2", "--prior-mode", "puct", "--bandit", "ucb1"],
+    ["--rave-equiv", "1000", "--expand-at", "4"],
 ])
 def test_gtp_takes_the_seed_options(options):
     out = subprocess.run([sys.executable, "-m", "shapemill.cli", "gtp", "--size", "9", "--playouts", "50", *options],
