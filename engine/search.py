@@ -41,6 +41,11 @@ from .walk import NO_GAMMAS, POLICIES, ROOT_SCORES, Lane, Root, SearchSettings, 
 #: Simulations a thread runs between looks at its clock and the stop event: few
 #: enough that a search by time overruns it by little, many enough that the look costs nothing.
 BATCH = 64
+#: A search by time looks at its clock about this often: a batch is the simulations the
+#: rate so far fits in it (at most ``BATCH``; the first batch is one simulation), so a
+#: slow policy (a nested playout of level 2 takes seconds on 9x9) overruns its time by
+#: one simulation, not by ``BATCH``; at MoGo's rates the batches stay ``BATCH`` long.
+LOOK_SECONDS = 0.01
 #: Run ``r``'s thread ``k`` is seeded ``seed + SEED_STRIDE r + k``: a prime larger than
 #: any thread count, so that no two (run, thread) pairs of a search share a random stream.
 SEED_STRIDE = 7919
@@ -149,14 +154,17 @@ def grow(tree: Tree, here: Root, lane: Lane, sel: Selection, settings: SearchSet
     root = here._replace(node=tree.root)
     nodes = tree.nodes
     target = playouts if seconds is None else UNLIMITED
+    n = 1  # a search by time learns its rate from one simulation first
     while done < target:
-        n = min(BATCH, -(-(target - done) // settings.leaf))  # a simulation plays settings.leaf playouts
+        if seconds is None:
+            n = min(BATCH, -(-(target - done) // settings.leaf))  # a simulation plays settings.leaf playouts
         simulate(n, nodes, root, lane, sel, settings, knowledge)
         done += n * settings.leaf
         if seconds is not None:
             spent = time.perf_counter() - start
             if spent > seconds or tree.settled(done / spent * (seconds - spent)):
                 break
+            n = int(min(BATCH, max(1, done / settings.leaf / spent * LOOK_SECONDS)))
         if stop is not None and stop.is_set():
             break
     return done

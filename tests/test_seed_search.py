@@ -82,6 +82,13 @@ def test_the_seed_playouts_find_the_capture(policy, playouts):
     assert result.move == flat_index((4, 6), board.size)
 
 
+def test_a_nested_search_by_time_stops_after_the_simulation_that_outlasts_it():
+    # a level-2 nested playout of 9x9 takes seconds: a search given a millisecond plays one
+    # simulation, then sees its clock (not a batch of 64 first, minutes past its time)
+    result = Search(SearchConfig(time_per_move=1e-3, policy="nested2", seed=1)).run(Board(9), rules.BLACK)
+    assert result.playouts == 1
+
+
 @pytest.mark.parametrize("options", [
     ["--playout-policy", "nested2", "--playouts", "4", "--size", "5"],
     ["--playout-policy", "mogo", "--expert", "mogo", "--prior-mode", "mogo", "--bandit", "tuned2"],
