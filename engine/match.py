@@ -3,8 +3,10 @@
 Every move is checked with ``Board`` (suicide, ko, positional superko); a game
 ends with two passes, a resignation, an illegal move (which loses), a move
 limit or, under a game clock, a program's time running out (which loses). The
-result is the area score with the dead stones that both programs' ``final_score``
-agree on; disagreements are reported. Games are saved as SGF,
+result is the programs' ``final_score`` when they agree; when they do not, KGS's
+cleanup phase follows (each captures the stones it holds dead, with
+``kgs-genmove_cleanup`` where it knows it, until two passes) and every stone left
+counts as alive (Tromp-Taylor); disagreements are reported. Games are saved as SGF,
 and a match resumes from the SGF files already in its folder.
 """
 
@@ -161,6 +163,7 @@ class GameRecord:
     seconds: dict[str, float] = field(default_factory=lambda: {"b": 0.0, "w": 0.0})
     scores: tuple[str, str] = ("", "")  # each program's final_score
     agreed: bool = True  # both final_scores gave the same result
+    cleanup: int = 0  # when they did not: the moves played before KGS's cleanup phase
     reason: str = ""  # why a game ended early: a forfeit, an illegal move, a loss on time
 
 
@@ -235,6 +238,13 @@ def play_game(black: GtpClient | LocalClient, white: GtpClient | LocalClient, si
             if clock:
                 _ask(players, color, f"time_settings {clock.main:.0f} {clock.period:.0f} {clock.stones}")
         _play(players, size, max_moves or 3 * size * size, board, record, on_move, pace, clocks)
+        if not record.result:
+            record.scores = tuple(_final_score(players[c]) for c in ("b", "w"))
+            record.agreed = record.scores[0] == record.scores[1] and record.scores[0] != "?"
+        if not record.result and not record.agreed:  # KGS's cleanup phase: capture what you hold dead
+            record.cleanup = len(record.moves)
+            _play(players, size, len(record.moves) + size * size, board, record, on_move, pace, clocks,
+                  {c: _cleanup_command(players[c]) for c in players})
     except Forfeit as f:
         other = opponent(f.color)
         record.winner, record.result = other, f"{other.upper()}+F"
@@ -242,11 +252,9 @@ def play_game(black: GtpClient | LocalClient, white: GtpClient | LocalClient, si
         return record
     if record.result:
         return record
-    record.scores = tuple(_final_score(players[c]) for c in ("b", "w"))
-    record.agreed = record.scores[0] == record.scores[1] and record.scores[0] != "?"
     if record.agreed:
         result = record.scores[0]
-    else:  # the programs disagree on dead stones: count every stone as alive (Tromp-Taylor)
+    else:  # after the cleanup every stone on the board counts as alive (Tromp-Taylor)
         score = board.score(komi)
         result = "0" if score == 0 else (f"B+{score:g}" if score > 0 else f"W+{-score:g}")
     record.result = result if result and result != "0" else "0"
@@ -256,10 +264,11 @@ def play_game(black: GtpClient | LocalClient, white: GtpClient | LocalClient, si
 
 def _play(players: dict, size: int, limit: int, board: Board, record: GameRecord,
           on_move: Callable[[Board, int], None] | None, pace: tuple[str, EqualTime] | None,
-          clocks: dict[str, GameClock] | None) -> None:
-    """The moves of a game, up to two passes, a resignation, an illegal move, a loss on
-    time or ``limit`` moves; ``Forfeit`` when a program fails."""
-    color, passes = "b", 0
+          clocks: dict[str, GameClock] | None, commands: dict[str, str] | None = None) -> None:
+    """The moves of a game from where ``record`` stands, up to two passes, a resignation,
+    an illegal move, a loss on time or ``limit`` moves, each asked for with its colour's
+    command of ``commands`` (default ``genmove``); ``Forfeit`` when a program fails."""
+    color, passes = opponent(record.moves[-1][0]) if record.moves else "b", 0
     follower, equal = pace or ("", None)
     while passes < 2 and len(record.moves) < limit:
         other = opponent(color)
@@ -270,7 +279,7 @@ def _play(players: dict, size: int, limit: int, board: Board, record: GameRecord
         held = clock.available() if clock else None
         if clock:  # GTP's whole seconds, rounded down
             _ask(players, color, f"time_left {color} {int(clock.left.seconds)} {clock.left.stones}")
-        text, took = _genmove(players, color, clock)
+        text, took = _genmove(players, color, clock, commands[color] if commands else "genmove")
         record.seconds[color] += took
         if equal is not None and color != follower:
             equal.opponent_moved(took)
@@ -299,11 +308,12 @@ def _play(players: dict, size: int, limit: int, board: Board, record: GameRecord
         color = other
 
 
-def _genmove(players: dict, color: str, clock: GameClock | None) -> tuple[str | None, float]:
-    """The program's answer to ``genmove`` and the wall seconds it took; with a ``clock``
-    the wait ends when the clock runs out, the seconds are charged to it, and the answer
-    is None when they were more than it held (the program lost on time)."""
-    line = f"genmove {color}"
+def _genmove(players: dict, color: str, clock: GameClock | None, command: str = "genmove") -> tuple[str | None, float]:
+    """The program's answer to ``command`` (``genmove`` or ``kgs-genmove_cleanup``) and the
+    wall seconds it took; with a ``clock`` the wait ends when the clock runs out, the
+    seconds are charged to it, and the answer is None when they were more than it held
+    (the program lost on time)."""
+    line = f"{command} {color}"
     start = time.perf_counter()
     try:
         text = players[color].send(line) if clock is None else players[color].send(line, clock.available())
@@ -315,6 +325,16 @@ def _genmove(players: dict, color: str, clock: GameClock | None) -> tuple[str | 
     if clock is not None and (text is None or not clock.spend(took)):
         return None, took
     return text, took
+
+
+def _cleanup_command(player: GtpClient | LocalClient) -> str:
+    """``kgs-genmove_cleanup`` when the program knows it (GnuGo and shapemill do: it
+    captures the opponent's dead stones before passing), else ``genmove``."""
+    try:
+        known = player.send("known_command kgs-genmove_cleanup") == "true"
+    except EngineError:
+        known = False
+    return "kgs-genmove_cleanup" if known else "genmove"
 
 
 def _final_score(player: GtpClient | LocalClient) -> str:
@@ -495,7 +515,8 @@ def _count_game(number: int, black: Tally, white: Tally, result: str, why: str, 
     tallies of the programs that played Black and White, and report it; its times
     and moves only when it was played now (``record``), not read back from the folder."""
     if record is not None and not record.agreed:
-        report(f"game {number}: final_score disagreement {record.scores}, counted {result}")
+        report(f"game {number}: final_score disagreement {record.scores}, counted {result} after "
+               f"{len(record.moves) - record.cleanup} cleanup moves")
     winner = result[:1].lower()
     failed = ended_by_failure(result, why)
     for tally, color in ((black, "b"), (white, "w")):

@@ -67,20 +67,47 @@ def test_games_played_two_at_once_are_the_games_played_one_by_one(tmp_path):
 
 SCRIPTED = '''
 import sys, time
-log, delay, moves = sys.argv[1], float(sys.argv[2]), sys.argv[3:]
+log, delay, moves = sys.argv[1], sys.argv[2], sys.argv[3:]
+delay, _, score = delay.partition(":")  # seconds a move, and the final_score it claims
 for line in sys.stdin:
     with open(log, "a") as fh:
         fh.write(line)
-    if line.startswith("genmove"):
-        time.sleep(delay)
+    if line.startswith(("genmove", "kgs-genmove_cleanup")):
+        time.sleep(float(delay))
         print("= " + (moves.pop(0) if moves else "pass") + "\\n", flush=True)
     elif line.startswith("final_score"):
-        print("= 0\\n", flush=True)
+        print("= " + (score or "0") + "\\n", flush=True)
+    elif line.startswith("known_command"):
+        print("= true\\n", flush=True)
     else:
         print("=\\n", flush=True)
     if line.startswith("quit"):
         break
 '''
+
+
+def test_a_final_score_disagreement_is_settled_by_kgs_cleanup(tmp_path):
+    """5x5, komi 0.5: Black's wall on C, White's on D, then a dead White stone at A3 and two
+    passes. Black claims B+4.5, White W+5.5 (A3 alive). In the cleanup phase Black
+    (``kgs-genmove_cleanup``) captures A3 (B3, A2, A4) and both pass: by hand, Black's area
+    is columns A-C (15), White's D-E (10), B+4.5. Counted at once, A3 would stand and make
+    Black's side neutral: Black 5, White 11, W+6.5."""
+    from shapemill.engine.match import run_match
+
+    script = tmp_path / "scripted.py"
+    script.write_text(SCRIPTED)
+    black = f"{sys.executable} {script} {tmp_path / 'black.log'} 0:B+4.5 C1 C2 C3 C4 C5 pass pass B3 A2 A4"
+    white = f"{sys.executable} {script} {tmp_path / 'white.log'} 0:W+5.5 D1 D2 D3 D4 D5 A3"
+    said = []
+    first, _ = run_match(black, white, 1, 5, 0.5, str(tmp_path / "games"), alternate=False, report=said.append)
+    game = sgf.Sgf_game.from_bytes((tmp_path / "games" / "game-0001.sgf").read_bytes())
+    assert game.get_root().get("RE") == "B+4.5" and first.wins == 1
+    moves = [node.get_move() for node in game.get_main_sequence()[1:]]
+    assert len(moves) == 21 and moves[14:19:2] == [("b", (2, 1)), ("b", (1, 0)), ("b", (3, 0))]
+    asked = (tmp_path / "black.log").read_text().splitlines()
+    assert sum(line.startswith("kgs-genmove_cleanup b") for line in asked) == 4
+    assert any("final_score disagreement ('B+4.5', 'W+5.5'), counted B+4.5 after 7 cleanup moves" in line
+               for line in said)
 
 
 def test_equal_time_budget_brings_the_followers_mean_to_the_opponents():
