@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..go.reading import adjacent_strings
 from ..go.rules import COLOR, EMPTY, NEXT, STRIDE, atari_point, in_atari, new_board, place_setup, play, to_index, to_point
@@ -156,17 +157,17 @@ def prune(first: np.ndarray, bits: GameBits, games: GameArrays, img: QueryImages
     pt, col, ptr, stones = img.pt, img.col, img.ptr, img.stones
     moves, offsets, first_color, to_move, region = games.moves, games.offsets, games.first_color, img.next, img.region
     word = np.empty(len(ptr) - 1, dtype=np.uint64)
+    key = _bit_keys(img)
     for w in range(bits.ever.shape[0]):
-        _word_filter(bits, img, w, word)
+        _word_filter(bits, ptr, stones, key, w, word)
         for v in range(len(word)):
             acc = word[v]
             if acc == 0:
                 continue
             a, z = ptr[v], ptr[v + 1]
-            for bit in range(64):
-                if not (acc >> np.uint64(bit)) & np.uint64(1):
-                    continue
-                g = w * 64 + bit
+            while acc != 0:
+                g = w * 64 + trailing_zeros(acc)
+                acc &= acc - np.uint64(1)
                 lo, cleared = _all_down(first, g, pt, col, a, a + stones)
                 if lo > t_hi:
                     continue
@@ -193,37 +194,54 @@ def prune(first: np.ndarray, bits: GameBits, games: GameArrays, img: QueryImages
 
 
 @njit(cache=True)
-def _word_filter(bits: GameBits, img: QueryImages, w: int, word: np.ndarray) -> None:
+def _bit_keys(img: QueryImages) -> np.ndarray:
+    """Where each entry of each image is read in a word's row of the bitsets: a stone
+    at ``point * 2 + colour - 1`` of a (point, colour) plane, an empty point at
+    ``point`` of a point plane; unsigned, so that a read needs no negative-index check."""
+    key = np.empty(len(img.pt), dtype=np.uint64)
+    for v in range(len(img.ptr) - 1):
+        a = img.ptr[v]
+        for k in range(a, img.ptr[v + 1]):
+            key[k] = 2 * img.pt[k] + img.col[k] - 1 if k < a + img.stones else img.pt[k]
+    return key
+
+
+@njit(cache=True)
+def _word_filter(bits: GameBits, ptr: np.ndarray, n_stones: int, key: np.ndarray, w: int, word: np.ndarray) -> None:
     """The games of bitset word ``w`` where each image ``v`` may occur, into
     ``word[v]``: each of its stones' (point, colour) ever, and no empty point of it
-    filled for good before the threshold its last stone came at or after. Images
-    inner: the 64 games of a word stay in the cache for every image.
+    filled for good before the threshold its last stone came at or after (``key``:
+    ``_bit_keys``). Images inner: the 64 games of a word stay in the cache for every
+    image.
 
     A game is asked about one threshold only, the latest its last stone reached
     (``late`` shrinks and ``filled`` grows with the threshold, so the earlier ones
     rule out nothing more): thresholds from the last down, each with the games whose
-    stones all came before the one above it."""
+    stones all came before the one above it, until every game left has one."""
     ever, late, filled, keep = bits
-    pt, col, ptr, n_stones = img.pt, img.col, img.ptr, img.stones
+    n_th = late.shape[1] // ever.shape[1]
+    stone_plane, point_plane = np.uint64(ever.shape[1]), np.uint64(filled.shape[1] // n_th)
     for v in range(len(ptr) - 1):
         a, z = ptr[v], ptr[v + 1]
         acc = keep[w]
         for k in range(a, a + n_stones):
-            acc &= ever[w, pt[k], col[k] - 1]
+            acc &= ever[w, key[k]]
             if acc == 0:
                 break
         above = np.uint64(0)  # games whose last stone came at a later threshold
-        th = late.shape[1] - 1
-        while th >= 0 and acc != 0:
+        th = n_th - 1
+        while th >= 0 and acc != 0 and above != acc:
             lt = np.uint64(0)
+            at = np.uint64(th) * stone_plane
             for k in range(a, a + n_stones):
-                lt |= late[w, th, pt[k], col[k] - 1]
+                lt |= late[w, at + key[k]]
             lt &= acc
             here = lt & ~above
             if here != 0:
                 early = np.uint64(0)
+                at = np.uint64(th) * point_plane
                 for k in range(a + n_stones, z):
-                    early |= filled[w, th, pt[k]]
+                    early |= filled[w, at + key[k]]
                     if early & here == here:
                         break
                 acc &= ~(here & early)
