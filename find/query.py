@@ -192,11 +192,14 @@ def images(q: Query) -> Images:
 
 
 def _dilate(region: np.ndarray, n: int, reach: int) -> np.ndarray:
-    """The points within Chebyshev distance ``reach`` of each row's points."""
-    grid = region.reshape(-1, n, n)
-    out = grid.copy()
-    for dy in range(-reach, reach + 1):
-        for dx in range(-reach, reach + 1):
-            src = grid[:, max(0, -dy) : n - max(0, dy), max(0, -dx) : n - max(0, dx)]
-            out[:, max(0, dy) : n - max(0, -dy), max(0, dx) : n - max(0, -dx)] |= src
+    """The points within Chebyshev distance ``reach`` of each row's points (a square:
+    grown along the rows, then along the columns)."""
+    out = region.reshape(-1, n, n)
+    for axis in (2, 1):
+        grid, out = out, out.copy()
+        for d in range(1, reach + 1):
+            lo, hi = [slice(None)] * 3, [slice(None)] * 3
+            lo[axis], hi[axis] = slice(0, n - d), slice(d, n)
+            out[tuple(lo)] |= grid[tuple(hi)]
+            out[tuple(hi)] |= grid[tuple(lo)]
     return out.reshape(len(region), n * n)

@@ -144,8 +144,8 @@ def find(indexes: list[GameIndex], q: Query, filters: Filters | None = None) -> 
             "symmetry": pa.array(imgs.sym[cols["image"]].astype(np.int8)),
             "swapped": pa.array(imgs.swapped[cols["image"]]),
             "continuation": pa.array(_vertices(cols["cx"], cols["cy"]), pa.string()),
-            "continuation_color": pa.array([None if c == 0 else "bw"[c - 1] for c in cols["ccolor"].tolist()], pa.string()),
-            "continuation_move": pa.array(np.where(cols["cmove"] < 0, None, cols["cmove"]).tolist(), pa.int32()),
+            "continuation_color": pa.array(np.array([None, "b", "w"], dtype=object)[cols["ccolor"]], pa.string()),
+            "continuation_move": pa.array(cols["cmove"], pa.int32(), mask=cols["cmove"] < 0),
             "played": pa.array(_vertices(cols["px"], cols["py"]), pa.string()),
         }))
     hits = pa.concat_tables(parts) if parts else pa.table({})
