@@ -10,7 +10,7 @@ A position is named by ``t``, the number of moves played (0: the setup stones).
 Reading order: the records that cross into numba are in ``records``; here
 ``index_games`` (the index's replay); ``prune`` (per bitset word
 ``_word_filter``, then per game ``_all_down``, ``_filled_by_first`` or
-``_filled_in_moves``, ``_decide`` and ``_replay_bound``); ``replay_match`` (per game ``_set_up``
+``_filled_in_moves``, ``_decide`` and ``_window``); ``replay_match`` (per game ``_set_up``
 and ``_replay_game`` with ``_set``); ``continuations``.
 """
 
@@ -146,7 +146,8 @@ def prune(first: np.ndarray, bits: GameBits, games: GameArrays, img: QueryImages
     cannot match before ``L``, the position where its stones are all down
     (``_all_down``), nor from the first arrival on one of its empty points where no
     stone was ever captured (``_filled_by_first`` or ``_filled_in_moves``, whichever
-    reads less; ``_replay_bound``). When no stone
+    reads less), nor while one of its empty points filled by then waits for its first
+    capture (``_window``). When no stone
     of its points was captured up to ``L``, its points at ``L`` hold their first
     arrivals, so the index decides the match at ``L`` itself (``_decide``);
     ``t_lo..t_hi`` are the positions kept.
@@ -186,8 +187,8 @@ def prune(first: np.ndarray, bits: GameBits, games: GameArrays, img: QueryImages
                         hit_g, hit_v, hit_t = _append(hit_g, hit_v, hit_t, nh, g, v, t)
                         nh += 1
                     continue
-                until = _replay_bound(first, g, pt, a + stones, z)
-                if until > lo:
+                start, until = _window(first, g, lo, pt, a + stones, z)
+                if start < until and start <= t_hi:
                     rep_g, rep_v, rep_u = _append(rep_g, rep_v, rep_u, nr, g, v, until)
                     nr += 1
     return Hits(hit_g[:nh], hit_v[:nh], hit_t[:nh]), Replays(rep_g[:nr], rep_v[:nr], rep_u[:nr])
@@ -323,15 +324,29 @@ def _decide(game: np.ndarray, first_color: int, to_move: int, region: np.ndarray
 
 
 @njit(cache=True)
-def _replay_bound(first: np.ndarray, g: int, pt: np.ndarray, a: int, z: int) -> int:
-    """The first position of game ``g`` where one of the points ``pt[a:z]`` an image
-    wants empty is filled for good (``NEVER`` when none): a replay stops there."""
+def _window(first: np.ndarray, g: int, lo: int, pt: np.ndarray, a: int, z: int) -> tuple[int, int]:
+    """The positions of game ``g`` where an image whose stones are all down at ``lo``
+    may match, ``start <= t < until``, from its wanted-empty points ``pt[a:z]``:
+    ``until`` is the first where one of them is filled for good (``NEVER`` when
+    none); a point filled at or before ``start`` and first emptied by a capture later
+    stays filled until then, so ``start`` moves to that capture (as often as that
+    happens). A replay is needed only when ``start < until``."""
     until = np.int64(NEVER)
     for k in range(a, z):
         q = pt[k]
         if first[g, q, CLEARED] == NEVER:
             until = min(until, np.int64(first[g, q, 0]), np.int64(first[g, q, 1]))
-    return until
+    start = np.int64(lo)
+    moved = True
+    while moved and start < until:
+        moved = False
+        for k in range(a, z):
+            q = pt[k]
+            cleared = np.int64(first[g, q, CLEARED])
+            if start < cleared < NEVER and min(np.int64(first[g, q, 0]), np.int64(first[g, q, 1])) <= start:
+                start = cleared
+                moved = True
+    return start, until
 
 
 @njit(cache=True)
