@@ -119,7 +119,8 @@ class GameIndex:
         """The index's bitsets, a row per word, with ``keep`` the bitset of the games a
         search keeps."""
         words = self.words
-        return GameBits(self.ever.reshape(words, -1), self.late.reshape(words, -1), self.filled.reshape(words, -1), keep)
+        rows = (self.ever, self.late, self.filled)
+        return GameBits(*(a.reshape(words, -1) for a in rows), keep)
 
 
 def _pack(bits: np.ndarray, words: int) -> np.ndarray:
