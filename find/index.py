@@ -116,8 +116,11 @@ class GameIndex:
         return GameArrays(self.moves, self.offsets, self.first_color, self.setup_pt, self.setup_col, self.setup_ptr)
 
     def bits(self, keep: np.ndarray) -> GameBits:
-        """The index's bitsets, with ``keep`` the bitset of the games a search keeps."""
-        return GameBits(self.ever, self.late, self.filled, keep)
+        """The index's bitsets, a row per word, with ``keep`` the bitset of the games a
+        search keeps."""
+        words = self.words
+        rows = (self.ever, self.late, self.filled)
+        return GameBits(*(a.reshape(words, -1) for a in rows), keep)
 
 
 def _pack(bits: np.ndarray, words: int) -> np.ndarray:

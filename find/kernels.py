@@ -10,7 +10,7 @@ A position is named by ``t``, the number of moves played (0: the setup stones).
 Reading order: the records that cross into numba are in ``records``; here
 ``index_games`` (the index's replay); ``prune`` (per bitset word
 ``_word_filter``, then per game ``_all_down``, ``_filled_by_first`` or
-``_filled_in_moves``, ``_decide`` and ``_replay_bound``); ``replay_match`` (``point_images``, then per game ``_set_up``
+``_filled_in_moves``, ``_decide`` and ``_window``); ``replay_match`` (per game ``_set_up``
 and ``_replay_game`` with ``_set``); ``continuations``.
 """
 
@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..go.reading import adjacent_strings
 from ..go.rules import COLOR, EMPTY, NEXT, STRIDE, atari_point, in_atari, new_board, place_setup, play, to_index, to_point
@@ -33,6 +34,13 @@ from .records import Continuations, GameArrays, GameBits, Hits, QueryImages, Rep
 #: and are plain calls: inlined, even a bare array argument is counted once a call
 #: (3-6% on queries with thousands of hits).
 PER_GAME = "always"
+#: Queries with this many images (``--anywhere``, ``--pattern-id``: thousands) read a
+#: word's bitsets, then the rows of ``first`` of its candidate games, from start to end
+#: before reading them at random (images all over the board need every part of them):
+#: streamed in, they are cached when the filter and the per-pair steps ask (measured
+#: on the bench's queries: ``prune`` 10-14% faster for the rows of ``first``, 8-12% more
+#: for the bitsets). A fixed region (at most 16 images) reads a few points of a row.
+READ_ROWS_FROM = 64
 #: Room for hits and replays before the first growth (doubled as needed).
 FIRST_ROOM = 1024
 #: ``_decide``: the index alone cannot say where the image first matches.
@@ -45,22 +53,19 @@ FILLED = 1
 FILLED_FOR_GOOD = 2
 
 
-class PointImages(NamedTuple):
-    """Each point's (image, wanted colour) pairs, so a changed point updates its images only."""
-
-    ptr: np.ndarray  # int64[points + 1]: point p owns entries ptr[p]:ptr[p + 1]
-    image: np.ndarray  # int32
-    col: np.ndarray  # int8
-
-
 class ReplayScratch(NamedTuple):
-    """The matching replay's state over the images and the points of one game."""
+    """The matching replay's state over the images and the points of one game. The
+    images replayed in a game are listed per point (``head``, ``link``), so that a
+    changed point updates those images only, whatever the query's number of images."""
 
-    active: np.ndarray  # bool[images]: looked for in the game replayed
-    found: np.ndarray  # bool[images]: already hit in it
+    found: np.ndarray  # bool[images]: already hit in the game replayed
     wrong: np.ndarray  # int32[images]: its points that do not hold the wanted colour
     col: np.ndarray  # int8[points]: the board's colours
     removed: np.ndarray  # int64[points + 1]: the stones a move captures
+    head: np.ndarray  # int32[points]: the first entry on each point (-1: none)
+    link: np.ndarray  # int32[entries]: the next entry on the same point (-1: none)
+    entry_image: np.ndarray  # int32[entries]: the image an entry is a point of
+    entry_col: np.ndarray  # int8[entries]: the colour that image wants there
 
 
 @njit(cache=True)
@@ -122,6 +127,16 @@ def _grow(a: np.ndarray, n: int) -> np.ndarray:
 
 
 @njit(cache=True)
+def _append(a: np.ndarray, b: np.ndarray, c: np.ndarray, n: int, x: int, y: int,
+            z: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The columns ``a``, ``b``, ``c`` of a hit or replay list (``n`` rows so far) with
+    the row (``x``, ``y``, ``z``) written at ``n``, each grown first when full."""
+    a, b, c = _grow(a, n), _grow(b, n), _grow(c, n)
+    a[n], b[n], c[n] = x, y, z
+    return a, b, c
+
+
+@njit(cache=True)
 def _no_hits() -> Hits:
     """Room for ``FIRST_ROOM`` hits (or replays), none there yet."""
     room = np.empty(FIRST_ROOM, dtype=np.int32)
@@ -138,7 +153,8 @@ def prune(first: np.ndarray, bits: GameBits, games: GameArrays, img: QueryImages
     cannot match before ``L``, the position where its stones are all down
     (``_all_down``), nor from the first arrival on one of its empty points where no
     stone was ever captured (``_filled_by_first`` or ``_filled_in_moves``, whichever
-    reads less; ``_replay_bound``). When no stone
+    reads less), nor while one of its empty points filled by then waits for its first
+    capture (``_window``). When no stone
     of its points was captured up to ``L``, its points at ``L`` hold their first
     arrivals, so the index decides the match at ``L`` itself (``_decide``);
     ``t_lo..t_hi`` are the positions kept.
@@ -149,17 +165,23 @@ def prune(first: np.ndarray, bits: GameBits, games: GameArrays, img: QueryImages
     pt, col, ptr, stones = img.pt, img.col, img.ptr, img.stones
     moves, offsets, first_color, to_move, region = games.moves, games.offsets, games.first_color, img.next, img.region
     word = np.empty(len(ptr) - 1, dtype=np.uint64)
+    key = _bit_keys(img)
+    read = np.zeros(1, dtype=np.uint64)
+    ahead = len(word) >= READ_ROWS_FROM
     for w in range(bits.ever.shape[0]):
-        _word_filter(bits, img, w, word)
+        if ahead:
+            _read_bits(bits, w, read)
+        _word_filter(bits, ptr, stones, key, w, word)
+        if ahead:
+            _read_rows(first, w, word, read)
         for v in range(len(word)):
             acc = word[v]
             if acc == 0:
                 continue
             a, z = ptr[v], ptr[v + 1]
-            for bit in range(64):
-                if not (acc >> np.uint64(bit)) & np.uint64(1):
-                    continue
-                g = w * 64 + bit
+            while acc != 0:
+                g = w * 64 + trailing_zeros(acc)
+                acc &= acc - np.uint64(1)
                 lo, cleared = _all_down(first, g, pt, col, a, a + stones)
                 if lo > t_hi:
                     continue
@@ -175,48 +197,97 @@ def prune(first: np.ndarray, bits: GameBits, games: GameArrays, img: QueryImages
                                 t_lo)
                 if t != UNDECIDED:
                     if t <= t_hi:
-                        hit_g, hit_v, hit_t = _grow(hit_g, nh), _grow(hit_v, nh), _grow(hit_t, nh)
-                        hit_g[nh], hit_v[nh], hit_t[nh] = g, v, t
+                        hit_g, hit_v, hit_t = _append(hit_g, hit_v, hit_t, nh, g, v, t)
                         nh += 1
                     continue
-                until = _replay_bound(first, g, pt, a + stones, z)
-                if until > lo:
-                    rep_g, rep_v, rep_u = _grow(rep_g, nr), _grow(rep_v, nr), _grow(rep_u, nr)
-                    rep_g[nr], rep_v[nr], rep_u[nr] = g, v, until
+                start, until = _window(first, g, lo, pt, a + stones, z)
+                if start < until and start <= t_hi:
+                    rep_g, rep_v, rep_u = _append(rep_g, rep_v, rep_u, nr, g, v, until)
                     nr += 1
     return Hits(hit_g[:nh], hit_v[:nh], hit_t[:nh]), Replays(rep_g[:nr], rep_v[:nr], rep_u[:nr])
 
 
 @njit(cache=True)
-def _word_filter(bits: GameBits, img: QueryImages, w: int, word: np.ndarray) -> None:
+def _read_bits(bits: GameBits, w: int, read: np.ndarray) -> None:
+    """Read the bitsets of word ``w`` from start to end (``READ_ROWS_FROM``); a
+    checksum goes to ``read[0]``, so that the reads are kept."""
+    total = np.uint64(0)
+    for row in (bits.ever[w], bits.late[w], bits.filled[w]):
+        for k in range(0, len(row), 8):
+            total ^= row[k]
+    read[0] ^= total
+
+
+@njit(cache=True)
+def _read_rows(first: np.ndarray, w: int, word: np.ndarray, read: np.ndarray) -> None:
+    """Read the rows of ``first`` of the games of word ``w`` that some image may occur
+    in (``READ_ROWS_FROM``), from start to end; a checksum goes to ``read[0]``."""
+    games = np.uint64(0)
+    for v in range(len(word)):
+        games |= word[v]
+    total = np.uint64(0)
+    while games != 0:
+        g = w * 64 + trailing_zeros(games)
+        games &= games - np.uint64(1)
+        for p in range(0, first.shape[1], 8):
+            total ^= np.uint64(first[g, p, 0])
+    read[0] ^= total
+
+
+@njit(cache=True)
+def _bit_keys(img: QueryImages) -> np.ndarray:
+    """Where each entry of each image is read in a word's row of the bitsets: a stone
+    at ``point * 2 + colour - 1`` of a (point, colour) plane, an empty point at
+    ``point`` of a point plane; unsigned, so that a read needs no negative-index check."""
+    key = np.empty(len(img.pt), dtype=np.uint64)
+    for v in range(len(img.ptr) - 1):
+        a = img.ptr[v]
+        for k in range(a, img.ptr[v + 1]):
+            key[k] = 2 * img.pt[k] + img.col[k] - 1 if k < a + img.stones else img.pt[k]
+    return key
+
+
+@njit(cache=True)
+def _word_filter(bits: GameBits, ptr: np.ndarray, n_stones: int, key: np.ndarray, w: int, word: np.ndarray) -> None:
     """The games of bitset word ``w`` where each image ``v`` may occur, into
-    ``word[v]``: each of its stones' (point, colour) ever, and no stone arriving
-    late where an empty point of it was filled for good early. Images inner: the
-    64 games of a word stay in the cache for every image."""
+    ``word[v]``: each of its stones' (point, colour) ever, and no empty point of it
+    filled for good before the threshold its last stone came at or after (``key``:
+    ``_bit_keys``). Images inner: the 64 games of a word stay in the cache for every
+    image.
+
+    A game is asked about one threshold only, the latest its last stone reached
+    (``late`` shrinks and ``filled`` grows with the threshold, so the earlier ones
+    rule out nothing more): thresholds from the last down, each with the games whose
+    stones all came before the one above it, until every game left has one."""
     ever, late, filled, keep = bits
-    pt, col, ptr, n_stones = img.pt, img.col, img.ptr, img.stones
+    n_th = late.shape[1] // ever.shape[1]
+    stone_plane, point_plane = np.uint64(ever.shape[1]), np.uint64(filled.shape[1] // n_th)
     for v in range(len(ptr) - 1):
         a, z = ptr[v], ptr[v + 1]
         acc = keep[w]
         for k in range(a, a + n_stones):
-            acc &= ever[w, pt[k], col[k] - 1]
+            acc &= ever[w, key[k]]
             if acc == 0:
                 break
-        for th in range(late.shape[1]):
-            if acc == 0:
-                break
+        above = np.uint64(0)  # games whose last stone came at a later threshold
+        th = n_th - 1
+        while th >= 0 and acc != 0 and above != acc:
             lt = np.uint64(0)
+            at = np.uint64(th) * stone_plane
             for k in range(a, a + n_stones):
-                lt |= late[w, th, pt[k], col[k] - 1]
+                lt |= late[w, at + key[k]]
             lt &= acc
-            if lt == 0:
-                continue
-            early = np.uint64(0)
-            for k in range(a + n_stones, z):
-                early |= filled[w, th, pt[k]]
-                if early & lt == lt:
-                    break
-            acc &= ~(lt & early)
+            here = lt & ~above
+            if here != 0:
+                early = np.uint64(0)
+                at = np.uint64(th) * point_plane
+                for k in range(a + n_stones, z):
+                    early |= filled[w, at + key[k]]
+                    if early & here == here:
+                        break
+                acc &= ~(here & early)
+            above = lt & acc
+            th -= 1
         word[v] = acc
 
 
@@ -293,15 +364,29 @@ def _decide(game: np.ndarray, first_color: int, to_move: int, region: np.ndarray
 
 
 @njit(cache=True)
-def _replay_bound(first: np.ndarray, g: int, pt: np.ndarray, a: int, z: int) -> int:
-    """The first position of game ``g`` where one of the points ``pt[a:z]`` an image
-    wants empty is filled for good (``NEVER`` when none): a replay stops there."""
+def _window(first: np.ndarray, g: int, lo: int, pt: np.ndarray, a: int, z: int) -> tuple[int, int]:
+    """The positions of game ``g`` where an image whose stones are all down at ``lo``
+    may match, ``start <= t < until``, from its wanted-empty points ``pt[a:z]``:
+    ``until`` is the first where one of them is filled for good (``NEVER`` when
+    none); a point filled at or before ``start`` and first emptied by a capture later
+    stays filled until then, so ``start`` moves to that capture (as often as that
+    happens). A replay is needed only when ``start < until``."""
     until = np.int64(NEVER)
     for k in range(a, z):
         q = pt[k]
         if first[g, q, CLEARED] == NEVER:
             until = min(until, np.int64(first[g, q, 0]), np.int64(first[g, q, 1]))
-    return until
+    start = np.int64(lo)
+    moved = True
+    while moved and start < until:
+        moved = False
+        for k in range(a, z):
+            q = pt[k]
+            cleared = np.int64(first[g, q, CLEARED])
+            if start < cleared < NEVER and min(np.int64(first[g, q, 0]), np.int64(first[g, q, 1])) <= start:
+                start = cleared
+                moved = True
+    return start, until
 
 
 @njit(cache=True)
@@ -311,10 +396,10 @@ def replay_match(size: int, todo: Replays, games: GameArrays, img: QueryImages, 
     ``img.next[v]`` to move."""
     n_points = size * size
     n_img = len(img.ptr) - 1
-    on = point_images(img, n_points)
-    s = ReplayScratch(np.zeros(n_img, dtype=np.bool_), np.zeros(n_img, dtype=np.bool_),
-                      np.zeros(n_img, dtype=np.int32), np.zeros(n_points, dtype=np.int8),
-                      np.empty(n_points + 1, dtype=np.int64))
+    s = ReplayScratch(np.zeros(n_img, dtype=np.bool_), np.zeros(n_img, dtype=np.int32),
+                      np.zeros(n_points, dtype=np.int8), np.empty(n_points + 1, dtype=np.int64),
+                      np.full(n_points, -1, dtype=np.int32), np.empty(len(img.pt), dtype=np.int32),
+                      np.empty(len(img.pt), dtype=np.int32), np.empty(len(img.pt), dtype=np.int8))
     hits, nh = _no_hits(), 0
     i = 0
     while i < len(todo.game):
@@ -322,68 +407,48 @@ def replay_match(size: int, todo: Replays, games: GameArrays, img: QueryImages, 
         while j < len(todo.game) and todo.game[j] == todo.game[i]:
             j += 1
         b, m = _set_up(size, games, img, todo, i, j, s)
-        hits, nh = _replay_game(b, m, size, games, img, on, todo, i, j, s, t_lo, t_hi, hits, nh)
+        hits, nh = _replay_game(b, m, size, games, img, todo, i, j, s, t_lo, t_hi, hits, nh)
         i = j
     return Hits(hits.game[:nh], hits.image[:nh], hits.t[:nh])
-
-
-@njit(cache=True)
-def point_images(img: QueryImages, n_points: int) -> PointImages:
-    """Each point's (image, wanted colour) pairs."""
-    pt, img_col, img_ptr = img.pt, img.col, img.ptr
-    count = np.zeros(n_points + 1, dtype=np.int64)
-    for k in range(len(pt)):
-        count[pt[k] + 1] += 1
-    ptr = np.cumsum(count)
-    image = np.empty(len(pt), dtype=np.int32)
-    col = np.empty(len(pt), dtype=np.int8)
-    fill = ptr[:-1].copy()
-    for v in range(len(img_ptr) - 1):
-        for k in range(img_ptr[v], img_ptr[v + 1]):
-            j = fill[pt[k]]
-            image[j] = v
-            col[j] = img_col[k]
-            fill[pt[k]] += 1
-    return PointImages(ptr, image, col)
 
 
 @njit(cache=True, inline=PER_GAME)
 def _set_up(size: int, games: GameArrays, img: QueryImages, todo: Replays, i: int, j: int,
             s: ReplayScratch) -> tuple[np.ndarray, np.ndarray]:
     """The board of game ``todo.game[i]`` before its first move, with the images
-    ``todo.image[i:j]`` active, none found, and their mismatches counted."""
-    active, found, wrong, col, _ = s
+    ``todo.image[i:j]`` listed on their points, none found, and their mismatches counted."""
+    found, wrong, col, _, head, link, entry_image, entry_col = s
     images = todo.image
     g = todo.game[i]
-    for k in range(i, j):
-        active[images[k]] = True
-        found[images[k]] = False
     b, m = new_board(size)
     for k in range(games.setup_ptr[g], games.setup_ptr[g + 1]):
         place_setup(b, m, games.setup_col[k], to_point(games.setup_pt[k], size))
     for p in range(size * size):
         col[p] = b[COLOR, to_point(p, size)]
     pt, img_col, ptr = img.pt, img.col, img.ptr
+    n = 0
     for k in range(i, j):
         v = images[k]
+        found[v] = False
         wrong[v] = 0
         for e in range(ptr[v], ptr[v + 1]):
-            if col[pt[e]] != img_col[e]:
+            q = pt[e]
+            if col[q] != img_col[e]:
                 wrong[v] += 1
+            entry_image[n], entry_col[n], link[n] = v, img_col[e], head[q]
+            head[q] = n
+            n += 1
     return b, m
 
 
 @njit(cache=True, inline=PER_GAME)
-def _replay_game(b: np.ndarray, m: np.ndarray, size: int, games: GameArrays, img: QueryImages, on: PointImages,
-                 todo: Replays, i: int, j: int, s: ReplayScratch, t_lo: int, t_hi: int, hits: Hits,
-                 nh: int) -> tuple[Hits, int]:
+def _replay_game(b: np.ndarray, m: np.ndarray, size: int, games: GameArrays, img: QueryImages, todo: Replays,
+                 i: int, j: int, s: ReplayScratch, t_lo: int, t_hi: int, hits: Hits, nh: int) -> tuple[Hits, int]:
     """Play game ``todo.game[i]`` on from its set-up board until each image of
     ``todo.image[i:j]`` is found or can no longer match, adding its hits to ``hits``
-    (``nh`` of them so far); the images end inactive."""
-    active, found, wrong, col, removed = s
-    hit_g, hit_v, hit_t = hits
+    (``nh`` of them so far); the images' points end unlisted."""
+    found, wrong, col, removed, head, link, entry_image, entry_col = s
     images, until, to_move = todo.image, todo.until, img.next
-    on_ptr, on_image, on_col = on
     g = todo.game[i]
     stop = 0
     for k in range(i, j):
@@ -402,37 +467,39 @@ def _replay_game(b: np.ndarray, m: np.ndarray, size: int, games: GameArrays, img
                 if not found[v] and wrong[v] == 0 and t < until[k] and (to_move[v] == 0 or to_move[v] == color):
                     found[v] = True
                     left -= 1
-                    hit_g, hit_v, hit_t = _grow(hit_g, nh), _grow(hit_v, nh), _grow(hit_t, nh)
-                    hit_g[nh], hit_v[nh], hit_t[nh] = g, v, t
+                    hits = Hits(*_append(hits.game, hits.image, hits.t, nh, g, v, t))
                     nh += 1
         if left == 0 or t == n_moves:
             break
         x = moves[start + t]
         n = play_capturing(b, m, color, to_point(x, size), removed)
         if x >= 0:
-            _set(x, color, col, wrong, active, on_ptr, on_image, on_col)
+            _set(x, color, col, wrong, head, link, entry_image, entry_col)
         for k in range(n):
-            _set(to_index(removed[k], size), EMPTY, col, wrong, active, on_ptr, on_image, on_col)
+            _set(to_index(removed[k], size), EMPTY, col, wrong, head, link, entry_image, entry_col)
         color = 3 - color
     for k in range(i, j):
-        active[images[k]] = False
-    return Hits(hit_g, hit_v, hit_t), nh
+        v = images[k]
+        for e in range(img.ptr[v], img.ptr[v + 1]):
+            head[img.pt[e]] = -1
+    return hits, nh
 
 
 @njit(cache=True)
-def _set(p: int, c: int, col: np.ndarray, wrong: np.ndarray, active: np.ndarray, on_ptr: np.ndarray,
-         on_image: np.ndarray, on_col: np.ndarray) -> None:
-    """Point ``p`` becomes colour ``c``: update the mismatch count of the active images on
-    it (``ReplayScratch``'s ``col``, ``wrong``, ``active``; ``PointImages``' arrays)."""
+def _set(p: int, c: int, col: np.ndarray, wrong: np.ndarray, head: np.ndarray, link: np.ndarray,
+         entry_image: np.ndarray, entry_col: np.ndarray) -> None:
+    """Point ``p`` becomes colour ``c``: update the mismatch count of the images listed
+    on it (``ReplayScratch``'s arrays)."""
     old = col[p]
     col[p] = c
-    for e in range(on_ptr[p], on_ptr[p + 1]):
-        v = on_image[e]
-        if active[v]:
-            if on_col[e] == old:
-                wrong[v] += 1
-            if on_col[e] == c:
-                wrong[v] -= 1
+    e = head[p]
+    while e >= 0:
+        v = entry_image[e]
+        if entry_col[e] == old:
+            wrong[v] += 1
+        if entry_col[e] == c:
+            wrong[v] -= 1
+        e = link[e]
 
 
 @njit(cache=True)

@@ -113,9 +113,8 @@ class Images:
 
     Image ``v``: ``pt[ptr[v]:ptr[v+1]]`` record indices wanting ``col[...]``,
     ``next[v]`` to move, made by symmetry ``sym[v]``, ``swapped[v]`` and translation
-    ``(dx[v], dy[v])``; ``region[v]``, ``want_empty[v]`` and ``zone[v]`` are its points,
-    those it wants empty and the points a continuation may land on, as boolean rows
-    over the board.
+    ``(dx[v], dy[v])``; ``region[v]`` and ``want_empty[v]`` are its points and those
+    it wants empty, as boolean rows over the board.
     """
 
     pt: np.ndarray
@@ -128,10 +127,15 @@ class Images:
     dy: np.ndarray
     region: np.ndarray
     want_empty: np.ndarray
-    zone: np.ndarray
 
     def __len__(self) -> int:
         return len(self.ptr) - 1
+
+    def zone(self, v: np.ndarray, size: int) -> np.ndarray:
+        """The points a continuation of images ``v`` may land on (their regions grown by
+        ``CONTINUATION_REACH``), as boolean rows over the board: asked for the images
+        with hits only (an ``--anywhere`` query has thousands of images)."""
+        return _dilate(self.region[v], size, CONTINUATION_REACH)
 
     def to_query(self, v: np.ndarray, x: np.ndarray, y: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
         """Board points (x, y) of images ``v`` back in the query's orientation."""
@@ -147,8 +151,7 @@ class Images:
 def images(q: Query) -> Images:
     """Every distinct image of ``q`` (identity first, unswapped before swapped)."""
     n = q.size
-    found: dict[bytes, None] = {}
-    rows = []
+    groups = []
     for swapped in (False, True) if q.swap else (False,):
         colors = np.where(q.colors == EMPTY, EMPTY, 3 - q.colors) if swapped else q.colors
         nxt = (3 - q.next if q.next else 0) if swapped else q.next
@@ -166,44 +169,37 @@ def images(q: Query) -> Images:
             # every translation at once: a row of points per translation, each sorted
             pts = (y[None, :] + dy[:, None]) * n + (x[None, :] + dx[:, None])
             order = np.argsort(pts[0])  # a translation keeps the points' order
-            pts, cols = pts[:, order], colors[order]
-            keys = np.concatenate([pts, np.broadcast_to(np.append(cols, nxt), (len(pts), len(cols) + 1))],
-                                  axis=1).astype(np.int16)
-            for k in range(len(pts)):
-                key = keys[k].tobytes()
-                if key in found:
-                    continue
-                found[key] = None
-                rows.append((pts[k], cols, nxt, s, swapped, int(dx[k]), int(dy[k])))
-    ptr = np.concatenate([[0], np.cumsum([len(r[0]) for r in rows])]).astype(np.int64)
-    pt = np.concatenate([r[0] for r in rows]).astype(np.int16)
-    col = np.concatenate([r[1] for r in rows]).astype(np.int8)
-    image = np.repeat(np.arange(len(rows)), np.diff(ptr))
-    region = np.zeros((len(rows), n * n), dtype=bool)
-    want_empty = np.zeros((len(rows), n * n), dtype=bool)
+            k = len(pts)
+            groups.append((pts[:, order], np.broadcast_to(colors[order], pts.shape), np.full(k, nxt), np.full(k, s),
+                           np.full(k, swapped), dx, dy))
+    pts, cols, nxts, syms, swaps, dxs, dys = (np.concatenate(parts) for parts in zip(*groups))
+    # an image asking for the same points and colours as an earlier one is that image
+    keys = np.ascontiguousarray(np.concatenate([pts, cols, nxts[:, None]], axis=1).astype(np.int16))
+    _, first = np.unique(keys.view(np.dtype((np.void, keys.shape[1] * 2))).ravel(), return_index=True)
+    keep = np.sort(first)
+    width = pts.shape[1]
+    ptr = np.arange(len(keep) + 1, dtype=np.int64) * width
+    pt = pts[keep].ravel().astype(np.uint16)  # unsigned: the kernels index by it without a sign check
+    col = cols[keep].ravel().astype(np.int8)
+    image = np.repeat(np.arange(len(keep)), width)
+    region = np.zeros((len(keep), n * n), dtype=bool)
+    want_empty = np.zeros((len(keep), n * n), dtype=bool)
     region[image, pt] = True
     want_empty[image[col == EMPTY], pt[col == EMPTY]] = True
-    return Images(
-        pt=pt,
-        col=col,
-        ptr=ptr,
-        next=np.array([r[2] for r in rows], dtype=np.int8),
-        sym=np.array([r[3] for r in rows], dtype=np.int8),
-        swapped=np.array([r[4] for r in rows], dtype=bool),
-        dx=np.array([r[5] for r in rows], dtype=np.int64),
-        dy=np.array([r[6] for r in rows], dtype=np.int64),
-        region=region,
-        want_empty=want_empty,
-        zone=_dilate(region, n, CONTINUATION_REACH),
-    )
+    return Images(pt=pt, col=col, ptr=ptr, next=nxts[keep].astype(np.int8), sym=syms[keep].astype(np.int8),
+                  swapped=swaps[keep].astype(bool), dx=dxs[keep].astype(np.int64), dy=dys[keep].astype(np.int64),
+                  region=region, want_empty=want_empty)
 
 
 def _dilate(region: np.ndarray, n: int, reach: int) -> np.ndarray:
-    """The points within Chebyshev distance ``reach`` of each row's points."""
-    grid = region.reshape(-1, n, n)
-    out = grid.copy()
-    for dy in range(-reach, reach + 1):
-        for dx in range(-reach, reach + 1):
-            src = grid[:, max(0, -dy) : n - max(0, dy), max(0, -dx) : n - max(0, dx)]
-            out[:, max(0, dy) : n - max(0, -dy), max(0, dx) : n - max(0, -dx)] |= src
+    """The points within Chebyshev distance ``reach`` of each row's points (a square:
+    grown along the rows, then along the columns)."""
+    out = region.reshape(-1, n, n)
+    for axis in (2, 1):
+        grid, out = out, out.copy()
+        for d in range(1, reach + 1):
+            lo, hi = [slice(None)] * 3, [slice(None)] * 3
+            lo[axis], hi[axis] = slice(0, n - d), slice(d, n)
+            out[tuple(lo)] |= grid[tuple(hi)]
+            out[tuple(hi)] |= grid[tuple(lo)]
     return out.reshape(len(region), n * n)

@@ -22,11 +22,12 @@ class GameArrays(NamedTuple):
 
 
 class GameBits(NamedTuple):
-    """The index's bitsets over the games (see ``index.py``) and the games a search keeps."""
+    """The index's bitsets over the games (see ``index.py``), a row of each word's
+    planes, and the games a search keeps."""
 
-    ever: np.ndarray  # uint64[words, point, colour - 1]: that colour ever stood there
-    late: np.ndarray  # uint64[words, threshold, point, colour - 1]: it came at THRESHOLDS[k] or later
-    filled: np.ndarray  # uint64[words, threshold, point]: filled for good before THRESHOLDS[k]
+    ever: np.ndarray  # uint64[words, point * 2 + colour - 1]: that colour ever stood there
+    late: np.ndarray  # uint64[words, (threshold * points + point) * 2 + colour - 1]: it came at THRESHOLDS[k] or later
+    filled: np.ndarray  # uint64[words, threshold * points + point]: filled for good before THRESHOLDS[k]
     keep: np.ndarray  # uint64[words]: the games the filters keep
 
 

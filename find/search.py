@@ -20,6 +20,9 @@ from .records import Hits, QueryImages, Replays
 
 #: The largest move number a hit can have (positions are counted in uint16).
 LAST_MOVE = 65534
+#: Added to an empty point's mean fill move so that an image's stones sort before its
+#: empty points (a mean move number is below ``LAST_MOVE + 1``).
+FILL_CLASS = 1e6
 #: Continuation labels, most played first.
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
@@ -82,9 +85,10 @@ def search_index(index: GameIndex, q: Query, imgs: Images, filters: Filters) -> 
         return _columns(Hits(*(np.zeros(0, np.int32),) * 3), index, imgs, q.size)
     # each image's stones first, then its empty points by how early games fill them,
     # so that the pruning meets a point that rules a game out within a few reads
-    fill = index.fill
-    image = np.repeat(np.arange(len(imgs)), np.diff(imgs.ptr))
-    order = np.lexsort((fill[imgs.pt], imgs.col == 0, image))
+    # (every image has the query's number of points: a row each)
+    width = len(q.points)
+    key = (index.fill[imgs.pt] + (imgs.col == 0) * FILL_CLASS).reshape(-1, width)
+    order = (np.argsort(key, axis=1, kind="stable") + imgs.ptr[:-1, None]).ravel()
     from .kernels import prune, replay_match  # numba: loaded by the first search
 
     wanted = QueryImages(imgs.pt[order], imgs.col[order], imgs.ptr, imgs.next, imgs.region, imgs.want_empty, q.stones)
@@ -104,7 +108,8 @@ def _columns(hits: Hits, index: GameIndex, imgs: Images, size: int) -> dict:
     g, v, t = hits
     from .kernels import continuations
 
-    pt, color, at = continuations(hits, index.games, imgs.zone)
+    used, row = np.unique(v, return_inverse=True)
+    pt, color, at = continuations(Hits(g, row.astype(np.int32), t), index.games, imgs.zone(used, size))
     has = pt >= 0
     qx, qy = imgs.to_query(v[has], pt[has] % size, pt[has] // size, size) if len(v) else (pt[has], pt[has])
     cx = np.full(len(g), -1, dtype=np.int64)
@@ -139,8 +144,8 @@ def find(indexes: list[GameIndex], q: Query, filters: Filters | None = None) -> 
             "symmetry": pa.array(imgs.sym[cols["image"]].astype(np.int8)),
             "swapped": pa.array(imgs.swapped[cols["image"]]),
             "continuation": pa.array(_vertices(cols["cx"], cols["cy"]), pa.string()),
-            "continuation_color": pa.array([None if c == 0 else "bw"[c - 1] for c in cols["ccolor"].tolist()], pa.string()),
-            "continuation_move": pa.array(np.where(cols["cmove"] < 0, None, cols["cmove"]).tolist(), pa.int32()),
+            "continuation_color": pa.array(np.array([None, "b", "w"], dtype=object)[cols["ccolor"]], pa.string()),
+            "continuation_move": pa.array(cols["cmove"], pa.int32(), mask=cols["cmove"] < 0),
             "played": pa.array(_vertices(cols["px"], cols["py"]), pa.string()),
         }))
     hits = pa.concat_tables(parts) if parts else pa.table({})
