@@ -133,9 +133,14 @@ class Images:
 
     def zone(self, v: np.ndarray, size: int) -> np.ndarray:
         """The points a continuation of images ``v`` may land on (their regions grown by
-        ``CONTINUATION_REACH``), as boolean rows over the board: asked for the images
-        with hits only (an ``--anywhere`` query has thousands of images)."""
-        return _dilate(self.region[v], size, CONTINUATION_REACH)
+        ``CONTINUATION_REACH``, less the points that are off the board in the query's
+        orientation: a translated image's zone may reach past the query's edge), as
+        boolean rows over the board: asked for the images with hits only (an
+        ``--anywhere`` query has thousands of images)."""
+        p = np.arange(size * size)
+        qx, qy = p[None, :] % size - self.dx[v][:, None], p[None, :] // size - self.dy[v][:, None]
+        on_board = (qx >= 0) & (qx < size) & (qy >= 0) & (qy < size)  # the symmetries keep the board
+        return _dilate(self.region[v], size, CONTINUATION_REACH) & on_board
 
     def to_query(self, v: np.ndarray, x: np.ndarray, y: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
         """Board points (x, y) of images ``v`` back in the query's orientation."""

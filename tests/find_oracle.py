@@ -100,14 +100,15 @@ def search(game_id: str, size: int, setup, moves, query_points: dict, **options)
                 continue
             if all(board.get(p) == c for p, c in img):
                 pts = [p for p, _ in img]
+                back, swapped = makers[0]
                 played = played_color = None
                 for color, pt in moves[t:]:
-                    if pt is not None and any(max(abs(pt[0] - x), abs(pt[1] - y)) <= REACH for x, y in pts):
+                    if (pt is not None and any(max(abs(pt[0] - x), abs(pt[1] - y)) <= REACH for x, y in pts)
+                            and all(0 <= c < size for c in back(*pt))):  # on the query's board
                         played, played_color = pt, color
                         break
                 cont = cc = None
                 if played is not None:
-                    back, swapped = makers[0]
                     if len({sw for _, sw in makers}) == 1:
                         cc = {"b": "w", "w": "b"}[played_color] if swapped else played_color
                     if len(makers) == 1:

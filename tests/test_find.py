@@ -307,3 +307,20 @@ def test_a_stone_captured_before_the_shape_completes_is_not_there(tmp_path):
     early.write_text("(;GM[1]FF[4]SZ[19];W[da];B[aa];W[pd];B[pp])")
     out = CliRunner().invoke(main, ["find", str(early), "--sgf", str(frag), "--json"])
     assert json.loads(out.output)["hits"] == 1
+
+
+def test_an_anywhere_continuation_stays_on_the_querys_board(tmp_path):
+    """The fragment B K2, W K3 (region J2:L3, one line above the edge) found anywhere, at
+    K10 / K11 (eight rows up). The next move, B K8, is two rows below the found shape: in
+    the query's orientation that is row 0, off its board, so it is no continuation; the
+    one after, W K13, two rows above, is K5 in the query's orientation (by hand)."""
+    games = tmp_path / "g.sgf"
+    games.write_text("(;GM[1]FF[4]SZ[19];B[jj];W[ji];B[jl];W[jg])")
+    frag = tmp_path / "f.sgf"
+    frag.write_text("(;GM[1]FF[4]SZ[19]AB[jr]AW[jq])")
+    out = CliRunner().invoke(main, ["find", str(games), "--sgf", str(frag), "--region", "J2:L3", "--anywhere",
+                                    "--no-symmetry", "--no-color-swap", "--json"])
+    assert out.exit_code == 0, out.output
+    got = json.loads(out.output)
+    assert got["hits"] == 1
+    assert [(c["move"], c["by_black"], c["by_white"]) for c in got["continuations"]] == [("K5", 0, 1)]
