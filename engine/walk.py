@@ -295,9 +295,8 @@ def _play_out(b: np.ndarray, m: np.ndarray, c: int, depth: int, nodes: Nodes, ro
     """One playout from the node ``descend`` reached (``c`` to move at ``depth``): its
     final board's ownership and score into ``lane``, its result and AMAF up the path."""
     size, w = m[SIZE], m[STRIDE]
-    first = nodes.t[MOVE, walk.path[1]] if depth > 0 else PASS
     score, n = playout(b, m, c, settings, walk.seq[depth:], lane.adapt)
-    _add_score(lane.scores, first, score)
+    _add_score(lane.scores, _root_move(nodes.t, walk.path, depth), score)
     for row in range(1, size + 1):
         for p in range(row * w + 1, row * w + size + 1):
             lane.owner[p] += _owner(b, w, p)
@@ -309,7 +308,7 @@ def _play_out_leaves(b: np.ndarray, m: np.ndarray, c: int, depth: int, nodes: No
                      sel: Selection, settings: SearchSettings, walk: WalkScratch) -> None:
     """Leaf parallelism: ``settings.leaf`` playouts at once from the node ``descend``
     reached (``leaf_playouts``), each added and backed up in turn as ``_play_out`` does."""
-    first = nodes.t[MOVE, walk.path[1]] if depth > 0 else PASS
+    first = _root_move(nodes.t, walk.path, depth)
     seqs = np.empty((settings.leaf, len(walk.seq)), dtype=np.int64)
     for i in range(settings.leaf):
         seqs[i, :depth] = walk.seq[:depth]
@@ -356,6 +355,12 @@ def leaf_playouts(b: np.ndarray, m: np.ndarray, color: int, settings: SearchSett
             for p in range(row * w + 1, row * w + size + 1):
                 owns[i, p] = _owner(bi, w, p)
     return scores, ns
+
+
+@njit(cache=True)
+def _root_move(t: np.ndarray, path: np.ndarray, depth: int) -> int:
+    """The root move a simulation that left the tree at ``depth`` followed (PASS at the root)."""
+    return t[MOVE, path[1]] if depth > 0 else PASS
 
 
 @njit(cache=True)
