@@ -35,6 +35,8 @@ from .gtp import GtpEngine, one_line
 FORFEITS = " forfeits: "
 #: What the reason of a game lost on time says after the colour (kept in the SGF).
 LOST_ON_TIME = " lost on time: "
+#: The command each colour is asked for its move with, until the cleanup phase.
+GENMOVE = {"b": "genmove", "w": "genmove"}
 #: Seconds a program has to answer ``quit`` and to exit before it is killed.
 QUIT_SECONDS = 10
 #: Seconds a program has at least for its first answer, which waits for its start-up.
@@ -237,14 +239,14 @@ def play_game(black: GtpClient | LocalClient, white: GtpClient | LocalClient, si
                 _ask(players, color, line)
             if clock:
                 _ask(players, color, f"time_settings {clock.main:.0f} {clock.period:.0f} {clock.stones}")
-        _play(players, size, max_moves or 3 * size * size, board, record, on_move, pace, clocks)
+        _play(players, size, max_moves or 3 * size * size, board, record, on_move, pace, clocks, GENMOVE)
         if not record.result:
             record.scores = tuple(_final_score(players[c]) for c in ("b", "w"))
             record.agreed = record.scores[0] == record.scores[1] and record.scores[0] != "?"
-        if not record.result and not record.agreed:  # KGS's cleanup phase: capture what you hold dead
-            record.cleanup = len(record.moves)
-            _play(players, size, len(record.moves) + size * size, board, record, on_move, pace, clocks,
-                  {c: _cleanup_command(players[c]) for c in players})
+            if not record.agreed:  # KGS's cleanup phase: each captures what it holds dead
+                record.cleanup = len(record.moves)
+                _play(players, size, len(record.moves) + size * size, board, record, on_move, pace, clocks,
+                      {c: _cleanup_command(players[c]) for c in players})
     except Forfeit as f:
         other = opponent(f.color)
         record.winner, record.result = other, f"{other.upper()}+F"
@@ -264,10 +266,10 @@ def play_game(black: GtpClient | LocalClient, white: GtpClient | LocalClient, si
 
 def _play(players: dict, size: int, limit: int, board: Board, record: GameRecord,
           on_move: Callable[[Board, int], None] | None, pace: tuple[str, EqualTime] | None,
-          clocks: dict[str, GameClock] | None, commands: dict[str, str] | None = None) -> None:
+          clocks: dict[str, GameClock] | None, commands: dict[str, str]) -> None:
     """The moves of a game from where ``record`` stands, up to two passes, a resignation,
     an illegal move, a loss on time or ``limit`` moves, each asked for with its colour's
-    command of ``commands`` (default ``genmove``); ``Forfeit`` when a program fails."""
+    command of ``commands`` (``GENMOVE``, or the cleanup's); ``Forfeit`` when a program fails."""
     color, passes = opponent(record.moves[-1][0]) if record.moves else "b", 0
     follower, equal = pace or ("", None)
     while passes < 2 and len(record.moves) < limit:
@@ -279,7 +281,7 @@ def _play(players: dict, size: int, limit: int, board: Board, record: GameRecord
         held = clock.available() if clock else None
         if clock:  # GTP's whole seconds, rounded down
             _ask(players, color, f"time_left {color} {int(clock.left.seconds)} {clock.left.stones}")
-        text, took = _genmove(players, color, clock, commands[color] if commands else "genmove")
+        text, took = _genmove(players, color, clock, commands[color])
         record.seconds[color] += took
         if equal is not None and color != follower:
             equal.opponent_moved(took)
@@ -308,7 +310,7 @@ def _play(players: dict, size: int, limit: int, board: Board, record: GameRecord
         color = other
 
 
-def _genmove(players: dict, color: str, clock: GameClock | None, command: str = "genmove") -> tuple[str | None, float]:
+def _genmove(players: dict, color: str, clock: GameClock | None, command: str) -> tuple[str | None, float]:
     """The program's answer to ``command`` (``genmove`` or ``kgs-genmove_cleanup``) and the
     wall seconds it took; with a ``clock`` the wait ends when the clock runs out, the
     seconds are charged to it, and the answer is None when they were more than it held
@@ -339,7 +341,7 @@ def _cleanup_command(player: GtpClient | LocalClient) -> str:
 
 def _final_score(player: GtpClient | LocalClient) -> str:
     """The program's ``final_score``, or "?" when it fails to give one (the game is
-    over: that is no forfeit, the board is counted as it stands)."""
+    over: that is no forfeit; the scores then disagree and the cleanup phase follows)."""
     try:
         return player.send("final_score")
     except EngineError:
