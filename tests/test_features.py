@@ -953,3 +953,66 @@ def test_running_a_dead_ladder_is_seen_and_the_engine_can_refuse_it():
         chosen[check] = choose_move(search, bd, WHITE, False, prior).move
     assert chosen[False] == run and chosen[True] not in (run, 0)
     assert not runs_dead_ladder(bd.b, bd.m, WHITE, chosen[True])
+
+
+def _sgfmill_gives_away_a_string(board, colour: str, point: tuple[int, int]) -> bool:
+    """Plain-Python reference over sgfmill's board: ``colour``'s legal move at ``point``
+    captures nothing, leaves its string with two or more stones and one liberty, and
+    leaves no opponent string next to it with one liberty."""
+    from sgfmill import boards
+
+    ref = boards.Board(board.size)
+    for c in ("b", "w"):
+        for r, col in board.stones(c):
+            ref.play(r, col, c)
+    other = "w" if colour == "b" else "b"
+    before = len([p for p in ref.list_occupied_points() if p[0] == other])
+    ref.play(point[0], point[1], colour)
+    if len([p for p in ref.list_occupied_points() if p[0] == other]) < before:
+        return False
+
+    def neighbours(r, c):
+        return [q for q in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+                if 0 <= q[0] < board.size and 0 <= q[1] < board.size]
+
+    def string_and_liberties(start):
+        string, libs, todo = {start}, set(), [start]
+        while todo:
+            for q in neighbours(*todo.pop()):
+                if ref.get(*q) is None:
+                    libs.add(q)
+                elif ref.get(*q) == ref.get(*start) and q not in string:
+                    string.add(q)
+                    todo.append(q)
+        return string, libs
+
+    string, libs = string_and_liberties(point)
+    ataris_back = any(ref.get(*q) == other and len(string_and_liberties(q)[1]) == 1 for q in neighbours(*point))
+    return len(string) >= 2 and len(libs) == 1 and not ataris_back
+
+
+def test_bad_self_atari_agrees_with_sgfmill_on_random_positions():
+    pytest.importorskip("sgfmill")
+    from shapemill.go.reading import bad_self_atari
+
+    rng = np.random.default_rng(5)
+    seen = 0
+    for game in range(60):
+        board = Board(7)
+        colour = "b"
+        for _ in range(rng.integers(15, 40)):
+            empty = [(r, c) for r in range(7) for c in range(7) if board.get((r, c)) is None]
+            legal = [p for p in empty if board.is_legal(colour, p)]
+            if not legal:
+                break
+            board.play(colour, legal[rng.integers(len(legal))])
+            colour = "w" if colour == "b" else "b"
+        for c in ("b", "w"):
+            for r in range(7):
+                for col in range(7):
+                    if board.get((r, col)) is None and board.is_legal(c, (r, col)):
+                        expected = _sgfmill_gives_away_a_string(board, c, (r, col))
+                        p = flat_index((r, col), 7)
+                        assert bad_self_atari(board.b, board.m, 1 if c == "b" else 2, p) == expected, (c, r, col)
+                        seen += expected
+    assert seen > 20  # the positions hold such moves to check
