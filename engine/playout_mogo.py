@@ -17,10 +17,7 @@ a candidate of
 
 ``mogo-local`` (``mogo_move`` with ``local``), the engine's order before the seed's: save
 atari, nakade inside stones of either colour (to kill or to live), patterns,
-capture next to the last two moves, fill-board, random; its random move is a
-self-atari that only gives stones away (``go.reading.bad_self_atari``) only when
-no other move is left, so that a playout does not throw away a living group or
-the liberty a capturing race needs while it has anything else to play.
+capture next to the last two moves, fill-board, random.
 
 Candidates of a rule are drawn uniformly among the rule's candidates. The
 3x3 shapes are a 65536-entry table indexed by the colours of the 8 neighbours,
@@ -276,7 +273,7 @@ def mogo_move(b: np.ndarray, m: np.ndarray, color: int, cands: np.ndarray, local
     """The MoGo playout policy's move for ``color`` (PASS when none is left): in the
     seed's order save atari, nakade, fill-board, patterns, capture anywhere, random;
     with ``local`` (``mogo-local``) save atari, nakade of either colour, patterns,
-    capture next to the last two moves, fill-board, random with bad self-ataris last."""
+    capture next to the last two moves, fill-board, random."""
     if m[N_EMPTY] == 0:
         return PASS
     p = _pick(cands, save_atari_moves(b, m, color, cands))
@@ -291,7 +288,7 @@ def mogo_move(b: np.ndarray, m: np.ndarray, color: int, cands: np.ndarray, local
     if p == PASS and local:
         p = fill_board_move(b, m, color)
     if p == PASS:
-        p = random_move(b, m, color, local)
+        p = random_move(b, m, color)
     return p
 
 

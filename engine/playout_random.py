@@ -10,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..go.reading import bad_self_atari
 from ..go.rules import (
     EMPTIES,
     EMPTY_AT,
@@ -26,10 +25,8 @@ from ..go.rules import (
 
 
 @njit(cache=True)
-def random_move(b: np.ndarray, m: np.ndarray, color: int, defer_bad_self_atari: bool = False) -> int:
-    """A uniformly drawn legal move of ``color`` that fills no own eye, or PASS; with
-    ``defer_bad_self_atari``, a self-atari that only gives stones away
-    (``bad_self_atari``) only when no other move is left.
+def random_move(b: np.ndarray, m: np.ndarray, color: int) -> int:
+    """A uniformly drawn legal move of ``color`` that fills no own eye, or PASS.
 
     Draws from the untried part of the empty list and swaps each rejected point
     to its end, so every candidate is tried at most once and, unlike scanning on
@@ -37,20 +34,16 @@ def random_move(b: np.ndarray, m: np.ndarray, color: int, defer_bad_self_atari: 
     Only the order of the empty list changes.
     """
     n = m[N_EMPTY]
-    deferred = PASS
     while n > 0:
         i = np.random.randint(n)
         p = b[EMPTIES, i]
         if not is_eye(b, m, color, p) and illegal_reason(b, m, color, p) == 0:
-            if not (defer_bad_self_atari and bad_self_atari(b, m, color, p)):
-                return p
-            if deferred == PASS:
-                deferred = p
+            return p
         n -= 1
         q = b[EMPTIES, n]
         b[EMPTIES, i], b[EMPTIES, n] = q, p
         b[EMPTY_AT, q], b[EMPTY_AT, p] = i, n
-    return deferred
+    return PASS
 
 
 @njit(cache=True)

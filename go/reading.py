@@ -521,24 +521,6 @@ def libs_after_up_to_2(b: np.ndarray, m: np.ndarray, color: int, p: int) -> int:
     return 0 if first < 0 else 1
 
 
-@njit(cache=True)
-def bad_self_atari(b: np.ndarray, m: np.ndarray, color: int, p: int) -> bool:
-    """Whether ``color`` at empty ``p`` joins stones of its own into a string left in
-    atari while capturing nothing and putting no opponent string in atari: a self-atari
-    that only gives away more than the stone played. A lone stone's self-atari (a
-    throw-in, a nakade placement) and one that ataris back (filling a dead shape's eye
-    space, a capturing race's shared liberty) are not counted."""
-    w = m[STRIDE]
-    joins = False
-    for q in (p - 1, p + 1, p - w, p + w):
-        c = b[COLOR, q]
-        if c == color:
-            joins = True
-        elif c == 3 - color and libs_up_to_3(b, w, q) <= 2:
-            return False  # ataris that string (or captures it)
-    return joins and libs_after_up_to_2(b, m, color, p) < 2
-
-
 class ReadingScratch(NamedTuple):
     """Scratch arrays of tactical reading, reusable across positions of one board size."""
 

@@ -46,28 +46,6 @@ def test_random_move_passes_when_only_eyes_are_left() -> None:
     assert random_move(board.b, board.m, rules.WHITE) == rules.PASS  # all suicide
 
 
-def test_a_bad_self_atari_waits_until_nothing_else_is_left() -> None:
-    # 5x5: Black's string (0, 0)-(1, 0) has the liberties (0, 1) and (2, 0); Black on
-    # either leaves three stones in atari, capturing nothing and ataring no White
-    # string (each keeps two liberties or more). Deferred, they are never drawn while
-    # the other 17 points are open; on a 3x3 board where Black has nothing else, one
-    # of them is played, not a pass.
-    board = Board(5)
-    board.setup("b", [(0, 0), (1, 0)])
-    board.setup("w", [(0, 2), (1, 1), (2, 1), (3, 0)])
-    throw_aways = {flat_index((0, 1), 5), flat_index((2, 0), 5)}
-    seed(2)
-    plain = {int(random_move(board.b.copy(), board.m, rules.BLACK)) for _ in range(2000)}
-    deferred = {int(random_move(board.b.copy(), board.m, rules.BLACK, True)) for _ in range(2000)}
-    assert throw_aways <= plain
-    assert deferred == plain - throw_aways and len(deferred) == 17
-    board = Board(3)
-    board.setup("b", [(0, 0), (1, 0)])
-    board.setup("w", [(0, 2), (1, 1), (1, 2), (2, 1)])
-    assert {int(random_move(board.b.copy(), board.m, rules.BLACK, True)) for _ in range(200)} == {
-        flat_index((0, 1), 3), flat_index((2, 0), 3)}  # (2, 2) is suicide
-
-
 @pytest.mark.parametrize("size", [5, 9, 19])
 def test_playout_ends_with_only_eyes_and_illegal_points(size: int) -> None:
     seed(size)
