@@ -2,11 +2,11 @@
 
 GTP's ``time_settings`` and KGS's ``kgs-time_settings`` give a ``TimeSettings``
 (sudden death, Canadian byo-yomi, Japanese byo-yomi), ``time_left`` a ``TimeLeft``
-per colour; ``move_seconds`` turns them into one move's budget and
-``unstable_seconds`` into the time that move may add when its search ends undecided,
-which the engine passes to the search with that move (``search.Budget``). A referee keeps each side's
-clock with ``GameClock`` (``match --clock``, ``parse_clock``). Nothing here knows the
-search: the clock is arithmetic on seconds, stones and moves.
+per colour; ``move_seconds`` turns them into one move's budget and ``unstable_seconds``
+into the time that move may add when its search ends undecided, which the engine passes
+to the search with that move (``search.Budget``). A referee keeps each side's clock with
+``GameClock`` (``match --clock``, ``parse_clock``). Nothing here knows the search: the
+clock is arithmetic on seconds, stones and moves.
 """
 
 from __future__ import annotations
