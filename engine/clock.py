@@ -2,11 +2,10 @@
 
 GTP's ``time_settings`` and KGS's ``kgs-time_settings`` give a ``TimeSettings``
 (sudden death, Canadian byo-yomi, Japanese byo-yomi), ``time_left`` a ``TimeLeft``
-per colour; ``move_seconds`` turns them into one move's budget and ``unstable_seconds``
-into the time that move may add when its search ends undecided, which the engine passes
-to the search with that move (``search.Budget``). A referee keeps each side's clock with
-``GameClock`` (``match --clock``, ``parse_clock``). Nothing here knows the search: the
-clock is arithmetic on seconds, stones and moves.
+per colour; ``move_seconds`` turns them into one move's budget, which the engine
+passes to the search with that move (``search.Budget``). A referee keeps each side's
+clock with ``GameClock`` (``match --clock``, ``parse_clock``). Nothing here knows the
+search: the clock is arithmetic on seconds, stones and moves.
 """
 
 from __future__ import annotations
@@ -25,10 +24,6 @@ SAFETY = 0.8
 POINTS_PER_MOVE = 3
 #: ... but never fewer than this many, so that late in a game one move cannot take the rest.
 MIN_MOVES_LEFT = 10
-#: UNST, "unstable evaluation" (Huang, Coulom and Lin, TAAI 2010): a move whose time is
-#: spent while its most visited move is not its best valued searches this share of its
-#: time again, once (the paper's UNST-1 with half the time, its best heuristic alone).
-UNSTABLE_SHARE = 0.5
 
 KINDS = ("absolute", "canadian", "byoyomi")
 
@@ -87,19 +82,6 @@ def move_seconds(settings: TimeSettings | None, left: TimeLeft | None, points: i
     budget = min(budget * SAFETY, MAX_MOVE_SECONDS)
     budget = max(MIN_MOVE_SECONDS, budget if own is None else min(budget, own))
     return min(budget, available_seconds(settings, left))
-
-
-def unstable_seconds(settings: TimeSettings | None, left: TimeLeft | None, budget: float | None,
-                     own: float | None = None) -> float:
-    """Seconds a move of ``budget`` seconds may search on, once, when at their end its most
-    visited move is not its best valued (UNST): ``UNSTABLE_SHARE`` of the budget, with the
-    two together at most ``SAFETY`` of ``available_seconds``. None without a game clock or
-    with the engine's own time a move (``own``): a time per move, as equal-time matches
-    give, stays exactly that time."""
-    if settings is None or own is not None or budget is None:
-        return 0.0
-    left = left if left is not None else TimeLeft(settings.main, 0)
-    return max(0.0, min(UNSTABLE_SHARE * budget, SAFETY * available_seconds(settings, left) - budget))
 
 
 def parse_clock(text: str) -> TimeSettings:

@@ -34,7 +34,7 @@ from ..go.reading import libs_after_up_to_2
 from ..go.seki import seki_stones
 from ..go.vertices import ColorError, flat_index, flat_vertex, format_vertex, point_at
 from ..miner.prior import MovePrior
-from .clock import KINDS, MAX_MOVE_SECONDS, TimeLeft, TimeSettings, move_seconds, unstable_seconds
+from .clock import KINDS, MAX_MOVE_SECONDS, TimeLeft, TimeSettings, move_seconds
 from .endgame import RESIGN, choose_move, dead_stones, score_without_dead
 from .explain import Explainer, knowledge_explanation
 from .katago import DEFAULT_RULES, KGS_RULES, RulesError, board_order, parse_rules, rules_text
@@ -421,7 +421,7 @@ class GtpEngine:
     def _think(self, color: str) -> tuple[int, str]:
         if self.board.size != self.size:
             raise GtpError("board not ready")
-        budget = self.budget(color)
+        budget = Budget(self.config.playouts, self.move_seconds(color))
         c = rules.BLACK if color == "b" else rules.WHITE
         opponent_passed = self.board.moves_played > 0 and int(self.board.m[rules.LAST]) == rules.PASS
         prior, knowledge = search_priors(self.config, self.prior, self.board, c)
@@ -531,13 +531,11 @@ class GtpEngine:
         self.time_left[color] = TimeLeft(seconds, stones)
         return ""
 
-    def budget(self, color: str) -> Budget:
-        """``color``'s next search: the engine's playouts, the seconds of the clock
-        (``clock.move_seconds``; without time settings the engine's own, None for a search
-        by playouts) and those it may add once when it ends undecided (``clock.unstable_seconds``)."""
-        settings, left, own = self.time_settings, self.time_left.get(color), self.config.time_per_move
-        seconds = move_seconds(settings, left, self.size * self.size, self.board.moves_played, own)
-        return Budget(self.config.playouts, seconds, unstable_seconds(settings, left, seconds, own))
+    def move_seconds(self, color: str) -> float | None:
+        """Seconds for ``color``'s next move under the clock (``clock.move_seconds``);
+        without time settings the engine's own (None: a search by playouts)."""
+        return move_seconds(self.time_settings, self.time_left.get(color), self.size * self.size,
+                            self.board.moves_played, self.config.time_per_move)
 
     def _ownership(self) -> np.ndarray:
         c = rules.BLACK if self.to_move() == "b" else rules.WHITE
@@ -677,7 +675,7 @@ class GtpEngine:
         color = parse_color(a[0])
         c = rules.BLACK if color == "b" else rules.WHITE
         prior, knowledge = search_priors(self.config, self.prior, self.board, c)
-        budget = self.budget(color)
+        budget = Budget(self.config.playouts, self.move_seconds(color))
         self.last = self.search.run(self.board, c, prior, knowledge, budget=budget)
         self.last_key = (self.board.zobrist, color)
         other = "w" if color == "b" else "b"

@@ -65,13 +65,11 @@ os.environ.setdefault("OMP_WAIT_POLICY", LEAF_WAIT_POLICY)
 
 class Budget(NamedTuple):
     """What one search may spend: ``playouts``, or with ``seconds`` that many seconds
-    (its playouts then uncounted), and ``unstable`` seconds more, once, if at their end
-    the most visited move is not the best valued (``Tree.unstable``). The engine's clock
-    (``engine.clock``) gives each move's; ``Search.run`` without a budget spends its config's."""
+    (its playouts then uncounted). The engine's clock (``engine.clock``) gives each
+    move's seconds; ``Search.run`` without a budget spends its config's."""
 
     playouts: int
     seconds: float | None = None
-    unstable: float = 0.0
 
 
 @njit(cache=True)
@@ -143,16 +141,14 @@ class MoveInfo:
 
 
 def grow(tree: Tree, here: Root, lane: Lane, sel: Selection, settings: SearchSettings, knowledge: KnowledgeArrays,
-         playouts: int, seconds: float | None, stop=None, unstable: float = 0.0) -> int:
+         playouts: int, seconds: float | None, stop=None) -> int:
     """Simulate from ``tree``'s root (the position ``here``) in batches as the search
     thread of ``lane`` until ``playouts`` are played or, when ``seconds`` is given,
     those seconds are spent, or ``stop`` (an Event) is set; returns the number of
     playouts. A search by time also ends once the rest of its time, at the rate so
     far, could not change the most visited move (``Tree.settled``): the time it saves
-    is there for later moves under a clock. A search by time that would end while its
-    most visited move is not its best valued (``Tree.unstable``) adds ``unstable``
-    seconds to its time, once (UNST, ``clock.UNSTABLE_SHARE``). The numba kernel
-    releases the GIL, so other threads grow their trees (or this one) at the same time."""
+    is there for later moves under a clock. The numba kernel releases the GIL, so
+    other threads grow their trees (or this one) at the same time."""
     start = time.perf_counter()
     done = 0
     root = here._replace(node=tree.root)
@@ -167,9 +163,7 @@ def grow(tree: Tree, here: Root, lane: Lane, sel: Selection, settings: SearchSet
         if seconds is not None:
             spent = time.perf_counter() - start
             if spent > seconds or tree.settled(done / spent * (seconds - spent)):
-                if unstable <= 0 or not tree.unstable():
-                    break
-                seconds, unstable = seconds + unstable, 0.0
+                break
             n = int(min(BATCH, max(1, done / settings.leaf / spent * LOOK_SECONDS)))
         if stop is not None and stop.is_set():
             break
@@ -260,8 +254,8 @@ class Search:
         for tree in self._trees:
             tree.find_root(board, color, allowed)
         here = Root(board.b, board.m, color, 0, prior, allowed)
-        budget = budget if budget is not None else Budget(cfg.playouts, cfg.time_per_move)
-        done = self._grow(here, lanes, sel, settings, knowledge, budget, stop)
+        playouts, seconds = budget if budget is not None else Budget(cfg.playouts, cfg.time_per_move)
+        done = self._grow(here, lanes, sel, settings, knowledge, playouts, seconds, stop)
         self._runs += 1
         stats = [tree.root_stats(w) for tree in self._trees]
         visits = sum(v for v, _, _ in stats)
@@ -291,18 +285,17 @@ class Search:
         return lanes
 
     def _grow(self, here: Root, lanes: list[Lane], sel: Selection, settings: SearchSettings, knowledge: KnowledgeArrays,
-              budget: Budget, stop) -> list[int]:
+              playouts: int, seconds: float | None, stop) -> list[int]:
         """Grow the trees from ``here`` with one search thread per lane (the playouts
         shared out, each thread seeded apart); returns each thread's playouts."""
         cfg = self.config
         threads = len(lanes)
-        playouts, seconds, unstable = budget
         if threads == 1:
             if self._runs == 0:
                 seed_rng(cfg.seed)  # once: later moves go on with the same stream
             if self.leaf > 1:
                 numba.set_num_threads(min(self.leaf, numba.config.NUMBA_NUM_THREADS))
-            return [grow(self._trees[0], here, lanes[0], sel, settings, knowledge, playouts, seconds, stop, unstable)]
+            return [grow(self._trees[0], here, lanes[0], sel, settings, knowledge, playouts, seconds, stop)]
         share = -(-playouts // threads)
         head = 0
         if self.shared and self._trees[0].t[FIRST, self._trees[0].root] < 0:
@@ -313,7 +306,7 @@ class Search:
             seed_rng(cfg.seed + SEED_STRIDE * self._runs + k)  # numba's RNG is per thread
             tree = self._trees[0] if self.shared else self._trees[k]
             mine = share - head if k == 0 else share
-            return grow(tree, here, lanes[k], sel, settings, knowledge, mine, seconds, stop, unstable)
+            return grow(tree, here, lanes[k], sel, settings, knowledge, mine, seconds, stop)
 
         with ThreadPoolExecutor(threads) as pool:
             done = list(pool.map(work, range(threads)))

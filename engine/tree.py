@@ -22,10 +22,6 @@ from ..go.board import Board
 from ..go.rules import COLOR, EMPTY, KO, LAST, PASS, SIZE, STRIDE, illegal_reason, is_eye
 from .selection import FIRST, MOVE, N_FIELDS, N_NODE_INTS, NCHILD, PVISITS, PWINS, VISITS, WINS
 
-#: A root move rivals the most visited one (``Tree.unstable``) only with at least this share
-#: of its visits: the win rate of a move of few visits is noise (one win in one visit is 100%).
-RIVAL_SHARE = 0.2
-
 
 class Nodes(NamedTuple):
     """A tree's arrays as the kernels take them."""
@@ -141,19 +137,6 @@ class Tree:
         visits = self.f[:, VISITS, kids].sum(axis=0)
         second, first = np.partition(visits, -2)[-2:]
         return first - second > remaining * self.f.shape[0]
-
-    def unstable(self) -> bool:
-        """Whether a root move with at least ``RIVAL_SHARE`` of the most visited move's
-        visits has a higher win rate than it: the search has not yet made up its mind
-        (Huang, Coulom and Lin's "unstable evaluation")."""
-        kids = self.children(self.root)
-        visits = self.f[:, VISITS, kids].sum(axis=0)
-        if not len(kids) or visits.max() <= 0:
-            return False
-        rates = self.f[:, WINS, kids].sum(axis=0) / np.maximum(visits, 1.0)
-        best = int(np.argmax(visits))
-        rivals = visits >= RIVAL_SHARE * visits[best]
-        return bool(np.any(rates[rivals] > rates[best]))
 
     def root_stats(self, w: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per board point: real visits, real wins and prior value of the root's children.

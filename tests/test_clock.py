@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from shapemill.engine.clock import MAX_MOVE_SECONDS, TimeLeft, TimeSettings, move_seconds, unstable_seconds
+from shapemill.engine.clock import MAX_MOVE_SECONDS, TimeLeft, TimeSettings, move_seconds
 
 
 def hand_limit(settings: TimeSettings, left: TimeLeft) -> float:
@@ -81,33 +81,3 @@ def test_no_clock_ever_gives_more_than_its_rules_allow():
         points = rng.choice([25, 81, 361])
         budget = move_seconds(settings, left, points, rng.randint(0, 2 * points))
         assert 0 <= budget <= min(hand_limit(settings, left), MAX_MOVE_SECONDS), (settings, left)
-        more = unstable_seconds(settings, left, budget)  # an undecided search's extra time fits too
-        assert 0 <= more <= budget / 2 and budget + more <= hand_limit(settings, left), (settings, left)
-
-
-def test_an_undecided_move_may_search_half_its_time_again_by_hand():
-    """UNST (Huang, Coulom and Lin 2010): half the move's time more, kept within 4/5 of
-    what the clock allows; none without a clock or with a time per move of the engine's own."""
-    sudden = TimeSettings("absolute", 300.0, 0.0, 0)
-    first = move_seconds(sudden, None, 81, 0)  # 8.889 s (above)
-    assert unstable_seconds(sudden, None, first) == pytest.approx(300 / 27 * 0.8 / 2)  # 4.444 s
-    # 1 s left late in the game: 1 / 10 moves, 4/5 of that is 0.08 s; half again is 0.04 s
-    assert unstable_seconds(sudden, TimeLeft(1.0, 0), move_seconds(sudden, TimeLeft(1.0, 0), 81, 80)) == (
-        pytest.approx(0.04))
-    canadian = TimeSettings("canadian", 0.0, 60.0, 10)
-    # 5 s for 2 stones: 2.5 s a stone, 4/5 of it 2 s; half again 1 s, 3 s of the 4 s (4/5 of 5 s) allowed
-    assert unstable_seconds(canadian, TimeLeft(5.0, 2), 2.0) == pytest.approx(1.0)
-    # 0.5 s for the period's last stone: 0.4 s, which is already 4/5 of what is left
-    assert unstable_seconds(canadian, TimeLeft(0.5, 1), move_seconds(canadian, TimeLeft(0.5, 1), 81, 40)) == 0.0
-    japanese = TimeSettings("byoyomi", 0.0, 10.0, 5)
-    assert unstable_seconds(japanese, TimeLeft(10.0, 5), move_seconds(japanese, TimeLeft(10.0, 5), 81, 40)) == 0.0
-    assert unstable_seconds(None, None, 2.0) == 0.0  # no clock
-    assert unstable_seconds(sudden, None, 2.0, own=2.0) == 0.0  # --time-per-move: exactly its time
-
-
-@pytest.mark.parametrize("seconds", [0.05, 0.193, 1.0, 7.3])
-def test_equal_time_moves_are_never_extended(seconds):
-    """``match --equal-time`` gives each move ``time_settings 0 T 1``: one stone in a
-    period of T seconds, and no ``time_left``. Such a move keeps exactly its time."""
-    settings = TimeSettings("canadian", 0.0, seconds, 1)
-    assert unstable_seconds(settings, None, move_seconds(settings, None, 81, 10)) == 0.0

@@ -225,16 +225,13 @@ def test_gtp_and_kgs_time_settings(gtp):
 
     gtp.config.time_per_move = None
     assert gtp.handle("time_settings 0 30 0")[0] == "=\n\n" and gtp.time_settings is None  # no limit
-    assert gtp.budget("b").seconds is None and gtp.budget("b").unstable == 0.0  # a search by playouts
+    assert gtp.move_seconds("b") is None  # a search by playouts
     gtp.handle("time_settings 600 0 0")
     assert gtp.time_settings == TimeSettings("absolute", 600.0, 0.0, 0)
     gtp.handle("time_settings 0 60 10")
     gtp.handle("time_left b 30 5")
     assert gtp.time_settings == TimeSettings("canadian", 0.0, 60.0, 10) and gtp.time_left["b"] == TimeLeft(30.0, 5)
-    assert gtp.budget("b").seconds == pytest.approx(30 / 5 * 0.8)  # 5 stones in 30 s, 4/5 of each share
-    assert gtp.budget("b").unstable == pytest.approx(30 / 5 * 0.8 / 2)  # an undecided move: half as much again
-    gtp.handle("time_settings 0 0.25 1")  # match --equal-time: exactly 4/5 of 0.25 s, never more
-    assert gtp.budget("b") == (gtp.config.playouts, pytest.approx(0.2), 0.0)
+    assert gtp.move_seconds("b") == pytest.approx(30 / 5 * 0.8)  # 5 stones in 30 s, 4/5 of each share
     assert gtp.handle("kgs-time_settings none")[0] == "=\n\n" and gtp.time_settings is None
     gtp.handle("kgs-time_settings byoyomi 0 10 5")  # Japanese: each move in a 10 s period
     assert gtp.time_settings == TimeSettings("byoyomi", 0.0, 10.0, 5) and gtp.time_left == {}

@@ -7,12 +7,9 @@ import threading
 import numpy as np
 import pytest
 from shapemill.engine.gtp import GtpEngine
-from shapemill.engine import search as search_module
 from shapemill.engine.mcts import Search, SearchConfig, choose_move
 from shapemill.engine.playout_mogo import PATTERNS, mogo_playout, nakade_point, run_mogo_playouts
-from shapemill.engine.search import Budget
-from shapemill.engine.selection import FIRST, MOVE, NCHILD, VISITS, WINS
-from shapemill.engine.tree import Tree
+from shapemill.engine.selection import MOVE
 from shapemill.go import rules
 from shapemill.go.board import Board
 from shapemill.go.vertices import flat_index, point_at
@@ -270,64 +267,3 @@ def test_a_timed_search_ends_once_the_rest_of_its_time_could_not_change_the_move
     no_choice = board_with(2, [(0, 0), (1, 1)], [])  # White may only pass
     timed = Search(SearchConfig(time_per_move=5.0, seed=1)).run(no_choice, rules.WHITE)
     assert timed.move == rules.PASS and timed.playouts == 1 and timed.seconds < 2.5
-
-
-def _root_with(tree: Tree, stats: list[tuple[int, int]]) -> None:
-    """Give ``tree``'s root one child per (visits, wins) pair, on points 1, 2, ..."""
-    tree.t[FIRST, tree.root], tree.t[NCHILD, tree.root] = 1, len(stats)
-    for k, (visits, wins) in enumerate(stats, start=1):
-        tree.t[MOVE, k], tree.f[0, VISITS, k], tree.f[0, WINS, k] = k, visits, wins
-
-
-@pytest.mark.parametrize(("stats", "unstable"), [
-    ([(100, 50), (40, 30)], True),  # 75% on 40 visits against 50% on the most visited
-    ([(100, 50), (20, 15)], True),  # 20 visits: a fifth of the most visited's, enough to count
-    ([(100, 50), (19, 15)], False),  # 19 visits: too few for their 79% to count
-    ([(100, 50), (60, 30), (30, 12)], False),  # the most visited also has the best win rate
-    ([(100, 50)], False),  # a single move
-    ([], False),  # no move at all
-])
-def test_a_root_is_unstable_when_a_rival_has_the_better_win_rate(stats, unstable):
-    tree = Tree(16)
-    _root_with(tree, stats)
-    assert tree.unstable() is unstable
-
-
-class _FakeClock:
-    """``time.perf_counter`` for the search: each look advances 1 ms, so a search's
-    time counts its looks at the clock, not the machine's speed."""
-
-    def __init__(self) -> None:
-        self.looks = 0
-
-    def perf_counter(self) -> float:
-        self.looks += 1
-        return self.looks / 1000
-
-
-@pytest.mark.parametrize(("rival_wins", "unstable", "extended"), [
-    (300, 0.02, False),  # the rival's 30% trails the leader's 50%: the move is decided
-    (700, 0.0, False),  # the rival's 70% leads, but the budget gives no extra time
-    (700, 0.02, True),
-])
-def test_an_undecided_timed_search_searches_on_once(monkeypatch, rival_wins, unstable, extended):
-    """A root whose most visited move (1010 visits, 50%) leads a rival (1000 visits) by
-    10 visits: after the first simulation (1 ms on the fake clock, 1000 playouts a
-    second) the 3 ms left could bring 3 playouts, so the move is settled and the search
-    ends, unless the rival's win rate is the better one and the budget has extra time:
-    then it searches on into that time, and stops at its end, never later."""
-    board = Board(9)
-    board.play("b", (4, 4))
-    search = Search(SearchConfig(playouts=100, seed=1))
-    search.run(board, rules.WHITE)
-    tree = search.trees[0]
-    kids = tree.children(tree.root)
-    tree.f[0, VISITS, kids] = tree.f[0, WINS, kids] = 0.0
-    tree.f[0, VISITS, kids[:2]], tree.f[0, WINS, kids[:2]] = (1010, 1000), (505, rival_wins)
-    clock = _FakeClock()
-    monkeypatch.setattr(search_module, "time", clock)
-    result = search.run(board, rules.WHITE, budget=Budget(100_000, 0.004, unstable))
-    if not extended:
-        assert result.playouts == 1
-    else:  # run's two looks, grow's first, and its last past 4 + 20 ms
-        assert result.playouts > 1 and result.seconds <= (2 + 1 + 25) / 1000
