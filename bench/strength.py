@@ -40,6 +40,11 @@ Parts (``--parts``, comma-separated; default all):
   ``--selection "--bandit ucb1;--expert mogo"`` plays only those.
 - ``parallel``: ``--threads 2 --parallel tree`` and ``leaf`` against ``--parallel root``, then each against
   ``--threads 1`` (``--policy-size``); run it with ``--concurrency 1`` on two cores.
+- ``before``: the shapemill this Python imports (``PYTHONPATH``, else the installed one)
+  against ``--before DIR`` (a folder holding the reference's
+  ``shapemill`` package, as for ``bench/search_speed.py``: the commit before a change), both
+  with the defaults, on ``--policy-size``, one thread each: a change to the engine stays when
+  it wins this row. Warm both checkouts' numba caches first (one ``genmove`` each).
 
 Both sides of the engine-against-engine parts get the GnuGo time of their board size.
 ``--engine`` adds options to every shapemill command (e.g. ``--prior-visits 8``).
@@ -54,7 +59,7 @@ import sys
 from pathlib import Path
 
 GNUGO = "/usr/games/gnugo --mode gtp --level 10 --chinese-rules"
-PARTS = ("gnugo19", "gnugo9", "clock19", "priors", "policies", "selection", "parallel")
+PARTS = ("gnugo19", "gnugo9", "clock19", "priors", "policies", "selection", "parallel", "before")
 #: The options of the selection part, each against the defaults: every seed option and
 #: knowledge source of issue 33 (docs/search.md) and the formulas kept under their own names.
 SELECTION = ("--prior-mode progressive-bias", "--prior-mode puct", "--prior-mode puct-c", "--prior-mode mogo",
@@ -74,14 +79,16 @@ def threads(command: str) -> int:
     return int(given[-1]) if given else ONE_THREAD
 
 
-def shapemill(args: argparse.Namespace, size: int, seconds: float | None, options: str, side: int = 1) -> str:
+def shapemill(args: argparse.Namespace, size: int, seconds: float | None, options: str, side: int = 1,
+              checkout: str | None = None) -> str:
     """A shapemill GTP command at ``seconds`` a move (None: the time the referee gives
     it), one search thread unless ``options`` or ``--engine`` say otherwise; its seed
     changes with the game (``{game}``) so that games against a deterministic opponent
-    differ."""
+    differ. ``checkout``: the folder its ``shapemill`` is imported from (else this one's)."""
     seed = args.seeds.split(",")[side - 1]
     timing = f"--time-per-move {seconds:.3f}" if seconds is not None else ""
-    return (f"{sys.executable} -m shapemill.cli gtp --size {size} --threads 1 {timing} {options}"
+    env = f"env PYTHONPATH={checkout} " if checkout else ""
+    return (f"{env}{sys.executable} -m shapemill.cli gtp --size {size} --threads 1 {timing} {options}"
             f" {args.engine} --seed {seed}{{game}}").replace("  ", " ").replace("  ", " ")
 
 
@@ -136,6 +143,7 @@ def main() -> int:
     parser.add_argument("--engine", default="", help="options added to every shapemill command")
     parser.add_argument("--selection", default=";".join(SELECTION),
                         help="the selection part's options, ';'-separated (default: all of SELECTION)")
+    parser.add_argument("--before", help="the before part's reference: a folder holding its shapemill package")
     parser.add_argument("--seeds", default="1,2", help="seed prefixes of our engine and of its opponent")
     parser.add_argument("--out", default="bench-strength", help="folder of the games")
     parser.add_argument("--json", action="store_true")
@@ -189,6 +197,11 @@ def main() -> int:
         for option in (o.strip() for o in args.selection.split(";") if o.strip()):
             matches.append((f"{option[2:]} vs defaults {ps}x{ps}", lambda o=option: (
                 shapemill(args, ps, seconds(ps), o), shapemill(args, ps, seconds(ps), "", 2)), ps, False))
+    if "before" in parts:
+        if not args.before:
+            parser.error("the before part needs --before DIR")
+        matches.append((f"this checkout vs before {ps}x{ps}", lambda: (
+            shapemill(args, ps, seconds(ps), ""), shapemill(args, ps, seconds(ps), "", 2, args.before)), ps, False))
     if "parallel" in parts:
         for mode in ("tree", "leaf"):
             matches.append((f"{mode} vs root 2 threads {ps}x{ps}", lambda m=mode: (
