@@ -23,7 +23,7 @@ over ``--games`` games decided on the board: a game a program crashed in is no c
     python bench/strength.py --parts clock19 --concurrency 1            # 10 minutes sudden death a side
     python bench/strength.py --parts gnugo9,policies --games 4 --seconds 0.1   # a smoke run
 
-Parts (``--parts``, comma-separated; default all):
+Parts (``--parts``, comma-separated; default all but ``before``):
 
 - ``gnugo19``: shapemill (bundled priors) against ``--gnugo`` on 19x19, one thread each at
   equal time a move. Target (issue 33) >= 55% of at least 40 games (goal 70%).
@@ -40,11 +40,11 @@ Parts (``--parts``, comma-separated; default all):
   ``--selection "--bandit ucb1;--expert mogo"`` plays only those.
 - ``parallel``: ``--threads 2 --parallel tree`` and ``leaf`` against ``--parallel root``, then each against
   ``--threads 1`` (``--policy-size``); run it with ``--concurrency 1`` on two cores.
-- ``before``: the shapemill this Python imports (``PYTHONPATH``, else the installed one)
-  against ``--before DIR`` (a folder holding the reference's
-  ``shapemill`` package, as for ``bench/search_speed.py``: the commit before a change), both
-  with the defaults, on ``--policy-size``, one thread each: a change to the engine stays when
-  it wins this row. Warm both checkouts' numba caches first (one ``genmove`` each).
+- ``before`` (only when named): the shapemill this Python imports (``PYTHONPATH``, else the
+  installed one) against ``--before DIR`` (a folder holding the reference's ``shapemill``
+  package, as for ``bench/search_speed.py``: the commit before a change), both with the
+  defaults, on ``--policy-size``, one thread each: a change to the engine stays when it wins
+  this row. Warm both checkouts' numba caches first (one ``genmove`` each).
 
 Both sides of the engine-against-engine parts get the GnuGo time of their board size.
 ``--engine`` adds options to every shapemill command (e.g. ``--prior-visits 8``).
@@ -60,6 +60,8 @@ from pathlib import Path
 
 GNUGO = "/usr/games/gnugo --mode gtp --level 10 --chinese-rules"
 PARTS = ("gnugo19", "gnugo9", "clock19", "priors", "policies", "selection", "parallel", "before")
+#: The parts played when ``--parts`` is not given: all but ``before``, which needs ``--before``.
+DEFAULT_PARTS = PARTS[:-1]
 #: The options of the selection part, each against the defaults: every seed option and
 #: knowledge source of issue 33 (docs/search.md) and the formulas kept under their own names.
 SELECTION = ("--prior-mode progressive-bias", "--prior-mode puct", "--prior-mode puct-c", "--prior-mode mogo",
@@ -132,7 +134,7 @@ def decided_match(args: argparse.Namespace, ours: str, theirs: str, size: int, f
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated, of {', '.join(PARTS)}")
+    parser.add_argument("--parts", default=",".join(DEFAULT_PARTS), help=f"comma-separated, of {', '.join(PARTS)}")
     parser.add_argument("--games", type=int, default=40, help="games per match (default 40, issue 33's least)")
     parser.add_argument("--gnugo", default=GNUGO)
     parser.add_argument("--seconds", type=float, default=None, help="our seconds per move (default: GnuGo's)")
