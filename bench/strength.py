@@ -249,4 +249,9 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from shapemill.errors import ShapemillError
+
+    try:
+        sys.exit(main())
+    except ShapemillError as e:  # a games folder of another match, a program that will not start
+        sys.exit(f"strength.py: {e}")

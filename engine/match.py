@@ -431,7 +431,9 @@ MANIFEST = "match.json"
 
 def check_manifest(folder: Path, settings: dict) -> None:
     """Refuse ``folder`` when it holds the games of another match (other programs,
-    board size, komi or colour order); record ``settings`` in a new one."""
+    board size, komi, colour order, equal time or clock); record ``settings`` in a new
+    one. Equal time is recorded as on or off: its starting seconds only bridge the moves
+    before the second program's first, and a referee measures them afresh each run."""
     path = folder / MANIFEST
     if path.exists():
         try:
@@ -477,7 +479,7 @@ def run_match(first: str, second: str, games: int, size: int, komi: float, sgf_d
     folder = Path(sgf_dir)
     folder.mkdir(parents=True, exist_ok=True)
     check_manifest(folder, {"black": first, "white": second, "size": size, "komi": komi, "alternate": alternate,
-                            "equal_time": equal_time, "clock": list(clock) if clock else None})
+                            "equal_time": equal_time is not None, "clock": list(clock) if clock else None})
     tallies = (Tally(first), Tally(second))
     equal = EqualTime(equal_time) if equal_time is not None else None
 

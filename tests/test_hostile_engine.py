@@ -257,6 +257,17 @@ def test_a_resumed_match_refuses_a_folder_of_other_programs_or_settings(fake, tm
     assert again.exit_code == 0 and "(from the folder)" in again.output
 
 
+def test_an_equal_time_match_resumes_with_other_starting_seconds(fake, tmp_path):
+    # bench/strength.py measures GnuGo's time afresh on every run and starts the match's
+    # equal time there: a run must resume the games of the one before.
+    folder = tmp_path / "games"
+    assert _match(fake("pass"), fake("pass"), folder, "--games", "1", "--equal-time", "0.1").exit_code == 0
+    again = _match(fake("pass"), fake("pass"), folder, "--games", "2", "--equal-time", "0.3")
+    assert again.exit_code == 0 and "(from the folder)" in again.output, again.output
+    without = _match(fake("pass"), fake("pass"), folder, "--games", "3")
+    assert without.exit_code == 1 and "equal_time True, not False" in without.output
+
+
 def test_a_match_refuses_a_folder_of_games_it_did_not_make(fake, tmp_path):
     folder = tmp_path / "games"
     folder.mkdir()
