@@ -61,7 +61,7 @@ from pathlib import Path
 GNUGO = "/usr/games/gnugo --mode gtp --level 10 --chinese-rules"
 PARTS = ("gnugo19", "gnugo9", "clock19", "priors", "policies", "selection", "parallel", "before")
 #: The parts played when ``--parts`` is not given: all but ``before``, which needs ``--before``.
-DEFAULT_PARTS = PARTS[:-1]
+DEFAULT_PARTS = tuple(part for part in PARTS if part != "before")
 #: The options of the selection part, each against the defaults: every seed option and
 #: knowledge source of issue 33 (docs/search.md) and the formulas kept under their own names.
 SELECTION = ("--prior-mode progressive-bias", "--prior-mode puct", "--prior-mode puct-c", "--prior-mode mogo",
