@@ -614,10 +614,13 @@ def _playout_gammas(ratings: str | None):
 @click.option("--check-ladders", is_flag=True,
               help="Read the ladder of a string the chosen move extends from atari; if it dies anyway, play the "
                    "most visited move that does not run a dead ladder.")
+@click.option("--read-life", is_flag=True,
+              help="Before each genmove, read the life and death of strings in small regions by df-pn; a move that "
+                   "kills or saves a string whose fate it decides starts with more of the root's prior.")
 @click.option("--seed", default=0, show_default=True, type=SEED, help="Random seed: equal seeds, equal moves.")
 def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, bandit, c_ucb, c_pb, playout_policy,
         ppa_rate, tree_priors, prior_n, prior_visits, rave, rave_equiv, expand_at, threads, parallel, expert,
-        check_ladders, seed) -> None:
+        check_ladders, read_life, seed) -> None:
     """A GTP 2 engine on stdin / stdout (MCTS with RAVE and MoGo playouts)."""
     from .engine.gtp import run_gtp
     from .engine.mcts import SearchConfig
@@ -632,7 +635,7 @@ def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, bandit, c
                           c_ucb=c_ucb, c_pb=c_pb, policy=playout_policy, gammas=gammas, tree_priors=tree_priors,
                           prior_n=prior_n, prior_visits=prior_visits, ppa_rate=ppa_rate, rave=rave,
                           rave_equiv=rave_equiv, expand_at=expand_at, seed=seed, threads=threads,
-                          parallel=parallel, expert=expert, check_ladders=check_ladders)
+                          parallel=parallel, expert=expert, check_ladders=check_ladders, read_life=read_life)
     run_gtp(config, size, prior)
 
 

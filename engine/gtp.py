@@ -18,6 +18,7 @@ import io
 import math
 import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TextIO
@@ -41,6 +42,7 @@ from .katago import DEFAULT_RULES, KGS_RULES, RulesError, board_order, parse_rul
 from .report import search_report
 from .search import UNLIMITED, Budget, Search, SearchConfig
 from .solve.status import proven_status
+from .solve.urgent import LifeReader, raise_urgent
 
 NAME, VERSION = "shapemill", "0.1.0"
 #: Moves of a principal variation in an analysis line (KataGo's analysisPVLen default).
@@ -55,6 +57,10 @@ LZ_SCALE = 10000
 CENTISECONDS = 100
 #: The shortest interval between two analysis lines, in seconds: 0 would print without end.
 MIN_INTERVAL = 0.01
+#: With ``--read-life``, the share of a move's seconds its reading may take (the rest is
+#: the search's), and the seconds it may take when the search counts playouts instead.
+READ_SHARE = 0.2
+READ_SECONDS = 0.1
 
 
 @dataclass
@@ -128,6 +134,7 @@ class GtpEngine:
         self.size = size
         self.board = Board(size)
         self.search = Search(config)
+        self.reader = LifeReader()  # with --read-life: its proofs are kept from move to move
         self.last = None
         self.last_key: tuple[int, str] | None = None  # the position (hash, to move) of self.last
         self.movers: list[str] = []  # colours of the moves played, for undo and the side to move
@@ -421,10 +428,17 @@ class GtpEngine:
     def _think(self, color: str) -> tuple[int, str]:
         if self.board.size != self.size:
             raise GtpError("board not ready")
-        budget = Budget(self.config.playouts, self.move_seconds(color))
+        start = time.perf_counter()
+        seconds = self.move_seconds(color)
         c = rules.BLACK if color == "b" else rules.WHITE
         opponent_passed = self.board.moves_played > 0 and int(self.board.m[rules.LAST]) == rules.PASS
         prior, knowledge = search_priors(self.config, self.prior, self.board, c)
+        if self.config.read_life and prior is not None:
+            urgent = self.reader.urgent(self.board, c, READ_SECONDS if seconds is None else READ_SHARE * seconds)
+            prior = raise_urgent(prior, urgent)
+            if seconds is not None:  # the reading's time is the search's less
+                seconds = max(seconds - (time.perf_counter() - start), (1 - READ_SHARE) * seconds)
+        budget = Budget(self.config.playouts, seconds)
         self.last = choose_move(self.search, self.board, c, opponent_passed, prior, knowledge, budget)
         self.last_key = (self.board.zobrist, color)
         move = self.last.move

@@ -106,6 +106,7 @@ class SearchConfig:
     komi: float = 7.5
     threads: int = 1
     check_ladders: bool = False  # replace a chosen move that runs a dead ladder by the next most visited
+    read_life: bool = False  # read life and death by df-pn before a genmove; urgent moves get more prior (solve/urgent.py)
     parallel: str = "root"  # root: one tree per thread; tree: one shared tree, virtual loss; leaf: playouts at once
     virtual_loss: float = 1.0  # lost visits a thread in the shared tree puts on its path
 

@@ -15,7 +15,8 @@ from shapemill.engine.solve.pns import pns
 from shapemill.engine.solve.position import make_problem, parse_diagram
 from shapemill.engine.solve.run import parse_points
 from shapemill.engine.solve.ubfm import ubfm
-from shapemill.go.vertices import point_at
+from shapemill.go.rules import BLACK, COLOR, HEAD, WHITE
+from shapemill.go.vertices import flat_index, point_at
 from shapemill.errors import ShapemillError
 
 SEARCHES = {"alphabeta": alphabeta, "pns": pns}
@@ -490,3 +491,60 @@ def test_the_miner_and_the_solver_agree_on_every_ladder_the_miner_reads_in_1000_
     assert tally.disagree == 0 and tally.unfinished == 0
     # the readings its budget cuts count as escapes in the miner's features: a few in a thousand
     assert 0 < tally.unread_caught + tally.unread_escaped < tally.questions / 200
+
+
+def _board(diagram: str):
+    from shapemill.go.board import Board
+
+    size, black, white = parse_diagram(diagram.strip().splitlines())
+    board = Board(size)
+    board.setup("b", black)
+    board.setup("w", white)
+    return board
+
+
+@pytest.mark.parametrize("to_move, kill", [(BLACK, True), (WHITE, False)])
+def test_the_vital_point_of_a_straight_three_is_urgent_for_both_sides(to_move, kill):
+    from shapemill.engine.solve.urgent import LifeReader, Urgent
+
+    board = _board(STRAIGHT_THREE)
+    size = board.size
+    found = LifeReader().urgent(board, to_move, seconds=10.0)
+    group = int(board.b[HEAD, flat_index((1, 0), size)])  # White's A2 string
+    assert found == [Urgent(flat_index((0, 1), size), group, 5, kill)]  # B1; the wall is not urgent
+
+
+@pytest.mark.parametrize("diagram", [TWO_EYES, FALSE_EYE])
+def test_a_group_alive_or_dead_whoever_moves_first_is_not_urgent(diagram):
+    from shapemill.engine.solve.urgent import LifeReader
+
+    board = _board(diagram)
+    white = {int(board.b[HEAD, p]) for p in range(board.b.shape[1]) if board.b[COLOR, p] == WHITE}
+    for to_move in (BLACK, WHITE):
+        assert not {u.head for u in LifeReader().urgent(board, to_move, seconds=10.0)} & white
+
+
+def test_an_urgent_move_gets_its_share_of_the_root_prior():
+    import numpy as np
+    from shapemill.engine.solve.urgent import Urgent, raise_urgent
+
+    strength = np.array([0.0, 1.0, 1.0, 2.0, 4.0])  # total 8
+    raised = raise_urgent(strength, [Urgent(1, 9, 3, True), Urgent(4, 9, 1, False)])
+    # 3 stones: 3 / (3 + 3) of 8 = 4; one stone: 1 / 4 of 8 = 2, below the move's own 4
+    assert raised.tolist() == [0.0, 4.0, 1.0, 2.0, 4.0] and strength.tolist() == [0.0, 1.0, 1.0, 2.0, 4.0]
+
+
+def test_gtp_read_life_plays_the_vital_point():
+    from shapemill.engine.gtp import GtpEngine
+    from shapemill.engine.mcts import SearchConfig
+    from shapemill.miner.prior import MovePrior
+    from shapemill.patterns.defaults import RATINGS, default_table
+
+    size, black, white = parse_diagram(STRAIGHT_THREE.strip().splitlines())
+    prior = MovePrior(default_table(RATINGS))
+    engine = GtpEngine(SearchConfig(playouts=30, seed=1, read_life=True), size=size, prior=prior)
+    assert engine.handle(f"boardsize {size}")[0] == "=\n\n"
+    for color, stones in (("b", black), ("w", white)):
+        for point in stones:
+            assert engine.handle(f"play {color} {common.format_vertex(point)}")[0] == "=\n\n"
+    assert engine.handle("genmove b")[0] == "= B1\n\n"

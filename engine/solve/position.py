@@ -68,23 +68,29 @@ def make_problem(size: int, black: Iterable[Point], white: Iterable[Point], to_p
             raise ShapemillError("goal ladder: with its own side to move the string must be in atari")
         region = [(r, c) for r in range(size) for c in range(size)]  # its moves are its own
     if region is None:
-        rows, cols = [], []
-        for p in pts:
-            s = p
-            while True:
-                r, c = point_at(s, size)
-                rows.append(r)
-                cols.append(c)
-                s = b[NEXT, s]
-                if s == p:
-                    break
-        r0, r1 = (max(0, min(rows) - 1), min(size - 1, max(rows) + 1)) if rows else (0, size - 1)
-        c0, c1 = (max(0, min(cols) - 1), min(size - 1, max(cols) + 1)) if cols else (0, size - 1)
-        region = [(r, c) for r in range(r0, r1 + 1) for c in range(c0, c1 + 1)]
+        region = strings_box(b, pts, size)
     for p in region:
         mask[flat_index(p, size)] = 1
     color = color_code(to_play)
     return Problem(State(b, m, color), g, mask, lo, hi)
+
+
+def strings_box(b: np.ndarray, heads: list[int], size: int) -> list[Point]:
+    """The box around the strings of the stones ``heads`` (flat points) grown by one
+    point; the whole board without any."""
+    rows, cols = [], []
+    for p in heads:
+        s = p
+        while True:
+            r, c = point_at(s, size)
+            rows.append(r)
+            cols.append(c)
+            s = b[NEXT, s]
+            if s == p:
+                break
+    r0, r1 = (max(0, min(rows) - 1), min(size - 1, max(rows) + 1)) if rows else (0, size - 1)
+    c0, c1 = (max(0, min(cols) - 1), min(size - 1, max(cols) + 1)) if cols else (0, size - 1)
+    return [(r, c) for r in range(r0, r1 + 1) for c in range(c0, c1 + 1)]
 
 
 def parse_diagram(rows: list[str]) -> tuple[int, list[Point], list[Point]]:

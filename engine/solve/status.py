@@ -11,10 +11,12 @@ Strings whose box holds more than ``MAX_REGION_EMPTIES`` empty points are not tr
 
 from __future__ import annotations
 
+import numpy as np
+
 from ...go.rules import COLOR, EMPTY, HEAD
 from ...go.vertices import flat_index, opponent, point_at
 from .pns import pns
-from .position import make_problem
+from .position import make_problem, strings_box
 
 #: Node budget of each proof (one for each side to move).
 PROOF_NODES = 2_000
@@ -39,7 +41,7 @@ def proven_status(size: int, black: set[Point], white: set[Point]) -> dict[Point
             if head in done:
                 continue
             done.add(head)
-            region = _defender_box(b, kill.region, size, int(b[COLOR, head]))
+            region = defender_box(b, strings_box(b, [head], size), size, int(b[COLOR, head]))
             if sum(1 for q in region if b[COLOR, flat_index(q, size)] == EMPTY) > MAX_REGION_EMPTIES:
                 continue
             kill = make_problem(size, list(black), list(white), attacker, "kill", [point], region)
@@ -57,9 +59,9 @@ def proven_status(size: int, black: set[Point], white: set[Point]) -> dict[Point
     return found
 
 
-def _defender_box(b, mask, size: int, defender: int) -> list[Point]:
-    """The smallest box holding ``mask``'s points and every defender's string it touches."""
-    rows, cols = zip(*(point_at(p, size) for p in range(len(mask)) if mask[p]))
+def defender_box(b: np.ndarray, start: list[Point], size: int, defender: int) -> list[Point]:
+    """The smallest box holding the box ``start`` and every defender's string it touches."""
+    rows, cols = zip(*start)
     box = [min(rows), max(rows), min(cols), max(cols)]
     while True:
         inside = {int(b[HEAD, flat_index((r, c), size)]) for r in range(box[0], box[1] + 1)
