@@ -514,6 +514,12 @@ def test_the_vital_point_of_a_straight_three_is_urgent_for_both_sides(to_move, k
     assert found == [Urgent(flat_index((0, 1), size), group, 5, kill)]  # B1; the wall is not urgent
 
 
+def test_reading_stops_when_its_seconds_are_spent():
+    from shapemill.engine.solve.urgent import LifeReader
+
+    assert LifeReader().urgent(_board(STRAIGHT_THREE), BLACK, seconds=0.0) == []  # not even the first string
+
+
 @pytest.mark.parametrize("diagram", [TWO_EYES, FALSE_EYE])
 def test_a_group_alive_or_dead_whoever_moves_first_is_not_urgent(diagram):
     from shapemill.engine.solve.urgent import LifeReader
