@@ -75,11 +75,11 @@ def make_problem(size: int, black: Iterable[Point], white: Iterable[Point], to_p
     return Problem(State(b, m, color), g, mask, lo, hi)
 
 
-def strings_box(b: np.ndarray, heads: list[int], size: int) -> list[Point]:
-    """The box around the strings of the stones ``heads`` (flat points) grown by one
-    point; the whole board without any."""
+def strings_box(b: np.ndarray, stones: list[int], size: int) -> list[Point]:
+    """The box around the strings of ``stones`` (flat points, one or more of each
+    string) grown by one point; the whole board without any."""
     rows, cols = [], []
-    for p in heads:
+    for p in stones:
         s = p
         while True:
             r, c = point_at(s, size)
