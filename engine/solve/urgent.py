@@ -73,22 +73,23 @@ class LifeReader:
             region = defender_box(b, strings_box(b, [head], size), size, owner)
             if sum(1 for q in region if b[COLOR, flat_index(q, size)] == EMPTY) > MAX_REGION_EMPTIES:
                 continue
-            falls, kill = self._lives(board, region, head, BLACK + WHITE - owner)
+            near = _stones_near(b, region, size)
+            falls, kill = self._lives(board, region, near, head, BLACK + WHITE - owner)
             if falls is not False:  # it lives with its attacker moving first, or was not read
                 continue
-            lives, save = self._lives(board, region, head, owner)
+            lives, save = self._lives(board, region, near, head, owner)
             move = save if owner == color else kill
             if lives and move not in (None, PASS) and illegal_reason(b, m, color, move) == 0:
                 found.append(Urgent(move, head, stones, owner != color))
         return found
 
-    def _lives(self, board: Board, region: list, head: int, first: int) -> tuple[bool | None, int | None]:
-        """Whether the string of ``head`` lives in ``region`` with ``first`` to move
-        (None when the proof runs out of nodes), and the first mover's best move."""
+    def _lives(self, board: Board, region: list, near: tuple, head: int,
+               first: int) -> tuple[bool | None, int | None]:
+        """Whether the string of ``head`` lives in ``region`` (whose stones and those
+        around it are ``near``) with ``first`` to move (None when the proof runs out
+        of nodes), and the first mover's best move."""
         size, b = board.size, board.b
-        around = {flat_index(q, size) for q in region}
-        around |= {p + d for p in around for d in (-1, 1, -(size + 2), size + 2)}
-        key = (head, first, tuple(sorted(around)), b[COLOR, sorted(around)].tobytes())
+        key = (head, first, near)
         if key not in self.proofs:
             problem = make_problem(size, board.stones("b"), board.stones("w"), color_name(first), "kill",
                                    [point_at(head, size)], region)
@@ -106,6 +107,14 @@ def raise_urgent(strength: np.ndarray, urgent: list[Urgent]) -> np.ndarray:
     for u in urgent:
         raised[u.point] = max(raised[u.point], total * u.stones / (u.stones + URGENT_HALF))
     return raised
+
+
+def _stones_near(b: np.ndarray, region: list, size: int) -> tuple:
+    """The points of ``region`` and those next to it, and their colours: what a proof
+    in ``region`` depends on."""
+    around = {flat_index(q, size) for q in region}
+    around = sorted(around | {p + d for p in around for d in (-1, 1, -(size + 2), size + 2)})
+    return tuple(around), b[COLOR, around].tobytes()
 
 
 def _strings_largest_first(b: np.ndarray) -> list[tuple[int, int]]:
