@@ -5,9 +5,12 @@ in fresh processes, this checkout and the reference (``--before``: a folder hold
 ``shapemill`` package, e.g. ``git archive`` of an older commit unpacked into
 ``DIR/shapemill``), one after the other so the machine's load falls on both alike.
 Search: one thread, fixed playouts, seed 1, with and without the bundled ratings
-table's priors, best of three searches after a warm-up (numba's cache warm), in
-CPU seconds of the process (the search is one thread), so that other work on the
-machine counts less. First genmove: seconds of
+table's priors, on the empty board and (19x19, "move 120") after 120 moves drawn from
+the table's own strengths (seed 1: the same game for both checkouts), best of three
+searches after a warm-up (numba's cache warm), in CPU seconds of the process (the
+search is one thread), so that other work on the machine counts less. A change that
+keeps the search's moves (fixed playouts and seed give the same root visits) shows here
+only as speed. First genmove: seconds of
 ``genmove b`` after ``boardsize 9``, ``clear_board``, ``time_settings 0 0.24 1``.
 
     python bench/search_speed.py --before DIR [--rounds 2]
@@ -23,29 +26,36 @@ import sys
 import time
 from pathlib import Path
 
-CASES = ((9, 3000, False), (9, 3000, True), (19, 600, True))
+#: (board size, playouts, with the table, moves played before the search).
+CASES = ((9, 3000, False, 0), (9, 3000, True, 0), (19, 600, True, 0), (19, 1500, True, 120))
 
 MEASURE = """
 import json, time
+import numpy as np
 from shapemill.engine.mcts import Search, SearchConfig
 from shapemill.engine.gtp import search_priors
 from shapemill.go import rules
 from shapemill.go.board import Board
+from shapemill.go.vertices import point_at
 from shapemill.miner.prior import MovePrior
 from shapemill.patterns.defaults import RATINGS, default_table
 table = MovePrior(default_table(RATINGS))
 rates = {}
-for size, playouts, with_table in %r:
+for size, playouts, with_table, moves in %r:
     config = SearchConfig(playouts=playouts, seed=1)
-    board = Board(size)
-    prior, knowledge = search_priors(config, table if with_table else None, board, rules.BLACK)
-    Search(SearchConfig(playouts=64, seed=1)).run(board, rules.BLACK, prior, knowledge)
+    board, rng = Board(size), np.random.default_rng(1)
+    for i in range(moves):
+        strength = table(board.b, board.m, rules.BLACK if i %% 2 == 0 else rules.WHITE)
+        board.play("bw"[i %% 2], point_at(int(rng.choice(len(strength), p=strength / strength.sum())), size))
+    color = rules.BLACK if moves %% 2 == 0 else rules.WHITE
+    prior, knowledge = search_priors(config, table if with_table else None, board, color)
+    Search(SearchConfig(playouts=64, seed=1)).run(board, color, prior, knowledge)
     best = float("inf")
     for _ in range(3):
         start = time.process_time()
-        Search(config).run(board, rules.BLACK, prior, knowledge)
+        Search(config).run(board, color, prior, knowledge)
         best = min(best, time.process_time() - start)
-    rates[f"{size}x{size}" + (" table" if with_table else "")] = playouts / best
+    rates[f"{size}x{size}" + (" table" if with_table else "") + (f" move {moves}" if moves else "")] = playouts / best
 print(json.dumps(rates))
 """ % (CASES,)
 

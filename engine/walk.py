@@ -32,7 +32,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..go.rules import BLACK, COLOR, EMPTY, PASS, SIZE, STRIDE, WHITE, play
-from ..miner.prior import KnowledgeArrays, PatternCache, move_strengths
+from ..miner.prior import KnowledgeArrays, PatternCache, move_strengths, position_key
 from .expert import near_last_bonus, shape_amaf
 from .playout_gamma import PpaWeights, gamma_playout
 from .playout_mogo import mogo_playout
@@ -187,6 +187,7 @@ class WalkScratch(NamedTuple):
 
     seq: np.ndarray  # int64: a simulation's moves, the tree's then the playout's
     path: np.ndarray  # int64: its nodes from the root down
+    keys: np.ndarray  # int64: the position at each node of ``path`` (``position_key``)
     first_at: np.ndarray  # int64[points]: where each point is first played in ``seq`` (AMAF)
     node_prior: np.ndarray  # float64[points]: the table's move strengths at a node below the root
     uniform: np.ndarray  # float64[points]: ones, a node's prior before (or without) the table's
@@ -198,7 +199,8 @@ def walk_scratch(m: np.ndarray) -> WalkScratch:
     """Scratch for the simulations on a board of ``m``'s size."""
     size, w = m[SIZE], m[STRIDE]
     return WalkScratch(np.empty(SEQ_PER_POINT * size * size + SEQ_SLACK, dtype=np.int64),
-                       np.empty(size * size + SEQ_SLACK, dtype=np.int64), np.empty(w * w, dtype=np.int64),
+                       np.empty(size * size + SEQ_SLACK, dtype=np.int64), np.empty(size * size + SEQ_SLACK, dtype=np.int64),
+                       np.empty(w * w, dtype=np.int64),
                        np.empty(w * w), np.ones(w * w), np.ones(w * w, dtype=np.bool_))
 
 
@@ -237,9 +239,10 @@ def descend(b: np.ndarray, m: np.ndarray, nodes: Nodes, root: Root, lane: Lane, 
     fk = f[lane.thread]
     node, depth, c = root.node, 0, root.color
     walk.path[0] = root.node
+    walk.keys[0] = position_key(m, c)
     while True:
         if t[FIRST, node] < 0 or t[KNOWN, node] == 0:  # most nodes passed have all they get
-            grow(b, m, c, node, nodes, root, lane, sel, settings, knowledge, walk)
+            grow(b, m, c, node, depth, nodes, root, lane, sel, settings, knowledge, walk)
         if depth + 2 >= len(walk.path):
             break
         child = select_child(node, t, f, sel)
@@ -251,6 +254,7 @@ def descend(b: np.ndarray, m: np.ndarray, nodes: Nodes, root: Root, lane: Lane, 
         depth += 1
         walk.path[depth] = node
         c = 3 - c
+        walk.keys[depth] = position_key(m, c)
         fresh = stat(f, VISITS, node) == 0
         fk[VISITS, node] += settings.vloss
         if fresh:
@@ -259,14 +263,17 @@ def descend(b: np.ndarray, m: np.ndarray, nodes: Nodes, root: Root, lane: Lane, 
 
 
 @njit(cache=True, inline=ONCE_A_SIMULATION)
-def grow(b: np.ndarray, m: np.ndarray, c: int, node: int, nodes: Nodes, root: Root, lane: Lane,
+def grow(b: np.ndarray, m: np.ndarray, c: int, node: int, depth: int, nodes: Nodes, root: Root, lane: Lane,
          sel: Selection, settings: SearchSettings, knowledge: KnowledgeArrays, walk: WalkScratch) -> None:
     """Expand ``node`` (``c`` to move in ``b, m``) when it is the root or a leaf visited
     ``settings.expand_at`` times, or give its children the table's priors once they
-    are due (``settings.prior_at`` visits) if it was expanded before."""
+    are due (``settings.prior_at`` visits) if it was expanded before. The table's patterns
+    are read again only where the two moves since the node above its parent (``depth``
+    on the path) can have changed them (``cached_patterns``'s ``base``)."""
     t, f, pool, thread = nodes.t, nodes.f, nodes.pool, lane.thread
     visits = stat(f, VISITS, node)
     due = settings.tree_prior and visits >= settings.prior_at - 1
+    base = walk.keys[depth - 2] if depth >= 2 else 0
     if t[FIRST, node] < 0:
         if node == root.node:
             pool[thread, 0] = expand(b, m, c, node, t, f, pool[thread, 0], pool[thread, 1], root.prior,
@@ -275,7 +282,7 @@ def grow(b: np.ndarray, m: np.ndarray, c: int, node: int, nodes: Nodes, root: Ro
         elif visits >= settings.expand_at - 1:
             below = walk.uniform
             if due:
-                move_strengths(b, m, c, knowledge, walk.node_prior, lane.cache)
+                move_strengths(b, m, c, knowledge, walk.node_prior, lane.cache, base)
                 below = walk.node_prior
             pool[thread, 0] = expand(b, m, c, node, t, f, pool[thread, 0], pool[thread, 1], below,
                                      walk.everywhere, settings.prior_n, sel.widen > 0,
@@ -285,7 +292,7 @@ def grow(b: np.ndarray, m: np.ndarray, c: int, node: int, nodes: Nodes, root: Ro
             add_table_prior(node, t, f, root.prior, settings.prior_n)
         elif due:
             t[KNOWN, node] = 1  # at once: another thread passing meanwhile must not add them twice
-            move_strengths(b, m, c, knowledge, walk.node_prior, lane.cache)
+            move_strengths(b, m, c, knowledge, walk.node_prior, lane.cache, base)
             add_table_prior(node, t, f, walk.node_prior, settings.prior_n)
 
 

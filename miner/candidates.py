@@ -170,16 +170,18 @@ def find_pattern(lookup: np.ndarray, key: int) -> int:
 
 
 @njit(cache=True)
-def _largest_pattern(state, q, r, c, rel, delta, max_ring, lookup, far, stones, h, acc) -> int:
+def _largest_pattern(state, q, r, c, rel, delta, max_ring, lookup, far, stones, h, acc) -> tuple[int, int]:
     """Feature number of the largest ring around padded point ``q`` (board row ``r``,
-    column ``c``) found in ``lookup`` (rings grow while found, as in the miner), or -1.
+    column ``c``) found in ``lookup`` (rings grow while found, as in the miner), or -1,
+    and the last ring read: no stone farther away can change the answer.
     Rings past ``far.near`` are hashed from the ``stones`` (see ``FarRings``); ``acc``
     is scratch of ``[max_ring + 1, 8]`` zeros, left zero."""
     h[:] = 0
     best = -1
     size = far.inverse.shape[1] // 2 + 1
     corrected = False
-    for k in range(MIN_RING, max_ring + 1):
+    k = MIN_RING
+    while k <= max_ring:
         if k <= far.near:
             key = grow_ring(h, state, q, rel, delta, k)
         else:
@@ -193,14 +195,16 @@ def _largest_pattern(state, q, r, c, rel, delta, max_ring, lookup, far, stones, 
         if i < 0:
             break
         best = i
+        k += 1
     if corrected:
         acc[far.near + 1 :] = 0
-    return best
+    return best, min(k, max_ring)
 
 
 @njit(cache=True)
-def candidate_patterns(b, m, color, points, pad, delta, max_ring, lookup, far, state, pattern) -> None:
-    """``pattern[i]``: the largest known pattern of candidate ``points[i]`` (-1 if none).
+def candidate_patterns(b, m, color, points, pad, delta, max_ring, lookup, far, state, pattern, reach) -> None:
+    """``pattern[i]``: the largest known pattern of candidate ``points[i]`` (-1 if none);
+    ``reach[i]``: the last ring read for it (no stone farther away changes ``pattern[i]``).
     Arguments as for ``candidate_levels``."""
     fill_padded(b, m, pad, state)
     stones = board_stones(b, m)
@@ -212,7 +216,7 @@ def candidate_patterns(b, m, color, points, pad, delta, max_ring, lookup, far, s
         p = points[i]
         q = padded_point(p, m, pad)
         r, c = row_col(p, w)
-        pattern[i] = _largest_pattern(state, q, r, c, rel, delta, max_ring, lookup, far, stones, h, acc)
+        pattern[i], reach[i] = _largest_pattern(state, q, r, c, rel, delta, max_ring, lookup, far, stones, h, acc)
 
 
 @njit(cache=True)
@@ -239,7 +243,8 @@ def candidate_levels(
     ``levels`` is ``[len(points), N_FEATURES]``; ``state`` (padded board) is scratch.
     """
     candidate_tactical(b, m, color, points, level_index, scratch, levels)
-    candidate_patterns(b, m, color, points, pad, delta, max_ring, lookup, far, state, pattern)
+    candidate_patterns(b, m, color, points, pad, delta, max_ring, lookup, far, state, pattern,
+                       np.empty(len(points), dtype=np.int32))
 
 
 @njit(cache=True)

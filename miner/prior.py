@@ -18,8 +18,8 @@ import pyarrow.parquet as pq
 from numba import njit
 
 from ..go.reading import legal_moves, reading_scratch
-from ..go.rings import MIN_RING, FarRings, far_rings, geometry
-from ..go.rules import HASH, SIZE, STRIDE
+from ..go.rings import MIN_RING, FarRings, far_rings, geometry, gridcular_distance
+from ..go.rules import COLOR, HASH, SIZE, STRIDE
 from ..patterns.tables import TableError, check_table, read_table
 from .candidates import (
     MODEL_COLUMNS,
@@ -52,30 +52,73 @@ class PatternCache(NamedTuple):
     """Scratch space of pattern reading kept between positions: the largest patterns of
     positions read before, direct-mapped by the position's Zobrist hash."""
 
-    keys: np.ndarray  # int64[slots]: the position each slot holds (0: empty)
+    keys: np.ndarray  # int64[slots]: the position each slot holds (``position_key``; 0: empty)
     known: np.ndarray  # int32[slots, points]: its largest pattern per point, NOT_READ where not read
+    reach: np.ndarray  # int32[slots, points]: the last ring read for it (no stone farther changes it)
+    colour: np.ndarray  # int8[slots, points]: the position's stones
 
 
 def prior_cache(points: int, slots: int = CACHE_SLOTS) -> PatternCache:
     """An empty cache of the largest patterns of ``slots`` positions of ``points`` board
     points, for ``move_strengths``."""
-    return PatternCache(np.zeros(slots, dtype=np.int64), np.full((slots, points), NOT_READ, dtype=np.int32))
+    return PatternCache(np.zeros(slots, dtype=np.int64), np.full((slots, points), NOT_READ, dtype=np.int32),
+                        np.zeros((slots, points), dtype=np.int32), np.zeros((slots, points), dtype=np.int8))
+
+
+@njit(cache=True)
+def position_key(m: np.ndarray, color: int) -> int:
+    """The key of a ``PatternCache``'s position: its stones (Zobrist hash) and the colour
+    to move, never 0."""
+    key = m[HASH] ^ _COLOUR_KEY[color]
+    return key if key != 0 else 1
+
+
+@njit(cache=True, inline="always")
+def _slot(key: int, slots: int) -> int:
+    return np.int64(np.uint64(key) * np.uint64(0x9E3779B97F4A7C15) >> np.uint64(40)) & (slots - 1)
+
+
+@njit(cache=True)
+def _reuse(points: np.ndarray, w: int, cache: PatternCache, slot: int, base: int) -> None:
+    """Copy into ``slot`` the patterns of the points of ``points`` read in slot ``base``
+    (the same colour to move) that none of the stones that differ between the two
+    positions can change: every such stone lies past the last ring read for the point."""
+    known, reach, colour = cache.known, cache.reach, cache.colour
+    changed = np.flatnonzero(colour[base] != colour[slot])
+    for i in range(len(points)):
+        p = points[i]
+        if known[base, p] == NOT_READ:
+            continue
+        unchanged = True
+        for q in changed:
+            if gridcular_distance(p, q, w) <= reach[base, p]:
+                unchanged = False
+                break
+        if unchanged:
+            known[slot, p] = known[base, p]
+            reach[slot, p] = reach[base, p]
 
 
 @njit(cache=True)
 def cached_patterns(b: np.ndarray, m: np.ndarray, color: int, points: np.ndarray, knowledge: KnowledgeArrays,
-                    cache: PatternCache, pattern: np.ndarray) -> None:
+                    cache: PatternCache, pattern: np.ndarray, base: int = 0) -> None:
     """``pattern[i]``: the largest known pattern of the move ``color`` at ``points[i]``, read
     from ``cache`` when it holds the position (same stones, same colour to move: the
     patterns depend on nothing else), else read from the board and kept there. The
-    cache is direct-mapped by the position's Zobrist hash; a slot holds one position."""
+    cache is direct-mapped by the position's key (``position_key``); a slot holds one
+    position. ``base``: the key of a position with the same colour to move read before
+    (in the search, two moves up the tree), whose patterns out of reach of the stones
+    that changed since are taken from the cache instead of read again; 0: none."""
     keys, known = cache.keys, cache.known
-    key = m[HASH] ^ _COLOUR_KEY[color]
-    key = key if key != 0 else 1
-    slot = np.int64(np.uint64(key) * np.uint64(0x9E3779B97F4A7C15) >> np.uint64(40)) & (len(keys) - 1)
+    key = position_key(m, color)
+    slot = _slot(key, len(keys))
     if keys[slot] != key:
         keys[slot] = key
         known[slot, :] = NOT_READ
+        cache.colour[slot, :] = b[COLOR]
+        held = _slot(base, len(keys))
+        if base != 0 and held != slot and keys[held] == base:
+            _reuse(points, m[STRIDE], cache, slot, held)
     missing = np.empty(len(points), dtype=np.int64)
     n_missing = 0
     for i in range(len(points)):
@@ -88,22 +131,25 @@ def cached_patterns(b: np.ndarray, m: np.ndarray, color: int, points: np.ndarray
     w = m[STRIDE]
     stride = w - 2 + 2 * knowledge.pad
     read = np.empty(n_missing, dtype=np.int32)
+    reach = np.empty(n_missing, dtype=np.int32)
     candidate_patterns(b, m, color, missing[:n_missing], knowledge.pad, knowledge.delta, knowledge.max_ring,
-                       knowledge.lookup, knowledge.far, np.empty(stride * stride, dtype=np.int8), read)
+                       knowledge.lookup, knowledge.far, np.empty(stride * stride, dtype=np.int8), read, reach)
     for j in range(n_missing):
         known[slot, missing[j]] = read[j]
+        cache.reach[slot, missing[j]] = reach[j]
     for i in range(len(points)):
         pattern[i] = known[slot, points[i]]
 
 
 @njit(cache=True)
 def move_strengths(b: np.ndarray, m: np.ndarray, color: int, knowledge: KnowledgeArrays, out: np.ndarray,
-                   cache: PatternCache) -> None:
+                   cache: PatternCache, base: int = 0) -> None:
     """``out[p]``: the strength of the move ``color`` at ``p`` (0 where illegal), the
     product of its team's gammas; ``knowledge`` is ``MovePrior.knowledge``'s record,
     ``cache`` a ``prior_cache`` of the board size (the patterns of positions seen
-    before are read from it; the tactical features are read afresh, they depend on
-    the last moves and the ko). Runs inside the search, so all of it is numba."""
+    before are read from it, and with ``base`` those of that position the changed
+    stones cannot reach, as ``cached_patterns``; the tactical features are read afresh,
+    they depend on the last moves and the ko). Runs inside the search, so all of it is numba."""
     level_index, gamma = knowledge.level_index, knowledge.gamma
     points = legal_moves(b, m, color)
     n = len(points)
@@ -111,7 +157,7 @@ def move_strengths(b: np.ndarray, m: np.ndarray, color: int, knowledge: Knowledg
     pattern = np.empty(n, dtype=np.int32)
     team = np.zeros(N_FEATURES + 1, dtype=np.int32)
     candidate_tactical(b, m, color, points, level_index, reading_scratch(b, m), levels)
-    cached_patterns(b, m, color, points, knowledge, cache, pattern)
+    cached_patterns(b, m, color, points, knowledge, cache, pattern, base)
     out[:] = 0.0
     for i in range(n):
         team_of(pattern[i], levels[i], level_index, team)

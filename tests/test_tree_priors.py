@@ -22,8 +22,9 @@ from shapemill.engine.selection import (
 )
 from shapemill.go import rules
 from shapemill.go.board import Board
-from shapemill.go.rings import geometry
-from shapemill.miner.prior import MovePrior, move_strengths, prior_cache
+from shapemill.go.rings import geometry, gridcular_distance
+from shapemill.go.vertices import flat_index, point_at
+from shapemill.miner.prior import MovePrior, move_strengths, position_key, prior_cache
 from shapemill.patterns.defaults import RATINGS, default_table
 
 
@@ -119,3 +120,55 @@ def test_nodes_get_the_tables_priors_once_they_have_the_visits(prior):
     for node in expanded[~known]:
         kids = tree.children(node)
         assert np.allclose(tree.f[0, PROB, kids], 1 / len(kids))
+
+
+def drawn_game(prior: MovePrior, size: int, moves: int, seed: int) -> list[Board]:
+    """The positions of a game whose moves are drawn from the table's own strengths
+    (strong-player shapes, captures among them), one after each move."""
+    rng = np.random.default_rng(seed)
+    board, out = Board(size), []
+    for i in range(moves):
+        color = rules.BLACK if i % 2 == 0 else rules.WHITE
+        strength = prior(board.b, board.m, color)
+        p = int(rng.choice(len(strength), p=strength / strength.sum()))
+        board.play("b" if color == rules.BLACK else "w", point_at(p, size))
+        out.append(board.copy())
+    return out
+
+
+def test_patterns_two_moves_on_are_read_again_only_where_the_moves_reach(prior):
+    """The search reads a node's patterns with the position two moves up as the base: a
+    point's pattern is taken from it when every stone that differs lies past the last
+    ring read for the point. Along a 19x19 game the strengths so read equal a fresh
+    read; and a base's pattern changed by hand shows where it was taken: at points the
+    two moves cannot reach, never where they can."""
+    knowledge = prior.knowledge(19)
+    positions = drawn_game(prior, 19, 120, seed=3)
+    points = positions[0].b.shape[1]
+    captures = 0
+    for before, after in zip(positions, positions[2:]):
+        color = rules.WHITE if before.moves_played % 2 else rules.BLACK
+        captures += len(before.stones("b") | before.stones("w")) + 2 != len(after.stones("b") | after.stones("w"))
+        cache = prior_cache(points)
+        strengths(before, color, knowledge, cache)
+        out = np.zeros(points)
+        move_strengths(after.b, after.m, color, knowledge, out, cache, position_key(before.m, color))
+        assert np.array_equal(out, strengths(after, color, knowledge, prior_cache(points)))
+    assert captures > 0
+    before, after = positions[40], positions[42]
+    cache = prior_cache(points)
+    strengths(before, rules.BLACK, knowledge, cache)
+    held = np.flatnonzero(cache.keys)[0]
+    changed = [flat_index(q, 19) for q in (after.stones("b") | after.stones("w")) - (before.stones("b") | before.stones("w"))]
+    far = [p for p in np.flatnonzero(cache.known[held] >= 0)
+           if min(gridcular_distance(p, q, 21) for q in changed) > cache.reach[held, p]]
+    near = [p for p in np.flatnonzero(cache.known[held] >= 0) if p not in far]
+    assert far and near
+    other = next(i for i in range(points) if i not in set(cache.known[held]))  # a pattern read nowhere here
+    cache.known[held, far + near] = other
+    out = np.zeros(points)
+    move_strengths(after.b, after.m, rules.BLACK, knowledge, out, cache, position_key(before.m, rules.BLACK))
+    slot = [s for s in np.flatnonzero(cache.keys) if s != held][0]
+    legal = [p for p in far if out[p] > 0]
+    assert legal and all(cache.known[slot, p] == other for p in legal)
+    assert all(cache.known[slot, p] != other for p in near if out[p] > 0)
