@@ -125,9 +125,10 @@ def test_far_rings_hashed_from_the_stones_give_the_ids_of_the_point_by_point_has
             # every ring up to it, near and far, hashed to the same id both ways.
             for top in (4, 7, 20, geo.max_ring):
                 known = np.unique(ids[2 : top + 1])
-                found = _largest_pattern(
+                found, reach = _largest_pattern(
                     state, q, row, col, sp.RELATIVE[color], geo.delta, geo.max_ring, pattern_slots(known), far,
                     stones, np.zeros(8, dtype=np.int64), acc,
                 )
                 assert known[found] == ids[top]
+                assert reach == min(top + 1, geo.max_ring)  # the ring the vocabulary lacks was read last
                 assert not acc.any()
