@@ -156,7 +156,7 @@ def _check_clock(ctx, param, value: str | None):
     number at most ``SECONDS_MAX``; the game clock (``TimeSettings``) or None."""
     if value is None:
         return None
-    from .engine.clock import parse_clock
+    from .engine.frontends.clock import parse_clock
 
     try:
         settings = parse_clock(value)
@@ -334,7 +334,7 @@ def show(ctx: click.Context, table, top, size, sort, svg_dir) -> None:
     """
     from .patterns.defaults import PATTERNS
     from .patterns.show import show_patterns, show_ratings
-    from .patterns.tables import TableError, read_metadata, read_table
+    from .tables import TableError, read_metadata, read_table
 
     given_table = table
     table = _table_or_bundled(table, PATTERNS)
@@ -344,7 +344,7 @@ def show(ctx: click.Context, table, top, size, sort, svg_dir) -> None:
     except TableError as exc:
         raise click.ClickException(str(exc)) from None
     if kind == "ratings":
-        from .miner.features.words import level_words
+        from .patterns.features.words import level_words
 
         given = [f"--{name}" for name in ("size", "sort") if ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT]
         if given:
@@ -365,9 +365,9 @@ def info(table, as_json) -> None:
     """
     import json
 
+    from .datasets.info import describe, table_info
     from .patterns.defaults import RATINGS
-    from .patterns.info import describe, table_info
-    from .patterns.tables import TableError
+    from .tables import TableError
 
     try:
         found = table_info(_table_or_bundled(table, RATINGS))
@@ -524,7 +524,7 @@ def index(games, quiet) -> None:
 def _table_or_bundled(path: str | None, name: str) -> str:
     """``path``, or the bundled table ``name`` when none was given."""
     from .patterns.defaults import default_table
-    from .patterns.tables import TableError
+    from .tables import TableError
 
     try:
         return path or default_table(name)
@@ -539,8 +539,8 @@ def _move_prior(ratings: str | None, no_priors: bool, playouts_use_ratings: bool
         if ratings is not None and not playouts_use_ratings:
             raise click.UsageError("--ratings and --no-priors contradict each other: give one")
         return None
-    from .miner.knowledge import Knowledge
-    from .patterns.tables import TableError
+    from .patterns.knowledge import Knowledge
+    from .tables import TableError
 
     try:
         return Knowledge.load(ratings)
@@ -551,9 +551,9 @@ def _move_prior(ratings: str | None, no_priors: bool, playouts_use_ratings: bool
 def _playout_gammas(ratings: str | None):
     """The gamma playout policy's table, from ``ratings`` or the bundled table
     (also with ``--no-priors``, which concerns the tree only)."""
-    from .engine.playout_gamma import playout_gammas
+    from .engine.playouts.gamma import playout_gammas
     from .patterns.defaults import RATINGS
-    from .patterns.tables import TableError
+    from .tables import TableError
 
     try:
         return playout_gammas(_table_or_bundled(ratings, RATINGS))
@@ -622,8 +622,8 @@ def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, bandit, c
         ppa_rate, tree_priors, prior_n, prior_visits, rave, rave_equiv, expand_at, threads, parallel, expert,
         check_ladders, read_life, seed) -> None:
     """A GTP 2 engine on stdin / stdout (MCTS with RAVE and MoGo playouts)."""
-    from .engine.gtp import run_gtp
-    from .engine.mcts import SearchConfig
+    from .engine.frontends.gtp import run_gtp
+    from .engine.search import SearchConfig
 
     prior = _move_prior(ratings, no_priors, playouts_use_ratings=playout_policy in ("gamma", "ppa"))
     gammas = _playout_gammas(ratings) if playout_policy in ("gamma", "ppa") else None
@@ -664,8 +664,8 @@ def analysis(ratings, config_file, no_priors, max_visits, workers, report_as, se
     """
     from dataclasses import replace
 
-    from .engine.analysis import AnalysisSettings, read_katago_config, run_analysis
-    from .engine.mcts import SearchConfig
+    from .engine.frontends.analysis import AnalysisSettings, read_katago_config, run_analysis
+    from .engine.search import SearchConfig
 
     settings = AnalysisSettings()
     if config_file:
@@ -691,7 +691,7 @@ def export(table, fmt, output) -> None:
     """
     from .files import check_writable, output_errors
     from .miner.export import export_mm, write_rows
-    from .patterns.tables import read_metadata, read_table
+    from .tables import read_metadata, read_table
 
     _distinct([table], output)
     with output_errors(output):
@@ -738,8 +738,8 @@ def review(ctx: click.Context, game, output, ratings, use_engine, playouts, thre
     reason, and the exit status is 1.
     """
     from .datasets.scanner import default_workers
-    from .engine.mcts import SearchConfig
-    from .engine.review import run_review
+    from .engine.frontends.review import run_review
+    from .engine.search import SearchConfig
 
     _distinct([game, ratings], output, plot)
 
@@ -778,7 +778,7 @@ def match(first, second, size, komi, games, sgf_dir, alternate, move_timeout, eq
     Prints each result, then each program's wins, win rate with its 95% Wilson
     interval and average time per move.
     """
-    from .engine.match import run_match, wilson
+    from .engine.frontends.match import run_match, wilson
 
     if clock is not None and equal_time is not None:
         raise click.UsageError("--clock and --equal-time: one or the other (a game clock, or equal time a move)")
@@ -809,8 +809,8 @@ def match(first, second, size, komi, games, sgf_dir, alternate, move_timeout, eq
               help="Save the game here as SGF when it ends (also after quit).")
 def play(size, color, komi, playouts, ratings, no_priors, seed, sgf_path) -> None:
     """Play the engine in the terminal (moves like D4, pass, undo, quit)."""
-    from .engine.mcts import SearchConfig
-    from .engine.terminal import run_play
+    from .engine.frontends.terminal import run_play
+    from .engine.search import SearchConfig
 
     prior = _move_prior(ratings, no_priors)
     run_play(SearchConfig(playouts=playouts, seed=seed, komi=komi), size, color[0], prior, sgf_path=sgf_path)
@@ -831,8 +831,8 @@ def demo(sgf_path, playouts, size, gnugo_level) -> None:
     shapes, the engine's prior over an opening, plays a 9x9 game (against GnuGo
     when installed) and writes it as SGF.
     """
-    from .engine.demo import run_demo
-    from .patterns.tables import TableError
+    from .engine.frontends.demo import run_demo
+    from .tables import TableError
 
     try:
         run_demo(sgf_path, playouts, size, gnugo_level, click.echo)

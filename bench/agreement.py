@@ -44,10 +44,10 @@ def positions(source: str, games: int, per_game: int) -> list[tuple[list, int, i
 
 
 def main() -> None:
-    from shapemill.engine.mcts import Search, SearchConfig
+    from shapemill.engine.search import Search, SearchConfig
     from shapemill.go import rules
     from shapemill.go.board import Board
-    from shapemill.miner.prior import MovePrior
+    from shapemill.patterns.prior import MovePrior
     from shapemill.patterns.defaults import RATINGS, default_table
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

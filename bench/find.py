@@ -40,7 +40,7 @@ from shapemill.find import Filters, find, load_index
 from shapemill.find.fragment import query_from_pattern
 from shapemill.find.query import Query, edge_offs
 from shapemill.patterns.defaults import PATTERNS, default_table
-from shapemill.patterns.tables import read_table
+from shapemill.tables import read_table
 
 SEED = 30
 #: Queries per class.

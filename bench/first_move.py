@@ -19,7 +19,7 @@ import statistics
 import sys
 import time
 
-from shapemill.engine.match import GtpClient
+from shapemill.engine.frontends.match import GtpClient
 
 
 def move_seconds(command: str, size: int, seconds: float | None, moves: int) -> list[float]:

@@ -24,9 +24,9 @@ import time
 from collections.abc import Callable
 
 import numpy as np
-from shapemill.engine.playout_gamma import gamma_playout, playout_gammas
-from shapemill.engine.playout_mogo import run_mogo_playouts
-from shapemill.engine.playout_random import run_playouts
+from shapemill.engine.playouts.gamma import gamma_playout, playout_gammas
+from shapemill.engine.playouts.mogo import run_mogo_playouts
+from shapemill.engine.playouts.random import run_playouts
 from shapemill.go.rules import new_board
 from shapemill.patterns.defaults import RATINGS, default_table
 

@@ -32,7 +32,7 @@ CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "tygem
 
 def run_model(train, test, table, positions: int, max_iter: int, tol: float, workers: int) -> dict:
     """Rate on ``positions`` train positions and evaluate on ``test``: accuracy and times."""
-    from shapemill.miner.candidates import Vocabulary
+    from shapemill.patterns.candidates import Vocabulary
     from shapemill.miner.evaluate import evaluate_teams
     from shapemill.miner.positions import build_teams, sample_mask
     from shapemill.miner.rate import fit
@@ -93,7 +93,7 @@ def main() -> int:
     import pyarrow.compute as pc
     from shapemill.datasets.corpus import load_corpus
     from shapemill.miner.mine_command import peak_memory_mb
-    from shapemill.patterns.tables import read_table
+    from shapemill.tables import read_table
 
     train = load_corpus([args.games], split="train")
     test = load_corpus([args.games], split="test", limit=args.test_games)

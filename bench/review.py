@@ -21,8 +21,8 @@ import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from shapemill.engine.mcts import Search, SearchConfig
-from shapemill.engine.review import GameReview, review_game
+from shapemill.engine.search import Search, SearchConfig
+from shapemill.engine.frontends.review import GameReview, review_game
 from shapemill.go import Board
 from shapemill.go.rules import BLACK, WHITE
 from shapemill.go.vertices import parse_vertex

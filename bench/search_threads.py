@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from shapemill.engine.mcts import Search, SearchConfig
+from shapemill.engine.search import Search, SearchConfig
 from shapemill.go import rules
 from shapemill.go.board import Board
 

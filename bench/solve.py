@@ -46,7 +46,7 @@ if __name__ == "__main__":
     if args.priors:
         from dataclasses import replace
 
-        from shapemill.miner.prior import MovePrior
+        from shapemill.patterns.prior import MovePrior
         from shapemill.patterns.defaults import RATINGS, default_table
 
         prior = MovePrior(default_table(RATINGS))

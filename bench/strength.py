@@ -96,7 +96,7 @@ def shapemill(args: argparse.Namespace, size: int, seconds: float | None, option
 
 def gnugo_seconds(args: argparse.Namespace, size: int, report) -> float:
     """GnuGo's mean seconds per move against itself on ``size``, measured now."""
-    from shapemill.engine.match import run_match
+    from shapemill.engine.frontends.match import run_match
 
     folder = Path(args.out) / f"calibration-{size}x{size}"
     shutil.rmtree(folder, ignore_errors=True)  # times of saved games are not known again
@@ -116,7 +116,7 @@ def decided_match(args: argparse.Namespace, ours: str, theirs: str, size: int, f
     and the seconds and moves of both sides (ours
     first) over the games played in this run (the times of games read back from the
     folder are not known)."""
-    from shapemill.engine.match import run_match
+    from shapemill.engine.frontends.match import run_match
 
     seconds, moves = [0.0, 0.0], [0, 0]
     n = args.games
@@ -154,8 +154,8 @@ def main() -> int:
     if unknown := set(parts) - set(PARTS):
         parser.error(f"unknown parts {sorted(unknown)}")
 
-    from shapemill.engine.clock import parse_clock
-    from shapemill.engine.match import wilson
+    from shapemill.engine.frontends.clock import parse_clock
+    from shapemill.engine.frontends.match import wilson
 
     try:
         clock = parse_clock(args.clock)

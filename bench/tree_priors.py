@@ -18,10 +18,10 @@ import dataclasses
 import time
 
 from shapemill.engine import search as search_module
-from shapemill.engine.mcts import Search, SearchConfig
+from shapemill.engine.search import Search, SearchConfig
 from shapemill.go import rules
 from shapemill.go.board import Board
-from shapemill.miner.prior import MovePrior
+from shapemill.patterns.prior import MovePrior
 from shapemill.patterns.defaults import RATINGS, default_table
 
 #: A 19x19 opening (row, column from the top left), Black first.

@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from ..go.rules import BLACK, WHITE, new_board, place_setup, to_point
 from ..go.vertices import color_code
-from ..patterns.tables import TableError, dataset_parts, is_dataset, read_metadata, read_table, table_files
+from ..tables import TableError, dataset_parts, is_dataset, read_metadata, read_table, table_files
 
 SPLITS = ("train", "test", "all")
 

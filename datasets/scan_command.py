@@ -7,7 +7,7 @@ import time
 
 from ..errors import ShapemillError
 from ..files import check_writable
-from ..patterns.tables import TableError, check_dataset_output
+from ..tables import TableError, check_dataset_output
 from ..workers import WorkerDied
 from .scanner import ScanOptions, ScanResult, default_workers, scan, write_tables
 from .sources import InputError

@@ -364,7 +364,7 @@ def write_tables(
     """Write the games table (and the errors table) atomically and together (a failure
     replaces neither), with metadata; with
     ``partition_size``, the games table as a partitioned dataset (the folder ``games_path``)."""
-    from ..patterns.tables import table_metadata, write_tables
+    from ..tables import table_metadata, write_tables
 
     fp = result.fingerprint()
     errors = [] if errors_path is None else [
@@ -382,7 +382,7 @@ def write_games_dataset(
     """Write ``games`` as a partitioned games dataset: part files of ``partition_size``
     consecutive games (at least one part), each a games table with its own
     fingerprint; the marker holds the fingerprint of them all."""
-    from ..patterns.tables import table_metadata, write_dataset
+    from ..tables import table_metadata, write_dataset
 
     chunks = [games[i : i + partition_size] for i in range(0, len(games), partition_size)] or [[]]
     parts = (

@@ -10,12 +10,13 @@ from pathlib import Path
 
 from ..errors import ShapemillError
 from ..files import check_writable, output_errors, write_text_atomic
-from ..patterns.tables import TableError, table_files
+from ..tables import TableError, table_files
 from .fragment import query_from_pattern, query_from_sgf
 from .index import GameIndex, build_index, index_path, index_table, load_index, write_index
 from .query import Query
 from .report import Summary, sgf_collection, svg, text, write_hits
 from .search import LAST_MOVE, Filters, continuation_table, find, top_games
+
 
 @dataclass
 class FindOptions:

@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import ShapemillError
-from ..patterns.tables import TableError, read_table
+from ..tables import TableError, read_table
 from .query import BLACK, EMPTY, WHITE, Query, edge_offs, parse_vertex, vertex
 
 #: Grown by this many points, the stones' bounding box is the default region.

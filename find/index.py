@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..files import atomic_path
-from ..patterns.tables import TableError, check_table, read_table
+from ..tables import TableError, check_table, read_table
 from .first import CLEARED, NEVER
 from .records import GameArrays, GameBits
 

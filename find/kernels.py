@@ -23,7 +23,19 @@ from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..go.reading import adjacent_strings
-from ..go.rules import COLOR, EMPTY, NEXT, STRIDE, atari_point, in_atari, new_board, place_setup, play, to_index, to_point
+from ..go.rules import (
+    COLOR,
+    EMPTY,
+    NEXT,
+    STRIDE,
+    atari_point,
+    in_atari,
+    new_board,
+    place_setup,
+    play,
+    to_index,
+    to_point,
+)
 from .first import CLEARED, NEVER
 from .records import Continuations, GameArrays, GameBits, Hits, QueryImages, Replays
 

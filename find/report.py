@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from ..patterns.tables import table_metadata, write_table
+from ..tables import table_metadata, write_table
 from .index import GameIndex
 from .query import GTP_COLUMNS, Query, parse_vertex
 from .search import FindResult

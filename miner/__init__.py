@@ -4,7 +4,7 @@
 def __getattr__(name: str):
     """``Knowledge`` (a ratings table asked about positions), imported when first asked for."""
     if name == "Knowledge":
-        from .knowledge import Knowledge
+        from ..patterns.knowledge import Knowledge
 
         return Knowledge
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -27,7 +27,7 @@ import pyarrow.compute as pc
 from numba import njit
 
 from ..go.rings import MIN_RING, RING_END, geometry, grow_ring
-from .candidates import MODEL_COLUMNS
+from ..patterns.candidates import MODEL_COLUMNS
 
 #: Rows drawn by ``show``: the highest and the lowest rated this many.
 SHOWN = 100

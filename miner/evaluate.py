@@ -11,8 +11,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ..datasets.corpus import Corpus
+from ..patterns.knowledge import Knowledge
 from ..workers import interruptible
-from .positions import Teams, candidate
+from .positions import Teams, build_teams, candidate
 from .rate import combination_strengths
 
 #: Move-number bands of the report: moves 1-30, 31-80, 81-150, 151 and later.
@@ -68,3 +70,10 @@ def evaluate_teams(teams: Teams, gamma: np.ndarray) -> dict:
     report["cumulative"] = [float((rank <= k).mean()) if len(rank) else None for k in range(1, MAX_K + 1)]
     report["bands"] = {f"{lo}-{hi}" if hi < 10**6 else f"{lo}+": summary((move >= lo) & (move <= hi)) for lo, hi in BANDS}
     return report
+
+
+def evaluate_table(knowledge: Knowledge, corpus: Corpus, mask: np.ndarray, workers: int = 1) -> dict:
+    """``evaluate``'s report of a ratings table: how often the move played in the positions
+    of ``corpus`` selected by ``mask`` is the table's first choice, in its first 5 and 10,
+    and its mean log-probability, overall and by move-number band (``evaluate_teams``)."""
+    return evaluate_teams(build_teams(corpus, knowledge.vocabulary, mask, workers=workers), knowledge.gamma)

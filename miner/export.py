@@ -22,7 +22,7 @@ import pyarrow.csv as pacsv
 
 from ..datasets.corpus import load_corpus
 from ..files import atomic_path, output_errors
-from .candidates import GROUP_NAMES, ratings_model
+from ..patterns.candidates import GROUP_NAMES, ratings_model
 from .positions import Teams, build_teams, sample_mask
 
 FORMATS = ("csv", "json", "mm")

@@ -26,8 +26,8 @@ from ..go.rules import (
     illegal_reason,
     to_point,
 )
-from .features import FEATURE_LEVELS, FEATURES, N_FEATURES, distance_level, point_features
-from .features.table import F_LAST2_DIST, F_LAST_DIST
+from ..patterns.features import FEATURE_LEVELS, FEATURES, N_FEATURES, distance_level, point_features
+from ..patterns.features.table import F_LAST2_DIST, F_LAST_DIST
 from .shards import Job, map_games
 
 

@@ -16,7 +16,7 @@ from ..datasets.corpus import Corpus, load_corpus
 from ..errors import ShapemillError
 from ..files import check_writable, output_errors
 from ..go.rings import ring_points
-from ..patterns.tables import TableError, table_metadata, write_table
+from ..tables import TableError, table_metadata, write_table
 from ..workers import WorkerDied
 from .feature_counts import count_features
 from .mine import Mined, MineParams, discovery_sample, mine_patterns

@@ -1,7 +1,7 @@
 """The competitions of a fit: sampled positions, each a contest among its candidates.
 
 A candidate is two numbers: its largest known pattern and its *combination*
-(tactical levels and pass flag, see :mod:`shapemill.miner.candidates`), packed in 48
+(tactical levels and pass flag, see :mod:`shapemill.patterns.candidates`), packed in 48
 bits whatever the number of its features, so two million positions of some 250
 candidates hold in 3 GB (the candidate array is grown in place while it is built,
 never copied whole):
@@ -37,8 +37,15 @@ from ..errors import ShapemillError
 from ..go.reading import legal_moves, reading_scratch
 from ..go.rings import far_rings, geometry
 from ..go.rules import BLACK, OK, WHITE, illegal_reason, new_board, place_setup, play, to_point
-from .candidates import PASS_KEY, Vocabulary, candidate_levels, combination_key, combination_rows, offset_dtype
-from .features import N_FEATURES
+from ..patterns.candidates import (
+    PASS_KEY,
+    Vocabulary,
+    candidate_levels,
+    combination_key,
+    combination_rows,
+    offset_dtype,
+)
+from ..patterns.features import N_FEATURES
 
 #: Positions built at once, about (whole games): a chunk's buffers hold its positions x (points + 1) x 12 bytes.
 CHUNK_POSITIONS = 1 << 16

@@ -13,11 +13,12 @@ import pyarrow.compute as pc
 from ..datasets.corpus import table_files
 from ..errors import ShapemillError
 from ..files import check_writable, output_errors
-from ..patterns.tables import TableError, read_table, table_metadata, write_table
-from .candidates import GROUP_NAMES, Vocabulary
-from .knowledge import Knowledge
+from ..patterns.candidates import GROUP_NAMES, Vocabulary
+from ..patterns.knowledge import Knowledge
+from ..plots import pyplot, save_png
+from ..tables import TableError, read_table, table_metadata, write_table
+from .evaluate import evaluate_table
 from .mine_command import command_corpus, peak_memory_mb, peak_memory_parts_mb, progress_bar
-from .plots import pyplot, save_png
 from .positions import build_teams, fit_memory, positions_within, sample_mask
 from .rate import fit
 
@@ -174,7 +175,7 @@ def run_evaluate(
         split = "test" if any(table_files(g) for g in games if Path(g).exists()) else "all"
     knowledge = Knowledge.load(ratings)  # a TableError (one line) before the games are read
     corpus = command_corpus(games, split, limit)
-    report = knowledge.evaluate(corpus, sample_mask(corpus, max_positions, seed), workers)
+    report = evaluate_table(knowledge, corpus, sample_mask(corpus, max_positions, seed), workers)
     if plot:
         _plot(report["cumulative"], plot)
     if as_json:

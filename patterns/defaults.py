@@ -11,7 +11,7 @@ from __future__ import annotations
 from importlib.resources import files
 from pathlib import Path
 
-from .tables import TableError
+from ..tables import TableError
 
 RATINGS = "default_ratings.parquet"
 PATTERNS = "default_patterns.parquet"

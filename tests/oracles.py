@@ -3,7 +3,7 @@
 ``mine_game`` counts a game's patterns by hashing every ring of every candidate
 afresh (the reference for the incremental kernel of ``shapemill.miner.pattern_counts``).
 The selection formulas (``ucb1`` ... ``puct_published``) as the seeds write them, the
-references of ``shapemill.engine.selection``.
+references of ``shapemill.engine.search.selection``.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from shapemill.engine.clock import MAX_MOVE_SECONDS, TimeLeft, TimeSettings, move_seconds
+from shapemill.engine.frontends.clock import MAX_MOVE_SECONDS, TimeLeft, TimeSettings, move_seconds
 
 
 def hand_limit(settings: TimeSettings, left: TimeLeft) -> float:

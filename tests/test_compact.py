@@ -6,11 +6,11 @@ from shapemill.datasets.corpus import load_corpus
 from shapemill.go.reading import legal_moves, reading_scratch
 from shapemill.go.rings import far_rings, geometry
 from shapemill.go.rules import play, to_point
-from shapemill.miner.candidates import candidate_teams, ratings_model
+from shapemill.patterns.candidates import candidate_teams, ratings_model
 from shapemill.miner.compact import compact_ratings, kept_patterns, pattern_tree
-from shapemill.miner.features import N_FEATURES
-from shapemill.miner.prior import MovePrior
-from shapemill.patterns.tables import read_table, write_table
+from shapemill.patterns.features import N_FEATURES
+from shapemill.patterns.prior import MovePrior
+from shapemill.tables import read_table, write_table
 from test_rate import rated
 
 

@@ -8,7 +8,7 @@ from sgfmill import sgf
 from shapemill.cli import main
 from shapemill.go.board import Board
 from shapemill.patterns.defaults import PATTERNS, RATINGS, default_table
-from shapemill.patterns.tables import read_table
+from shapemill.tables import read_table
 
 
 def test_bundled_tables_say_how_they_were_made():

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from shapemill.engine.expert import near_last_bonus, shape_amaf
+from shapemill.engine.search.expert import near_last_bonus, shape_amaf
 from shapemill.go import rules
 from shapemill.go.board import Board
 from shapemill.go.chains import FAR, chain_distances
@@ -73,7 +73,7 @@ def test_chain_distance_counts_a_string_as_one_point():
 
 
 def test_the_near_last_bonus_follows_the_chain_distance():
-    from shapemill.engine.expert import NEAR_LAST_BONUS
+    from shapemill.engine.search.expert import NEAR_LAST_BONUS
 
     board = position([(4, 2), (4, 3)], [(5, 0), (5, 1), (5, 2)], ("b", (4, 4)), size=9)
     points = [(3, 2), (6, 0), (3, 0), (8, 8)]  # chain distances 1, 2, 3, far

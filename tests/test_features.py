@@ -29,7 +29,7 @@ from shapemill.go.reading import (
     reading_scratch,
 )
 from shapemill.go.vertices import flat_index, point_at
-from shapemill.miner.features import (
+from shapemill.patterns.features import (
     FEATURE_LEVELS,
     FEATURES,
     N_FEATURES,
@@ -37,7 +37,7 @@ from shapemill.miner.features import (
     tactical_features,
     tactical_features_with,
 )
-from shapemill.miner.features.table import F_NBR3X3
+from shapemill.patterns.features.table import F_NBR3X3
 
 # ---------------------------------------------------------------------------
 # helpers: positions from diagrams
@@ -936,7 +936,7 @@ def test_real_games_levels_in_range(tygem_archives):
 
 
 def test_running_a_dead_ladder_is_seen_and_the_engine_can_refuse_it():
-    from shapemill.engine.mcts import Search, SearchConfig, choose_move
+    from shapemill.engine.search import Search, SearchConfig, choose_move
     from shapemill.go.reading import runs_dead_ladder
     from shapemill.go.rules import HEAD, WHITE, atari_point
 

@@ -22,7 +22,7 @@ from shapemill.datasets import read_games
 from shapemill.datasets.scanner import games_table
 from shapemill.find import Filters, build_index, find, load_index, write_index
 from shapemill.find.query import Query, edge_offs
-from shapemill.patterns.tables import read_metadata
+from shapemill.tables import read_metadata
 
 GAMES = 30
 FRAGMENTS = 12
@@ -254,7 +254,7 @@ def test_outputs_and_bad_input(tmp_path):
 @pytest.mark.shared_data
 def test_saved_index_gives_the_same_hits_and_goes_stale(records, tmp_path):
     table = tmp_path / "games.parquet"
-    from shapemill.patterns.tables import table_metadata, write_table
+    from shapemill.tables import table_metadata, write_table
 
     write_table(games_table(records), table, table_metadata("games"))
     built = build_index(games_table(records))

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from shapemill.engine.mcts import Search, SearchConfig
+from shapemill.engine.search import Search, SearchConfig
 from scipy.stats import chisquare
-from shapemill.engine.playout_gamma import gamma_move, gamma_playout, gamma_state, playout_gammas
+from shapemill.engine.playouts.gamma import gamma_move, gamma_playout, gamma_state, playout_gammas
 from shapemill.go import rules
 from shapemill.go.board import Board
-from shapemill.miner.features import FEATURE_LEVELS, FEATURES, N_FEATURES
+from shapemill.patterns.features import FEATURE_LEVELS, FEATURES, N_FEATURES
 from shapemill.patterns.defaults import RATINGS, default_table
 from shapemill.go.vertices import flat_index
 from test_mcts import best_move, capturing_race

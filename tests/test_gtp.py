@@ -8,8 +8,8 @@ import subprocess
 import sys
 
 import pytest
-from shapemill.engine.gtp import GtpEngine
-from shapemill.engine.mcts import SearchConfig
+from shapemill.engine.frontends.gtp import GtpEngine
+from shapemill.engine.search import SearchConfig
 
 REQUIRED = ("protocol_version", "name", "version", "known_command", "list_commands", "quit",
             "boardsize", "clear_board", "komi", "play", "genmove")
@@ -97,7 +97,7 @@ GNUGO = shutil.which("gnugo") or ("/usr/games/gnugo" if os.path.exists("/usr/gam
 
 @pytest.mark.skipif(GNUGO is None, reason="GnuGo is not installed")
 def test_full_legal_game_against_gnugo():
-    from shapemill.engine.match import GtpClient, play_game
+    from shapemill.engine.frontends.match import GtpClient, play_game
 
     ours = GtpClient(f"{sys.executable} -m shapemill.cli gtp --size 9 --playouts 300 --seed 3")
     gnugo = GtpClient(f"{GNUGO} --mode gtp --level 1 --chinese-rules")
@@ -111,8 +111,8 @@ def test_full_legal_game_against_gnugo():
 
 
 def test_warm_up_reads_the_table_and_leaves_the_config_alone():
-    from shapemill.engine.gtp import warm_up
-    from shapemill.miner.prior import MovePrior
+    from shapemill.engine.frontends.gtp import warm_up
+    from shapemill.patterns.prior import MovePrior
     from shapemill.patterns.defaults import RATINGS, default_table
 
     config = SearchConfig(playouts=200, seed=1)
@@ -221,7 +221,7 @@ def test_kata_genmove_analyze_reports_rates_in_0_1_and_ends_with_play(gtp):
 
 
 def test_gtp_and_kgs_time_settings(gtp):
-    from shapemill.engine.clock import TimeLeft, TimeSettings
+    from shapemill.engine.frontends.clock import TimeLeft, TimeSettings
 
     gtp.config.time_per_move = None
     assert gtp.handle("time_settings 0 30 0")[0] == "=\n\n" and gtp.time_settings is None  # no limit
@@ -255,7 +255,7 @@ def test_a_clock_reaches_the_search_without_changing_the_engines_config(gtp):
 
 
 def test_heat_maps_describe_the_current_position():
-    from shapemill.miner.prior import MovePrior
+    from shapemill.patterns.prior import MovePrior
     from shapemill.patterns.defaults import RATINGS, default_table
 
     engine = GtpEngine(SearchConfig(playouts=100, seed=1), size=9, prior=MovePrior(default_table(RATINGS)))

@@ -13,9 +13,9 @@ import pyarrow.parquet as pq
 import pytest
 from katago_protocol import ProtocolError, check_rules, parse_analyze_line
 from sgfmill import sgf, sgf_moves
-from shapemill.engine.gtp import GtpEngine
-from shapemill.engine.mcts import SearchConfig
-from shapemill.miner.knowledge import Knowledge
+from shapemill.engine.frontends.gtp import GtpEngine
+from shapemill.engine.search import SearchConfig
+from shapemill.patterns.knowledge import Knowledge
 from shapemill.patterns.defaults import RATINGS, default_table
 
 
@@ -269,7 +269,7 @@ def test_the_explain_seam_takes_the_miners_explanation(gtp, prior):
     the table's own reading finds, GoGui gets the same parts and Elo."""
     from types import SimpleNamespace
 
-    from shapemill.engine.explain import knowledge_explanation
+    from shapemill.engine.frontends.explain import knowledge_explanation
 
     answer(gtp, "play b D5")
     ours = gtp.explainer(gtp.board, "w", (4, 4))

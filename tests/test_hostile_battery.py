@@ -27,11 +27,11 @@ from click.testing import CliRunner
 from shapemill import cli
 from shapemill.cli import main
 from shapemill.datasets.text import parse_komi
-from shapemill.engine.gtp import GtpEngine
-from shapemill.engine.mcts import SearchConfig
+from shapemill.engine.frontends.gtp import GtpEngine
+from shapemill.engine.search import SearchConfig
 from shapemill.patterns import tables
 from shapemill.patterns.defaults import RATINGS, default_table
-from shapemill.patterns.tables import read_table, table_metadata, write_table
+from shapemill.tables import read_table, table_metadata, write_table
 from test_hostile_commands import at_most
 
 GAMES = sorted(str(p) for p in (Path(__file__).parent / "fixtures" / "hostile").glob("*.sgf"))

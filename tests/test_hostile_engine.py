@@ -21,12 +21,12 @@ from click.testing import CliRunner
 from sgfmill import sgf
 from shapemill.cli import main
 from shapemill.engine import match as match_module
-from shapemill.engine.gtp import GtpEngine, parse_vertex, warm_up
-from shapemill.engine.mcts import SearchConfig
-from shapemill.miner.features import FEATURES
-from shapemill.miner.prior import MovePrior
+from shapemill.engine.frontends.gtp import GtpEngine, parse_vertex, warm_up
+from shapemill.engine.search import SearchConfig
+from shapemill.patterns.features import FEATURES
+from shapemill.patterns.prior import MovePrior
 from shapemill.patterns.defaults import RATINGS, default_table
-from shapemill.patterns.tables import TableError, read_table, table_metadata, write_table
+from shapemill.tables import TableError, read_table, table_metadata, write_table
 
 FIXTURES = Path(__file__).parent / "fixtures" / "games"
 
@@ -144,7 +144,7 @@ def test_loadsgf_without_komi_keeps_the_current_komi_and_says_so(engine, tmp_pat
 
 
 def test_time_settings_that_would_make_a_move_search_forever_are_refused_or_capped(engine):
-    from shapemill.engine.clock import MAX_MOVE_SECONDS
+    from shapemill.engine.frontends.clock import MAX_MOVE_SECONDS
 
     for line in ("time_left b inf 0", "time_settings nan 0 0", "time_left b -5 -1", "kgs-time_settings absolute inf",
                  "komi nan"):
@@ -220,7 +220,7 @@ def test_a_failing_program_loses_each_game_and_the_match_goes_on(fake, tmp_path,
 
 
 def test_games_a_program_crashed_in_are_tallied_apart_from_games_decided_on_the_board(fake, tmp_path):
-    from shapemill.engine.match import run_match
+    from shapemill.engine.frontends.match import run_match
 
     crashing, passing = run_match(fake("crash"), fake("pass"), 2, 5, 7.5, str(tmp_path / "crash"),
                                   alternate=True, report=lambda line: None)

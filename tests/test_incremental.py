@@ -23,7 +23,7 @@ from shapemill.go.rules import (
 )
 from shapemill.miner import counts, mine
 from shapemill.miner.feature_counts import feature_counts
-from shapemill.miner.features import FEATURE_LEVELS, N_FEATURES, tactical_features
+from shapemill.patterns.features import FEATURE_LEVELS, N_FEATURES, tactical_features
 from shapemill.miner.pattern_counts import INSERTS, count_game
 
 COLUMNS = ("pattern_id", "ring", "seen", "played", "witness")

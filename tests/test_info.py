@@ -4,7 +4,7 @@ import json
 
 from click.testing import CliRunner
 from shapemill.cli import main
-from shapemill.patterns.tables import read_metadata, read_table, write_table
+from shapemill.tables import read_metadata, read_table, write_table
 from test_rate import rated
 
 

@@ -14,8 +14,9 @@ from shapemill.datasets import read_games
 from shapemill.datasets.corpus import load_corpus
 from shapemill.go import Board
 from shapemill.miner import Knowledge
-from shapemill.miner.features.words import level_words
-from shapemill.miner.features import FEATURE_LEVELS, FEATURES
+from shapemill.miner.evaluate import evaluate_table
+from shapemill.patterns.features.words import level_words
+from shapemill.patterns.features import FEATURE_LEVELS, FEATURES
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +72,7 @@ def test_first_choices_and_likelihood_are_what_evaluate_reports(knowledge: Knowl
                                                                 tmp_path: Path) -> None:
     paths = _test_games(tygem_archives[0], tmp_path, 2)
     corpus = load_corpus(paths, split="all")
-    report = knowledge.evaluate(corpus, np.ones(corpus.n_positions, dtype=bool))
+    report = evaluate_table(knowledge, corpus, np.ones(corpus.n_positions, dtype=bool))
     top1 = top5 = 0
     logp = []
     for board, colour, point in _positions(corpus):

@@ -1,7 +1,9 @@
 """The import contract of the house: layers import one way, no cycles, click in cli.py only.
 
 go <- patterns <- datasets <- miner <- find <- engine <- cli.py; the root modules
-``__init__``, ``errors`` and ``files`` sit below them all. Imports inside functions count.
+(``errors``, ``files``, ``tables``, ``plots``, ``workers``) sit below them all. ``patterns`` is
+the move model (features, candidates, the prior, ``Knowledge``), below both the miner, which
+mines and rates it, and the engine, which plays with it. Imports inside functions count.
 """
 
 from __future__ import annotations
@@ -131,7 +133,7 @@ def test_imports_inside_the_package_are_relative() -> None:
     ("source", "found"),
     [
         ("from ..engine import mcts\n", "miner/x.py:1 imports shapemill.engine"),
-        ("def f():\n    from ..miner.prior import MovePrior\n", "patterns/x.py:2 imports shapemill.miner.prior"),
+        ("def f():\n    from ..miner.rate import fit\n", "patterns/x.py:2 imports shapemill.miner.rate"),
     ],
 )
 def test_the_contract_catches_an_upward_import(tmp_path, monkeypatch, source, found) -> None:
@@ -142,33 +144,40 @@ def test_the_contract_catches_an_upward_import(tmp_path, monkeypatch, source, fo
     assert upward_imports() == [found]
 
 
-#: The engine's rooms, lowest first: each may import only the rooms before it (the
-#: reading order of ``engine/mcts.py``); the front ends (``gtp``, ``match``, ``terminal``,
-#: ``demo``) sit above them all.
-ENGINE_ROOMS = ("playout_random", "playout_mogo", "playout_nested", "playout_gamma", "expert", "selection", "tree",
-                "tree_priors", "walk", "search", "endgame", "mcts")
-FRONT_ENDS = ("gtp", "match", "terminal", "demo")
+#: The engine's job folders, lowest first: each may import only the folders before it.
+ENGINE_JOBS = ("playouts", "solve", "search", "frontends")
+#: The rooms of a job folder, lowest first: each may import only the rooms before it (the
+#: reading order of ``engine/search/__init__.py``); the package's ``__init__`` sits above them.
+ROOMS = {
+    "playouts": ("random", "mogo", "nested", "gamma"),
+    "search": ("expert", "selection", "tree", "tree_priors", "walk", "search", "endgame"),
+}
 
 
 def engine_room_violations() -> list[str]:
-    """Imports from an engine room of a room after it or of a front end, and any import
-    of ours in the clock (arithmetic on seconds: it knows nothing of the search)."""
+    """Imports from an engine job folder of a later folder, from a room of a later room of its
+    folder, and any import of ours in the clock (arithmetic on seconds: it knows nothing of the
+    search)."""
     bad = []
     for path in package_files():
         parts = path.relative_to(ROOT).with_suffix("").parts
-        if len(parts) != 2 or parts[0] != "engine":
+        if len(parts) != 3 or parts[0] != "engine" or parts[1] not in ENGINE_JOBS:
             continue
-        here = parts[1]
+        job, here = parts[1], parts[2]
+        where = f"engine/{job}/{here}.py"
         for line, target in imports_of(path):
             if here == "clock" and target.startswith("shapemill"):
-                bad.append(f"engine/clock.py:{line} imports {target}")
-            if here not in ENGINE_ROOMS or not target.startswith("shapemill.engine."):
+                bad.append(f"{where}:{line} imports {target}")
+            tparts = target.split(".")
+            if len(tparts) < 3 or tparts[:2] != ["shapemill", "engine"] or tparts[2] not in ENGINE_JOBS:
                 continue
-            room = target.split(".")[2]
-            later = room in FRONT_ENDS or room == "clock" or (
-                room in ENGINE_ROOMS and ENGINE_ROOMS.index(room) >= ENGINE_ROOMS.index(here))
-            if later:
-                bad.append(f"engine/{here}.py:{line} imports {target}")
+            if ENGINE_JOBS.index(tparts[2]) > ENGINE_JOBS.index(job):
+                bad.append(f"{where}:{line} imports {target}")
+            rooms = ROOMS.get(job, ())
+            if tparts[2] == job and here in rooms:
+                room = tparts[3] if len(tparts) > 3 else "__init__"
+                if room not in rooms or rooms.index(room) >= rooms.index(here):
+                    bad.append(f"{where}:{line} imports {target}")
     return bad
 
 
@@ -176,19 +185,33 @@ def test_the_engines_rooms_import_only_the_rooms_before_them() -> None:
     assert engine_room_violations() == []
 
 
+def test_the_engine_imports_nothing_of_the_miner() -> None:
+    reached = [
+        f"{path.relative_to(ROOT)}:{line} imports {target}"
+        for path in package_files() if path.relative_to(ROOT).parts[0] == "engine"
+        for line, target in imports_of(path) if target.startswith(("shapemill.miner", "shapemill.find"))
+    ]
+    assert reached == []
+
+
 @pytest.mark.parametrize(
-    ("name", "source", "found"),
+    ("where", "source", "found"),
     [
-        ("walk", "from .gtp import GtpEngine\n", "engine/walk.py:1 imports shapemill.engine.gtp"),
-        ("tree", "from .walk import simulate\n", "engine/tree.py:1 imports shapemill.engine.walk"),
-        ("clock", "from .search import Budget\n", "engine/clock.py:1 imports shapemill.engine.search"),
+        ("search/walk", "from ..frontends.gtp import GtpEngine\n",
+         "engine/search/walk.py:1 imports shapemill.engine.frontends.gtp"),
+        ("search/tree", "from .walk import simulate\n", "engine/search/tree.py:1 imports shapemill.engine.search.walk"),
+        ("playouts/mogo", "from ..search.tree import Tree\n",
+         "engine/playouts/mogo.py:1 imports shapemill.engine.search.tree"),
+        ("frontends/clock", "from ..search.search import Budget\n",
+         "engine/frontends/clock.py:1 imports shapemill.engine.search.search"),
     ],
 )
-def test_the_rooms_contract_catches_a_later_import(tmp_path, monkeypatch, name, source, found) -> None:
-    (tmp_path / "engine").mkdir()
-    for room in ENGINE_ROOMS + FRONT_ENDS + ("clock",):
-        (tmp_path / "engine" / f"{room}.py").write_text("")
-    (tmp_path / "engine" / f"{name}.py").write_text(source)
+def test_the_rooms_contract_catches_a_later_import(tmp_path, monkeypatch, where, source, found) -> None:
+    for job in ENGINE_JOBS:
+        (tmp_path / "engine" / job).mkdir(parents=True)
+        for room in ROOMS.get(job, ()) + ("clock", "gtp"):
+            (tmp_path / "engine" / job / f"{room}.py").write_text("")
+    (tmp_path / "engine" / f"{where}.py").write_text(source)
     monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
     assert engine_room_violations() == [found]
 

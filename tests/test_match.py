@@ -6,7 +6,7 @@ import sys
 from click.testing import CliRunner
 from sgfmill import sgf
 from shapemill.cli import main
-from shapemill.engine.match import wilson
+from shapemill.engine.frontends.match import wilson
 
 ENGINE = f"{sys.executable} -m shapemill.cli gtp --no-priors --playouts 40 --size 7"
 
@@ -51,7 +51,7 @@ def test_wilson_interval():
 def test_games_played_two_at_once_are_the_games_played_one_by_one(tmp_path):
     """Seeded engines play the same games whether the match runs them one by one or two
     at once, and the tallies count each game once, with its colours."""
-    from shapemill.engine.match import run_match
+    from shapemill.engine.frontends.match import run_match
 
     first, second = ENGINE + " --seed 1{game}", ENGINE + " --seed 2{game}"
     tallies = {}
@@ -92,7 +92,7 @@ def test_a_final_score_disagreement_is_settled_by_kgs_cleanup(tmp_path):
     (``kgs-genmove_cleanup``) captures A3 (B3, A2, A4) and both pass: by hand, Black's area
     is columns A-C (15), White's D-E (10), B+4.5. Counted at once, A3 would stand and make
     Black's side neutral: Black 5, White 11, W+6.5."""
-    from shapemill.engine.match import run_match
+    from shapemill.engine.frontends.match import run_match
 
     script = tmp_path / "scripted.py"
     script.write_text(SCRIPTED)
@@ -111,7 +111,7 @@ def test_a_final_score_disagreement_is_settled_by_kgs_cleanup(tmp_path):
 
 
 def test_equal_time_budget_brings_the_followers_mean_to_the_opponents():
-    from shapemill.engine.match import EqualTime
+    from shapemill.engine.frontends.match import EqualTime
 
     equal = EqualTime(0.5)
     assert equal.budget(0.0, 0) == 0.5  # the opponent has not moved yet
@@ -124,7 +124,7 @@ def test_equal_time_budget_brings_the_followers_mean_to_the_opponents():
 
 
 def test_the_follower_is_told_its_time_before_each_of_its_moves(tmp_path):
-    from shapemill.engine.match import run_match
+    from shapemill.engine.frontends.match import run_match
 
     script = tmp_path / "scripted.py"
     script.write_text(SCRIPTED)
@@ -151,7 +151,7 @@ def test_a_game_clock_by_hand():
     sudden death runs down to nothing; Canadian byo-yomi takes the overflow of the main
     time into its first period, counts that move as its first stone and starts a period
     afresh once its stones are played."""
-    from shapemill.engine.clock import GameClock, TimeLeft, parse_clock
+    from shapemill.engine.frontends.clock import GameClock, TimeLeft, parse_clock
 
     sudden = GameClock(parse_clock("10"))
     assert sudden.left == TimeLeft(10, 0) and sudden.available() == 10
@@ -171,7 +171,7 @@ def test_a_game_clock_by_hand():
 
 def test_clock_spellings():
     import pytest
-    from shapemill.engine.clock import TimeSettings, parse_clock
+    from shapemill.engine.frontends.clock import TimeSettings, parse_clock
 
     assert parse_clock("600") == TimeSettings("absolute", 600, 0, 0)
     assert parse_clock("300:30:5") == TimeSettings("canadian", 300, 30, 5)

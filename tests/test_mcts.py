@@ -6,10 +6,10 @@ import threading
 
 import numpy as np
 import pytest
-from shapemill.engine.gtp import GtpEngine
-from shapemill.engine.mcts import Search, SearchConfig, choose_move
-from shapemill.engine.playout_mogo import PATTERNS, mogo_playout, nakade_point, run_mogo_playouts
-from shapemill.engine.selection import MOVE
+from shapemill.engine.frontends.gtp import GtpEngine
+from shapemill.engine.search import Search, SearchConfig, choose_move
+from shapemill.engine.playouts.mogo import PATTERNS, mogo_playout, nakade_point, run_mogo_playouts
+from shapemill.engine.search.selection import MOVE
 from shapemill.go import rules
 from shapemill.go.board import Board
 from shapemill.go.vertices import flat_index, point_at
@@ -150,8 +150,8 @@ def test_passes_when_opponent_passed_and_game_is_won():
 def test_ratings_priors_reach_the_nodes_below_the_root():
     """With the table's knowledge, a grandchild's prior is the table's strength of its
     move in its own position, normalised over its siblings; without, uniform."""
-    from shapemill.engine.selection import FIRST, MOVE, NCHILD, PROB
-    from shapemill.miner.prior import MovePrior
+    from shapemill.engine.search.selection import FIRST, MOVE, NCHILD, PROB
+    from shapemill.patterns.prior import MovePrior
     from shapemill.patterns.defaults import RATINGS, default_table
 
     prior = MovePrior(default_table(RATINGS))

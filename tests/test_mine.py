@@ -22,7 +22,7 @@ from shapemill.miner.feature_counts import count_features
 from shapemill.miner.keys import witness_keys
 from shapemill.miner.mine import MineParams, mine_patterns
 from shapemill.miner.shards import Job, map_games, map_shards
-from shapemill.patterns.tables import read_table
+from shapemill.tables import read_table
 
 FIXTURES = Path(__file__).parent / "fixtures" / "games"
 
@@ -199,7 +199,7 @@ def test_mine_command_errors_are_one_line(tmp_path):
 @pytest.mark.parametrize("kind", ["games"])
 def test_show_refuses_a_table_of_another_kind(tmp_path, kind):
     import pyarrow as pa
-    from shapemill.patterns.tables import table_metadata, write_table
+    from shapemill.tables import table_metadata, write_table
 
     path = tmp_path / "t.parquet"
     write_table(pa.table({"id": ["x"]}), path, table_metadata(kind))

@@ -2,8 +2,8 @@
 
 import io
 
-from shapemill.engine.mcts import SearchConfig
-from shapemill.engine.terminal import run_play
+from shapemill.engine.search import SearchConfig
+from shapemill.engine.frontends.terminal import run_play
 
 
 def run(lines: list[str], human: str = "b") -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from numba import njit
-from shapemill.engine.playout_random import random_move, random_playout, run_playouts
+from shapemill.engine.playouts.random import random_move, random_playout, run_playouts
 from shapemill.go import Board, rules
 from shapemill.go.vertices import flat_index
 

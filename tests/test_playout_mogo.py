@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from numba import njit
-from shapemill.engine.playout_mogo import (
+from shapemill.engine.playouts.mogo import (
     capture_anywhere_moves,
     capture_moves,
     fill_board_move,

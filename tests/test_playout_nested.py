@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from numba import njit
-from shapemill.engine.playout_mogo import mogo_playout
-from shapemill.engine.playout_nested import nested_playout
+from shapemill.engine.playouts.mogo import mogo_playout
+from shapemill.engine.playouts.nested import nested_playout
 from shapemill.go import rules
 from shapemill.go.board import Board
 from shapemill.go.vertices import flat_index

@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from shapemill.engine.mcts import Search, SearchConfig
-from shapemill.engine.playout_gamma import gamma_move, gamma_playout, gamma_state, ppa_update, ppa_weights
+from shapemill.engine.search import Search, SearchConfig
+from shapemill.engine.playouts.gamma import gamma_move, gamma_playout, gamma_state, ppa_update, ppa_weights
 from shapemill.go import rules
 from shapemill.go.board import Board
-from shapemill.miner.features import FEATURE_LEVELS, N_FEATURES
+from shapemill.patterns.features import FEATURE_LEVELS, N_FEATURES
 from shapemill.go.vertices import flat_index
 from test_mcts import capturing_race
 from test_playout import seed

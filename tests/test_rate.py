@@ -9,7 +9,7 @@ from shapemill.cli import main
 from shapemill.miner.evaluate import evaluate_teams
 from shapemill.miner.positions import Teams
 from shapemill.miner.rate import fit
-from shapemill.patterns.tables import read_table
+from shapemill.tables import read_table
 
 choix = pytest.importorskip("choix")
 
@@ -177,7 +177,7 @@ def rated(tmp_path) -> tuple[list[str], str, str]:
 
 def test_ratings_become_the_engines_move_priors(tmp_path):
     from shapemill.go import Board
-    from shapemill.miner.prior import MovePrior
+    from shapemill.patterns.prior import MovePrior
 
     games, patterns, ratings = rated(tmp_path)
     run = CliRunner().invoke
@@ -233,8 +233,8 @@ def explicit_teams(corpus, vocab) -> list[tuple[list[set], int, int]]:
     from shapemill.go.reading import legal_moves, reading_scratch
     from shapemill.go.rings import far_rings, geometry
     from shapemill.go.rules import play, to_point
-    from shapemill.miner.candidates import PASS_GROUP, candidate_teams
-    from shapemill.miner.features import N_FEATURES
+    from shapemill.patterns.candidates import PASS_GROUP, candidate_teams
+    from shapemill.patterns.features import N_FEATURES
 
     positions = []
     for g in range(len(corpus)):
@@ -259,7 +259,7 @@ def explicit_teams(corpus, vocab) -> list[tuple[list[set], int, int]]:
 
 def test_built_competitions_hold_each_candidates_team_whatever_the_threads(tmp_path):
     from shapemill.datasets.corpus import load_corpus
-    from shapemill.miner.candidates import Vocabulary
+    from shapemill.patterns.candidates import Vocabulary
     from shapemill.miner.positions import build_teams, sample_mask
 
     games, patterns, _ = rated(tmp_path)
@@ -281,7 +281,7 @@ def test_built_competitions_hold_each_candidates_team_whatever_the_threads(tmp_p
 
 def test_fit_objective_is_the_log_posterior_of_the_explicit_teams(tmp_path):
     from shapemill.datasets.corpus import load_corpus
-    from shapemill.miner.candidates import Vocabulary
+    from shapemill.patterns.candidates import Vocabulary
     from shapemill.miner.positions import build_teams, sample_mask
 
     games, patterns, _ = rated(tmp_path)
@@ -320,7 +320,7 @@ def test_export_mm_rebuilds_the_positions_of_a_fit_on_the_first_games_and_a_samp
     import io
 
     from shapemill.datasets.corpus import load_corpus
-    from shapemill.miner.candidates import ratings_model
+    from shapemill.patterns.candidates import ratings_model
     from shapemill.miner.export import write_mm
     from shapemill.miner.positions import build_teams, sample_mask
 

@@ -16,11 +16,11 @@ from click.testing import CliRunner
 from sgfmill import sgf
 
 from shapemill.cli import main
-from shapemill.engine.mcts import SearchConfig
-from shapemill.engine.terminal import run_play
+from shapemill.engine.search import SearchConfig
+from shapemill.engine.frontends.terminal import run_play
 from shapemill.miner import rate_command
 from shapemill.patterns.defaults import PATTERNS, RATINGS, default_table
-from shapemill.patterns.tables import read_table
+from shapemill.tables import read_table
 from test_rate import SGFS, rated
 
 duckdb = pytest.importorskip("duckdb")

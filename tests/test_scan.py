@@ -25,7 +25,7 @@ from shapemill.datasets import (
 )
 from shapemill.datasets.sgf import parse_games
 from shapemill.datasets.text import decode_values, normalize_rank, parse_komi
-from shapemill.patterns.tables import TableError, read_table
+from shapemill.tables import TableError, read_table
 
 
 def sgf(moves: str = ";B[pd];W[dd];B[pq];W[dp];B[fq];W[cn];B[qj];W[nc];B[pf];W[jd];B[cf];W[ch]",
@@ -393,7 +393,7 @@ def test_cli_tables_metadata_and_duckdb(tmp_path):
 
 def test_partitioned_dataset_round_trip(tmp_path):
     from shapemill.datasets.corpus import load_corpus
-    from shapemill.patterns.tables import DATASET_MARKER, is_dataset
+    from shapemill.tables import DATASET_MARKER, is_dataset
 
     src = tmp_path / "in"
     src.mkdir()

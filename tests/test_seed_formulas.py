@@ -23,8 +23,8 @@ from oracles import (
     ucb_tuned2,
     ucb_v,
 )
-from shapemill.engine.mcts import Search, SearchConfig
-from shapemill.engine.selection import (
+from shapemill.engine.search import Search, SearchConfig
+from shapemill.engine.search.selection import (
     AVISITS,
     AWINS,
     FIRST,
@@ -122,7 +122,7 @@ def test_amaf_bandit_is_eq1_with_silvers_weight(parent):
 @pytest.mark.parametrize("c_pb", [1.0, 2.5])
 def test_mogo_prior_mode_is_eq3(parent, c_pb):
     children = CHILDREN + [UNVISITED]
-    from shapemill.engine.selection import MOGO_P_EQUIV  # the paper leaves P(d, n)'s schedule open
+    from shapemill.engine.search.selection import MOGO_P_EQUIV  # the paper leaves P(d, n)'s schedule open
 
     expected = [mogo_eq3(w / n if n else 0.0, aw / an if an else 0.0, pw / pn, prob, n, an, pn, parent[0],
                          len(children), EQUIV, c_pb, MOGO_P_EQUIV)

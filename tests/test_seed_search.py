@@ -9,9 +9,9 @@ import sys
 
 import numpy as np
 import pytest
-from shapemill.engine.expert import NEAR_LAST_HALF, near_last_bonus, shape_amaf
-from shapemill.engine.mcts import Search, SearchConfig
-from shapemill.engine.selection import AVISITS, AWINS, MOVE, NEAR, VISITS, child_score
+from shapemill.engine.search.expert import NEAR_LAST_HALF, near_last_bonus, shape_amaf
+from shapemill.engine.search import Search, SearchConfig
+from shapemill.engine.search.selection import AVISITS, AWINS, MOVE, NEAR, VISITS, child_score
 from shapemill.go import rules
 from shapemill.go.board import Board
 from shapemill.go.vertices import flat_index

@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 import pytest
-from shapemill.engine.mcts import Search, SearchConfig
-from shapemill.engine.selection import (
+from shapemill.engine.search import Search, SearchConfig
+from shapemill.engine.search.selection import (
     AVISITS,
     AWINS,
     FIRST,

@@ -220,7 +220,7 @@ def test_ubfm_agrees_with_pns_on_2x2(to_play):
 
 
 def test_mined_priors_order_the_moves_strongest_first_and_keep_the_value():
-    from shapemill.miner.prior import MovePrior
+    from shapemill.patterns.prior import MovePrior
     from shapemill.patterns.defaults import RATINGS, default_table
 
     kill, size = problem(STRAIGHT_THREE, "b", "kill", "A2")
@@ -420,8 +420,8 @@ def test_proven_status_of_two_eyes_and_a_false_eye():
 
 
 def test_gtp_final_status_list_uses_the_proof():
-    from shapemill.engine.gtp import GtpEngine
-    from shapemill.engine.mcts import SearchConfig
+    from shapemill.engine.frontends.gtp import GtpEngine
+    from shapemill.engine.search import SearchConfig
 
     engine = GtpEngine(SearchConfig(playouts=50, seed=1), size=6)
     assert engine.handle("boardsize 6")[0] == "=\n\n"
@@ -434,8 +434,8 @@ def test_gtp_final_status_list_uses_the_proof():
 
 
 def test_final_status_list_seki_names_the_strings_that_live_in_seki():
-    from shapemill.engine.gtp import GtpEngine
-    from shapemill.engine.mcts import SearchConfig
+    from shapemill.engine.frontends.gtp import GtpEngine
+    from shapemill.engine.search import SearchConfig
 
     size, black, white = parse_diagram(SEKI.strip().splitlines())
     engine = GtpEngine(SearchConfig(playouts=50, seed=1), size=size)
@@ -541,9 +541,9 @@ def test_an_urgent_move_gets_its_share_of_the_root_prior():
 
 
 def test_gtp_read_life_plays_the_vital_point():
-    from shapemill.engine.gtp import GtpEngine
-    from shapemill.engine.mcts import SearchConfig
-    from shapemill.miner.prior import MovePrior
+    from shapemill.engine.frontends.gtp import GtpEngine
+    from shapemill.engine.search import SearchConfig
+    from shapemill.patterns.prior import MovePrior
     from shapemill.patterns.defaults import RATINGS, default_table
 
     size, black, white = parse_diagram(STRAIGHT_THREE.strip().splitlines())

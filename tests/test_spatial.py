@@ -102,7 +102,7 @@ def test_canonical_key_is_the_same_for_symmetric_positions_and_round_trips():
 
 
 def test_far_rings_hashed_from_the_stones_give_the_ids_of_the_point_by_point_hash():
-    from shapemill.miner.candidates import _largest_pattern, pattern_slots
+    from shapemill.patterns.candidates import _largest_pattern, pattern_slots
 
     rng = np.random.default_rng(5)
     board = Board(19)

@@ -4,7 +4,7 @@ import os
 
 import pyarrow as pa
 import pytest
-from shapemill.patterns.tables import TableError, read_table, table_metadata, write_table
+from shapemill.tables import TableError, read_table, table_metadata, write_table
 
 
 def test_write_is_atomic_readable_by_others_and_kind_checked(tmp_path):

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from shapemill.engine.mcts import Search, SearchConfig
-from shapemill.engine.tree_priors import add_table_prior
-from shapemill.engine.walk import expand
-from shapemill.engine.selection import (
+from shapemill.engine.search import Search, SearchConfig
+from shapemill.engine.search.tree_priors import add_table_prior
+from shapemill.engine.search.walk import expand
+from shapemill.engine.search.selection import (
     FIRST,
     KNOWN,
     MOVE,
@@ -24,7 +24,7 @@ from shapemill.go import rules
 from shapemill.go.board import Board
 from shapemill.go.rings import geometry, gridcular_distance
 from shapemill.go.vertices import flat_index, point_at
-from shapemill.miner.prior import MovePrior, move_strengths, position_key, prior_cache
+from shapemill.patterns.prior import MovePrior, move_strengths, position_key, prior_cache
 from shapemill.patterns.defaults import RATINGS, default_table
 
 

@@ -51,7 +51,7 @@ def compact_curve(ratings: Path, games: str, tolerances: list[float], test_games
     """Each tolerance's compact table written beside ``ratings`` and measured on the
     test games: tolerance, path, rows, MB, top-1, top-5."""
     from shapemill.miner.compact import compact_ratings
-    from shapemill.patterns.tables import read_table, write_table
+    from shapemill.tables import read_table, write_table
 
     table, meta = read_table(ratings, "ratings")
     # the fit's timing is the only parameter that differs between runs: left out, the same bytes every run
@@ -90,7 +90,7 @@ def main() -> int:
     args = parser.parse_args()
 
     from shapemill.patterns.defaults import PATTERNS, RATINGS
-    from shapemill.patterns.tables import read_table, write_table
+    from shapemill.tables import read_table, write_table
 
     start = time.perf_counter()
     # paths relative to the repository root, where the commands run

@@ -39,7 +39,7 @@ from ...go.rules import (
     play,
 )
 from ...go.vertices import flat_index
-from ...miner.prior import move_strengths, prior_cache
+from ...patterns.prior import move_strengths, prior_cache
 
 #: Goal kinds: the area score, a string's life (or its capture), two strings' connection,
 #: a string's capture in a ladder.

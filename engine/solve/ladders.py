@@ -1,7 +1,7 @@
 """The miner's ladders against the solver's, position by position of real games.
 
 In every position, for every move of the side to move whose ladder feature the
-miner reads (``miner/features/strings.py``: an extension to exactly two liberties,
+miner reads (``patterns/features/strings.py``: an extension to exactly two liberties,
 and an atari on a two-liberty string that the defender does not escape at once),
 both are asked whether the string is caught: the miner's reader
 (``go.reading.ladder_reading``, its budget) and PNS on the solver's ``ladder`` goal
@@ -30,8 +30,8 @@ from ...go.reading import (
 )
 from ...go.rules import BLACK, BORDER, COLOR, EMPTY, HEAD, OK, PASS, SIZE, STRIDE, illegal_reason, play, to_point
 from ...go.vertices import color_name, flat, flat_vertex
-from ...miner.features import N_FEATURES, tactical_features_with
-from ...miner.features.table import F_LADDER
+from ...patterns.features import N_FEATURES, tactical_features_with
+from ...patterns.features.table import F_LADDER
 from .game import LADDER, Problem, State
 from .pns import pns
 from .position import ESCAPE_LIBERTIES

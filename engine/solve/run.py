@@ -8,8 +8,8 @@ from pathlib import Path
 from ...errors import ShapemillError
 from ...files import check_writable
 from ...go.vertices import flat_vertex, parse_vertex
-from ...miner.knowledge import Knowledge
-from ...patterns.tables import TableError
+from ...patterns.knowledge import Knowledge
+from ...tables import TableError
 from .alphabeta import alphabeta
 from .dfpn import dfpn
 from .game import OPEN

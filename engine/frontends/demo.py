@@ -13,16 +13,16 @@ from collections.abc import Callable
 import numpy as np
 import pyarrow.compute as pc
 
-from ..files import check_writable, write_text_atomic
-from ..go.board import Board
-from ..miner.knowledge import Knowledge
-from ..go.vertices import GTP_LETTERS, color_code, flat_index, flat_vertex
-from ..patterns.defaults import RATINGS, default_table
-from ..patterns.show import rating_lines
-from ..patterns.tables import read_metadata, read_table
+from ...files import check_writable, write_text_atomic
+from ...go.board import Board
+from ...go.vertices import GTP_LETTERS, color_code, flat_index, flat_vertex
+from ...patterns.defaults import RATINGS, default_table
+from ...patterns.knowledge import Knowledge
+from ...patterns.show import rating_lines
+from ...tables import read_metadata, read_table
+from ..search import SearchConfig
 from .gtp import GtpEngine
 from .match import GtpClient, LocalClient, play_game, to_sgf
-from .mcts import SearchConfig
 
 GNUGO = "/usr/games/gnugo"
 #: A common opening: Black's two star points against White's, Black to move; strong

@@ -19,11 +19,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..go.chains import chain_distances
-from ..go.reading import reading_scratch
-from ..go.rules import LAST, PASS
-from ..miner.features import N_FEATURES, tactical_features_with
-from ..miner.features.table import (
+from ...go.chains import chain_distances
+from ...go.reading import reading_scratch
+from ...go.rules import LAST, PASS
+from ...patterns.features import N_FEATURES, tactical_features_with
+from ...patterns.features.table import (
     F_BAD_KOGEIMA,
     F_CONNECT,
     F_EMPTY_TRIANGLE,

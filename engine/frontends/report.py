@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..go import rules
-from ..go.board import Board
-from .search import LCB_Z, Search
+from ...go import rules
+from ...go.board import Board
+from ..search.search import LCB_Z, Search
 
 #: KataGo's position hashes are 128 bits: 32 hexadecimal digits.
 HASH_BYTES = 16

@@ -34,8 +34,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ..go.changes import Tracker, new_tracker, play_tracked, stale_points
-from ..go.rules import (
+from ...go.changes import Tracker, new_tracker, play_tracked, stale_points
+from ...go.rules import (
     BLACK,
     COLOR,
     EMPTIES,
@@ -51,14 +51,14 @@ from ..go.rules import (
     illegal_reason,
     is_eye,
 )
-from ..miner.features import (
+from ...patterns.features import (
     FEATURE_LEVELS,
     FEATURES,
     N_FEATURES,
     distance_level,
     point_features,
 )
-from ..miner.features.table import F_LAST2_DIST, F_LAST_DIST
+from ...patterns.features.table import F_LAST2_DIST, F_LAST_DIST
 
 
 def playout_gammas(path: str) -> np.ndarray:
@@ -68,7 +68,7 @@ def playout_gammas(path: str) -> np.ndarray:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from ..patterns.tables import read_table
+    from ...tables import read_table
 
     table, _ = read_table(path, "ratings", columns=["feature", "value", "gamma"])
     table = table.set_column(0, "feature", table["feature"].cast(pa.string()))

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..go.board import Board
-from ..go.reading import runs_dead_ladder
-from ..go.rules import BLACK, COLOR, PASS, WHITE
-from ..go.vertices import point_at
-from ..miner.prior import KnowledgeArrays
+from ...go.board import Board
+from ...go.reading import runs_dead_ladder
+from ...go.rules import BLACK, COLOR, PASS, WHITE
+from ...go.vertices import point_at
+from ...patterns.prior import KnowledgeArrays
 from .search import Budget, Search, SearchResult
 
 #: The move that resigns, beside the board points and PASS.

@@ -28,9 +28,9 @@ import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute)
 import pyarrow.parquet as pq
 
-from .. import __version__
-from ..errors import ShapemillError
-from ..files import atomic_paths, umask
+from . import __version__
+from .errors import ShapemillError
+from .files import atomic_paths, umask
 
 META_KEY = b"shapemill"
 #: The file that makes a folder a partitioned dataset.

@@ -18,8 +18,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ..go.board import Board
-from ..go.rules import COLOR, EMPTY, KO, LAST, PASS, SIZE, STRIDE, illegal_reason, is_eye
+from ...go.board import Board
+from ...go.rules import COLOR, EMPTY, KO, LAST, PASS, SIZE, STRIDE, illegal_reason, is_eye
 from .selection import FIRST, MOVE, N_FIELDS, N_NODE_INTS, NCHILD, PVISITS, PWINS, VISITS, WINS
 
 

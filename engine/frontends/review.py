@@ -16,15 +16,15 @@ from dataclasses import asdict, dataclass, field, replace
 import numpy as np
 from sgfmill import sgf
 
-from ..errors import ShapemillError
-from ..files import atomic_path, check_writable, output_errors
-from ..go import rules
-from ..go.board import Board
-from ..go.vertices import format_vertex, parse_vertex
-from ..miner.knowledge import Knowledge, likeliest
-from ..miner.plots import pyplot, save_png
+from ...errors import ShapemillError
+from ...files import atomic_path, check_writable, output_errors
+from ...go import rules
+from ...go.board import Board
+from ...go.vertices import format_vertex, parse_vertex
+from ...patterns.knowledge import Knowledge, likeliest
+from ...plots import pyplot, save_png
+from ..search import Search, SearchConfig
 from .gtp import search_priors
-from .mcts import Search, SearchConfig
 
 #: Board sizes a review serves: those of the rules, which the tables' features serve too.
 MIN_SIZE, MAX_SIZE = 2, rules.MAX_SIZE

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..go.rules import (
+from ...go.rules import (
     EMPTIES,
     EMPTY_AT,
     N_EMPTY,

@@ -4,8 +4,8 @@ How likely is each move of a position for a strong player (the Bradley-Terry pro
 of the fit: a move's strength, the product of its team's gammas, over the sum of all
 legal moves' and the pass's), which moves lead, and why a move scores what it does (its
 largest known pattern and its tactical features, each with its gamma). The engine's
-prior (``MovePrior``, which ``Knowledge`` is), ``evaluate`` and ``review`` all read a
-table through it.
+prior (``MovePrior``, which ``Knowledge`` is), ``evaluate`` (``miner.evaluate.evaluate_table``)
+and ``review`` all read a table through it.
 """
 
 from __future__ import annotations
@@ -17,20 +17,17 @@ from typing import NamedTuple
 import numpy as np
 import pyarrow as pa
 
-from ..datasets.corpus import Corpus
 from ..go.board import Board
 from ..go.reading import reading_scratch
 from ..go.rules import BLACK, WHITE
 from ..go.vertices import format_vertex, parse_vertex
-from ..patterns.defaults import RATINGS, default_table
-from ..patterns.show import diagram
-from ..patterns.tables import TableError, read_table
+from ..tables import TableError, read_table
 from .candidates import Vocabulary, candidate_tactical, feature_numbers, team_of
-from .evaluate import evaluate_teams
+from .defaults import RATINGS, default_table
 from .features import N_FEATURES
 from .features.words import level_words
-from .positions import build_teams
 from .prior import MovePrior, cached_patterns, prior_cache
+from .show import diagram
 
 COLOURS = {"b": BLACK, "black": BLACK, "w": WHITE, "white": WHITE}
 #: The ratings columns an explanation shows beside the gamma.
@@ -240,10 +237,3 @@ class Knowledge(MovePrior):
                 row_of[number] = np.arange(len(number))
                 self._rows = table, row_of
         return self._rows
-
-    def evaluate(self, corpus: Corpus, mask: np.ndarray, workers: int = 1) -> dict:
-        """``evaluate``'s report: how often the move played in the positions of ``corpus``
-        selected by ``mask`` is the table's first choice, in its first 5 and 10, and its mean
-        log-probability, overall and by move-number band (``evaluate.evaluate_teams``)."""
-        return evaluate_teams(build_teams(corpus, self.vocabulary, mask, workers=workers), self.gamma)
-

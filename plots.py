@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..errors import ShapemillError
-from ..files import atomic_path, output_errors
+from .errors import ShapemillError
+from .files import atomic_path, output_errors
 
 #: Resolution of the PNG files.
 DPI = 120

@@ -29,14 +29,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..errors import ShapemillError
-from ..go import rules
-from ..go.board import Board, IllegalMove
-from ..go.vertices import GTP_LETTERS, format_vertex
-from ..miner.prior import MovePrior
+from ...errors import ShapemillError
+from ...go import rules
+from ...go.board import Board, IllegalMove
+from ...go.vertices import GTP_LETTERS, format_vertex
+from ...patterns.prior import MovePrior
+from ..search.search import Budget, Search, SearchConfig
 from .gtp import NAME, PV_LENGTH, VERSION, one_line, search_priors, warm_up
 from .katago import RulesError, board_order, handicap_bonus, komi_ok, legal_policy, parse_rules
-from .search import Budget, Search, SearchConfig
 from .report import search_report
 
 #: Visits per turn when neither the query nor the config file says (KataGo's example config: 500).

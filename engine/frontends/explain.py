@@ -13,8 +13,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..go.board import Board
-from ..miner.knowledge import Knowledge
+from ...go.board import Board
+from ...patterns.knowledge import Knowledge
 
 
 @dataclass

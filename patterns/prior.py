@@ -20,7 +20,7 @@ from numba import njit
 from ..go.reading import legal_moves, reading_scratch
 from ..go.rings import MIN_RING, FarRings, far_rings, geometry, gridcular_distance
 from ..go.rules import COLOR, HASH, SIZE, STRIDE
-from ..patterns.tables import TableError, check_table, read_table
+from ..tables import TableError, check_table, read_table
 from .candidates import (
     MODEL_COLUMNS,
     candidate_patterns,

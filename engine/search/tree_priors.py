@@ -19,10 +19,10 @@ import math
 import numpy as np
 from numba import njit
 
-from ..go.nbr3x3 import colour_code
-from ..go.reading import libs_after_up_to_2
-from ..go.rules import COLOR, EMPTY, HEAD, LAST, PASS, SIZE, STRIDE, atari_point, illegal_reason, in_atari
-from .playout_mogo import PATTERNS
+from ...go.nbr3x3 import colour_code
+from ...go.reading import libs_after_up_to_2
+from ...go.rules import COLOR, EMPTY, HEAD, LAST, PASS, SIZE, STRIDE, atari_point, illegal_reason, in_atari
+from ..playouts.mogo import PATTERNS
 from .selection import FIRST, KNOWN, MOVE, NCHILD, PROB, PVISITS, PWINS
 
 EXPERT_N = 10.0  # virtual visits of one piece of expert knowledge (Michi's prior scale)

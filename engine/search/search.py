@@ -28,11 +28,11 @@ import numba
 import numpy as np
 from numba import njit
 
-from ..go.board import Board
-from ..go.rules import COLOR, EMPTY, HASH, PASS, illegal_reason, play
-from ..miner.prior import CACHE_SLOTS, NO_KNOWLEDGE, KnowledgeArrays, PatternCache, prior_cache
+from ...go.board import Board
+from ...go.rules import COLOR, EMPTY, HASH, PASS, illegal_reason, play
+from ...patterns.prior import CACHE_SLOTS, NO_KNOWLEDGE, KnowledgeArrays, PatternCache, prior_cache
+from ..playouts.gamma import PpaWeights, ppa_weights
 from .expert import EXPERTS
-from .playout_gamma import PpaWeights, ppa_weights
 from .selection import BANDITS, FIRST, MOVE, PRIOR_MODES, PROB, Selection
 from .tree import Tree
 from .tree_priors import default_prior_n

@@ -30,9 +30,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..go.nbr3x3 import colour_code
-from ..go.reading import libs_after_up_to_2
-from ..go.rules import (
+from ...go.nbr3x3 import colour_code
+from ...go.reading import libs_after_up_to_2
+from ...go.rules import (
     BORDER,
     COLOR,
     EMPTIES,
@@ -53,7 +53,7 @@ from ..go.rules import (
     new_board,
     play,
 )
-from .playout_random import random_move
+from .random import random_move
 
 # Michi's 3x3 shapes around the move (the centre). X and O are the two colours
 # (either may be the player), x: not X, o: not O, ?: anything, #: off board.

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TextIO
 
-from ..go.vertices import opponent
-from ..miner.prior import MovePrior
-from ..files import check_writable, output_errors, write_text_atomic
+from ...files import check_writable, output_errors, write_text_atomic
+from ...go.vertices import opponent
+from ...patterns.prior import MovePrior
+from ..search import SearchConfig
 from .gtp import GtpEngine, parse_vertex
 from .match import GameRecord, to_sgf
-from .mcts import SearchConfig
 
 HELP = "moves like D4, 'pass', 'undo' (takes back your last move and the engine's), 'quit'"
 

@@ -25,24 +25,24 @@ from typing import TextIO
 
 import numpy as np
 
-from ..datasets.sources import DEFAULT_MAX_BYTES
-from ..datasets.text import parse_komi
-from ..errors import ShapemillError
-from ..files import read_bounded, write_text_atomic
-from ..go import rules, vertices
-from ..go.board import Board, IllegalMove
-from ..go.reading import libs_after_up_to_2
-from ..go.seki import seki_stones
-from ..go.vertices import ColorError, flat_index, flat_vertex, format_vertex, point_at
-from ..miner.prior import MovePrior
+from ...datasets.sources import DEFAULT_MAX_BYTES
+from ...datasets.text import parse_komi
+from ...errors import ShapemillError
+from ...files import read_bounded, write_text_atomic
+from ...go import rules, vertices
+from ...go.board import Board, IllegalMove
+from ...go.reading import libs_after_up_to_2
+from ...go.seki import seki_stones
+from ...go.vertices import ColorError, flat_index, flat_vertex, format_vertex, point_at
+from ...patterns.prior import MovePrior
+from ..search.endgame import RESIGN, choose_move, dead_stones, score_without_dead
+from ..search.search import UNLIMITED, Budget, Search, SearchConfig
+from ..solve.status import proven_status
+from ..solve.urgent import LifeReader, raise_urgent
 from .clock import KINDS, MAX_MOVE_SECONDS, TimeLeft, TimeSettings, move_seconds
-from .endgame import RESIGN, choose_move, dead_stones, score_without_dead
 from .explain import Explainer, knowledge_explanation
 from .katago import DEFAULT_RULES, KGS_RULES, RulesError, board_order, parse_rules, rules_text
 from .report import search_report
-from .search import UNLIMITED, Budget, Search, SearchConfig
-from .solve.status import proven_status
-from .solve.urgent import LifeReader, raise_urgent
 
 NAME, VERSION = "shapemill", "0.1.0"
 #: Moves of a principal variation in an analysis line (KataGo's analysisPVLen default).

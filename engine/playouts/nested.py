@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..go.rules import BLACK, EMPTIES, N_EMPTY, PASS, SIZE, area_score, illegal_reason, is_eye, play
-from .playout_mogo import mogo_playout
+from ...go.rules import BLACK, EMPTIES, N_EMPTY, PASS, SIZE, area_score, illegal_reason, is_eye, play
+from .mogo import mogo_playout
 
 #: The candidates a nested playout tries at one move, at most (our bound, see above).
 NESTED_WIDTH = 8

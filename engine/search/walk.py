@@ -31,13 +31,13 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from ..go.rules import BLACK, COLOR, EMPTY, PASS, SIZE, STRIDE, WHITE, play
-from ..miner.prior import KnowledgeArrays, PatternCache, move_strengths, position_key
+from ...go.rules import BLACK, COLOR, EMPTY, PASS, SIZE, STRIDE, WHITE, play
+from ...patterns.prior import KnowledgeArrays, PatternCache, move_strengths, position_key
+from ..playouts.gamma import PpaWeights, gamma_playout
+from ..playouts.mogo import mogo_playout
+from ..playouts.nested import nested_playout
+from ..playouts.random import random_playout
 from .expert import near_last_bonus, shape_amaf
-from .playout_gamma import PpaWeights, gamma_playout
-from .playout_mogo import mogo_playout
-from .playout_nested import nested_playout
-from .playout_random import random_playout
 from .selection import (
     AVISITS,
     AWINS,

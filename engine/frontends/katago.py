@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..go.board import Board
+from ...go.board import Board
 
 #: The fields of KataGo's rules, in the order of ``SHORTHAND``'s rows.
 FIELD_ORDER = ("ko", "scoring", "tax", "suicide", "hasButton", "whiteHandicapBonus")

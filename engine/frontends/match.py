@@ -24,10 +24,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import ShapemillError
-from ..files import write_text_atomic
-from ..go.board import Board
-from ..go.vertices import COLOR_WORDS, VertexError, format_sgf_point, format_vertex, opponent, parse_vertex
+from ...errors import ShapemillError
+from ...files import write_text_atomic
+from ...go.board import Board
+from ...go.vertices import COLOR_WORDS, VertexError, format_sgf_point, format_vertex, opponent, parse_vertex
 from .clock import GameClock, TimeSettings
 from .gtp import GtpEngine, one_line
 

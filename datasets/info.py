@@ -13,7 +13,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from .tables import DATASET_MARKER, TableError, is_dataset, read_metadata
+from ..tables import DATASET_MARKER, TableError, is_dataset, read_metadata
 
 #: Metadata keys of a measured accuracy (written by ``tools/make_default_tables.py``, with
 #: the ``curve`` of the cuts it measured).
