@@ -11,7 +11,7 @@ with), ``walk`` (one simulation: descend, expand, playout, back up, AMAF), ``sea
 from __future__ import annotations
 
 from .endgame import RESIGN, choose_move, dead_stones, score_without_dead
-from .search import Budget, MoveInfo, Search, SearchConfig, SearchResult
+from .search import Budget, MoveInfo, Search, SearchConfig, SearchResult, warm_up
 from .tree_priors import default_prior_n
 from .walk import POLICIES
 
@@ -27,4 +27,5 @@ __all__ = [
     "dead_stones",
     "default_prior_n",
     "score_without_dead",
+    "warm_up",
 ]
