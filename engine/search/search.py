@@ -1,10 +1,6 @@
 """The search: its settings, its threads, its result (``Search``).
 
-Reading order of the search's rooms, each needing only the ones before it (Michi's
-header, Pachi's ``uct/``): ``selection`` (node fields, the bandit and prior formulas),
-``tree`` (the flat node arrays), ``tree_priors`` (what new children start with),
-``walk`` (one simulation), ``search`` (this), ``endgame`` (pass, resign, dead
-stones); ``mcts`` is the public surface.
+A room of the search; the rooms' reading order is in this package's ``__init__``.
 
 The numba RNG is seeded by ``Search``, so with one thread equal seeds give equal
 searches. With several threads, root parallelism grows one tree per thread (each
