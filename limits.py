@@ -1,0 +1,38 @@
+"""The bounds of every number a user gives shapemill, on the command line, in GTP, in an
+analysis query or a config file: one place, so that every surface refuses the same values."""
+
+from __future__ import annotations
+
+import math
+
+#: The largest count any option takes (games, playouts, nodes, ...): kernels index with
+#: 32-bit integers, and nothing real comes near it.
+COUNT_MAX = 2**31 - 1
+#: Seeds are numpy's and numba's 32-bit seeds.
+SEED_MAX = 2**32 - 1
+#: Processes and threads: more than any machine has cores, fewer than would exhaust one.
+WORKERS_MAX = 256
+#: Seconds any time option takes (11 days): longer waits overflow the timers beneath.
+SECONDS_MAX = 1e6
+#: Komi, in points, either way: far past any board's area.
+KOMI_MAX = 1000.0
+#: Weights and constants of the search (--c-ucb, --prior-n, ...).
+WEIGHT_MAX = 1e6
+#: Largest SGF file or archive member read, in MB (--max-member-mb).
+MEMBER_MB_MAX = 1024.0
+
+
+def out_of_range(value: float, low: float, high: float, low_open: bool = False) -> str | None:
+    """Why ``value`` is not a finite number in ``[low, high]`` (``low`` excluded with
+    ``low_open``), or None when it is."""
+    if not math.isfinite(value):
+        return f"{value} is not a finite number"
+    if value < low or (low_open and value == low) or value > high:
+        return f"{value} is not in the range {range_text(low, high, low_open, isinstance(value, int))}"
+    return None
+
+
+def range_text(low: float, high: float, low_open: bool = False, integer: bool = False) -> str:
+    """``low<=x<=high`` as the errors and the help show a range."""
+    lo, hi = (str(int(v)) if integer else f"{v:g}" for v in (low, high))
+    return f"{lo}{'<' if low_open else '<='}x<={hi}"
