@@ -112,22 +112,29 @@ class Lane(NamedTuple):
     adapt: PpaWeights  # its Playout Policy Adaptation, which the ppa policy's playouts follow and adapt
 
 
+class ChildPriors(NamedTuple):
+    """What the children ``expand`` gives a node start with."""
+
+    prior: np.ndarray  # float64[points]: with ``table`` the ratings table's strength per point, else
+    #                    uniform below the root (MoGo's knowledge plus ``UNIFORM_N`` even visits) or 0 at the root
+    allowed: np.ndarray  # bool[points]: the points the node may play (the root's superko mask)
+    prior_n: float  # won visits of a move of probability P: prior_n sqrt(P) (``table_prior``)
+    by_prob: bool  # sort by probability (progressive widening's order) rather than prior value
+    known: bool  # the priors are final, else ``add_table_prior`` gives the table's later (``KNOWN``)
+    table: bool  # ``prior`` is the ratings table's (``table_prior``), else MoGo's knowledge (``expert_prior``)
+    expert: bool  # the children also get MoGo's virtual AMAF results and bonus near the last move (``expert``)
+
+
 @njit(cache=True)
 def expand(b: np.ndarray, m: np.ndarray, color: int, node: int, t: np.ndarray, f: np.ndarray,
-           n_nodes: int, limit: int, prior: np.ndarray, allowed: np.ndarray, prior_n: float, by_prob: bool,
-           known: bool, table: bool, expert: bool) -> int:
+           n_nodes: int, limit: int, kids: ChildPriors) -> int:
     """Give ``node`` its children (legal moves of ``color`` filling no own eye), sorted by
     prior value, at nodes ``n_nodes`` on; returns the next free node (unchanged when
     the children would pass ``limit``, the end of this thread's share of the arrays).
-    ``prior``: with ``table`` the ratings table's strength per point (``table_prior``),
-    else MoGo's knowledge (``expert_prior``) plus, where ``prior`` is uniform rather
-    than zero (below the root), ``UNIFORM_N`` even visits; ``known``: whether the
-    priors are final, else ``add_table_prior`` gives the table's later (``KNOWN``);
-    ``by_prob``: sort by probability (progressive widening's order) rather than prior value;
-    ``expert``: the children also get MoGo's virtual AMAF results and bonus near the last
-    move (``expert``).
+    What they start with: ``kids``.
     The children are written before ``node`` points to them, so that another thread
     reading the tree meanwhile sees ``node`` either as a leaf or with all its children."""
+    prior, allowed, prior_n, by_prob, known, table, expert = kids
     size = m[SIZE]
     if n_nodes + size * size > limit:
         return n_nodes
@@ -269,17 +276,19 @@ def grow(b: np.ndarray, m: np.ndarray, c: int, node: int, depth: int, nodes: Nod
     base = walk.keys[depth - 2] if depth >= 2 else 0
     if t[FIRST, node] < 0:
         if node == root.node:
-            pool[thread, 0] = expand(b, m, c, node, t, f, pool[thread, 0], pool[thread, 1], root.prior,
-                                     root.allowed, settings.prior_n, sel.widen > 0, True,
-                                     np.any(root.prior > 0), settings.expert)
+            kids = ChildPriors(prior=root.prior, allowed=root.allowed, prior_n=settings.prior_n,
+                               by_prob=sel.widen > 0, known=True, table=np.any(root.prior > 0),
+                               expert=settings.expert)
+            pool[thread, 0] = expand(b, m, c, node, t, f, pool[thread, 0], pool[thread, 1], kids)
         elif visits >= settings.expand_at - 1:
             below = walk.uniform
             if due:
                 move_strengths(b, m, c, knowledge, walk.node_prior, lane.cache, base)
                 below = walk.node_prior
-            pool[thread, 0] = expand(b, m, c, node, t, f, pool[thread, 0], pool[thread, 1], below,
-                                     walk.everywhere, settings.prior_n, sel.widen > 0,
-                                     due or not settings.tree_prior, due, settings.expert)
+            kids = ChildPriors(prior=below, allowed=walk.everywhere, prior_n=settings.prior_n,
+                               by_prob=sel.widen > 0, known=due or not settings.tree_prior, table=due,
+                               expert=settings.expert)
+            pool[thread, 0] = expand(b, m, c, node, t, f, pool[thread, 0], pool[thread, 1], kids)
     elif t[KNOWN, node] == 0:  # expanded before the table's priors were due
         if node == root.node:
             add_table_prior(node, t, f, root.prior, settings.prior_n)
