@@ -39,14 +39,15 @@ LEVELS = ("Tsumego Beginner", "Tsumego Intermediate", "Tsumego Advanced", "Hashi
 GNUGO = "/usr/games/gnugo"
 
 
-def sample(path: Path, per_level: int, seed: int, max_empties: int | None = None) -> list[dict]:
+def sample(path: Path, per_level: int, seed: int, max_empties: int | None = None,
+           levels: tuple[str, ...] = LEVELS) -> list[dict]:
     """``per_level`` problems of each level, drawn with ``seed`` (among those whose region
     holds at most ``max_empties`` empty points, if given)."""
     with gzip.open(path, "rt") as f:
         problems = [json.loads(line) for line in f]
     rng = random.Random(seed)
     out = []
-    for level in LEVELS:
+    for level in levels:
         these = [p for p in problems if p["level"] == level and (max_empties is None or empties(p) <= max_empties)]
         out += rng.sample(these, min(per_level, len(these)))
     return out
@@ -64,7 +65,7 @@ def empties(p: dict) -> int:
     return len(set(region) - set(black) - set(white))
 
 
-def solve_one(p: dict, seconds: float, hints: bool = True, nodes: int = 10**9) -> dict:
+def solve_one(p: dict, seconds: float, hints: bool = True, nodes: int = 10**9, prior=None) -> dict:
     """Our answer to problem ``p``: outcome ('book', 'other', 'wrong', 'unknown', 'unread'),
     the move, seconds, and the reading."""
     size = p["size"]
@@ -79,6 +80,7 @@ def solve_one(p: dict, seconds: float, hints: bool = True, nodes: int = 10**9) -
         return {"outcome": "unread", "move": None, "seconds": 0.0, "why": str(e), "book": book}
     small = crop(size, black, white, t)
     problem = make_problem(small.size, small.black, small.white, mover, "kill", [small.target], small.region)
+    problem.prior = prior
     r = dfpn(problem, nodes, seconds, hints=hints)
     took = time.perf_counter() - start
     move = None
@@ -143,19 +145,31 @@ def main() -> None:
     parser.add_argument("--per-level", type=int, default=10)
     parser.add_argument("--seconds", type=float, default=5.0, help="df-pn's seconds a problem")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--levels", default="beginner,intermediate,advanced,hashimoto",
+                        help="levels to sample, by the start of a word of their name")
     parser.add_argument("--no-gnugo", action="store_true")
     parser.add_argument("--nodes", type=int, default=10**9, help="df-pn's nodes a problem (a budget the load does not change)")
+    parser.add_argument("--priors", action="store_true",
+                        help="order df-pn's moves by the bundled ratings table (solve --ratings)")
     parser.add_argument("--no-hints", action="store_true", help="df-pn's new children at 1 and 1")
     parser.add_argument("--max-empties", type=int, default=None, help="only problems whose region holds at most this")
     parser.add_argument("--show", action="store_true", help="a row per problem")
     args = parser.parse_args()
-    problems = sample(args.problems, args.per_level, args.seed, args.max_empties)
+    problems = sample(args.problems, args.per_level, args.seed, args.max_empties,
+                      tuple(v for v in LEVELS if any(x.lower().startswith(w) for x in v.split() for w in args.levels.split(','))))
     warm = make_problem(5, [(1, 0), (1, 1), (0, 2), (1, 2)], [(0, 0)], "b", "kill", [(0, 0)])
+    prior = None
+    if args.priors:
+        from shapemill.miner.prior import MovePrior
+        from shapemill.patterns.defaults import RATINGS, default_table
+
+        prior = MovePrior(default_table(RATINGS))
+        warm.prior = prior
     dfpn(warm, 1000)  # compile before the clock runs
     gnugo = None if args.no_gnugo else GtpClient(f"{GNUGO} --mode gtp", timeout=120)
     ours, theirs = {}, {}
     for p in problems:
-        a = solve_one(p, args.seconds, not args.no_hints, args.nodes)
+        a = solve_one(p, args.seconds, not args.no_hints, args.nodes, prior)
         ours.setdefault(p["level"], []).append(a)
         target = a["reading"].target if "reading" in a else None
         if gnugo is not None:
@@ -167,7 +181,7 @@ def main() -> None:
                   f"{a['seconds']:.2f}s {a.get('why', '')} {g_text}", flush=True)
     print(f"seed {args.seed}, {args.per_level} a level, df-pn {args.seconds:g} s and {args.nodes:,} nodes a problem"
           + ("" if args.max_empties is None else f", regions of at most {args.max_empties} empty points")
-          + (", no hints" if args.no_hints else ""))
+          + (", no hints" if args.no_hints else "") + (", moves ordered by the ratings" if args.priors else ""))
     print("| level | solver | problems | book first move | other first move | ko | fails or wrong | "
           "unknown | unread | median s | worst s |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")

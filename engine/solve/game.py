@@ -192,7 +192,7 @@ def expand(b: np.ndarray, m: np.ndarray, color: int, passed: bool, region: np.nd
             values[k] = final_value(b, m, goal) if passed else OPEN
             k += 1
         for p in range(n):
-            if (b[COLOR, p] == EMPTY and is_eye(b, m, color, p) == (fill == 1)
+            if (region[p] != 0 and b[COLOR, p] == EMPTY and is_eye(b, m, color, p) == (fill == 1)
                     and may_play(b, m, region, color, p)):
                 b2 = b.copy()
                 m2 = m.copy()

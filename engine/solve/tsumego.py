@@ -2,14 +2,14 @@
 is at stake, and where the fight is.
 
 Book problems sit in a corner or on a side of an otherwise empty 19x19 board. The
-*attacker* is the side whose stones stand farther from the board's edges (its wall
-surrounds the corner or side), the *defender* the other; the group at stake is the
-defender's largest string. The region is the box around every stone grown by
-``MARGIN`` empty lines toward the open board (clipped at the edges): moves are its
+*attacker* is the side whose stones face the open board (its wall surrounds the corner
+or side), the *defender* the other; the group at stake is the defender's largest string.
+The region is the stones' box (stretched to an edge within ``EDGE_LINES``), the points
+within ``ESCAPE_LINES`` steps of a defender's stone beyond it, and of those only what the
+target reaches without crossing the attacker's stones (with those stones): moves are its
 points, and a point outside it is out of play, so a string that reaches a liberty
-outside the box has escaped (it lives), and a wall stone with such a liberty cannot
-be captured. docs/solve.md says what the choice costs.
-"""
+outside it has escaped (it lives), and a wall stone with such a liberty cannot be
+captured. docs/solve.md says why and what it costs."""
 
 from __future__ import annotations
 
@@ -23,7 +23,10 @@ Point = tuple[int, int]
 #: Most empty points a region may hold: past it df-pn does not finish in minutes.
 MAX_REGION_EMPTIES = 60
 #: Lines between the stones and an edge of the board that still belong to the problem.
-EDGE_LINES = 1
+EDGE_LINES = 2
+#: Lines beyond the stones' box, within reach of a defender's stone, that are still the
+#: problem's: a defender's string escapes when it reaches past them.
+ESCAPE_LINES = 2
 #: Stones closer than this (in rows or columns) belong to one problem.
 APART = 3
 
@@ -60,10 +63,12 @@ def read_tsumego(size: int, black: list[Point], white: list[Point],
     defender = "w" if attacker == "b" else "b"
     strings = _strings({p for p, s in stones.items() if s == defender})
     target = min(max(strings, key=lambda s: (len(s), not any(q in outside for p in s for q in _near(p)))))
-    r0, r1, c0, c1 = _grown(box, 1, size)
+    r0, r1, c0, c1 = _grown(box, ESCAPE_LINES, size)
+    guard = [p for p, s in stones.items() if s == defender]
     region = [(r, c) for r in range(r0, r1 + 1) for c in range(c0, c1 + 1)
               if box[0] <= r <= box[1] and box[2] <= c <= box[3]
-              or any(stones.get(q) == defender for q in _near((r, c)))]
+              or any(abs(r - g[0]) + abs(c - g[1]) <= ESCAPE_LINES for g in guard)]
+    region = _enclosure(region, stones, attacker, target)
     empties = sum(1 for q in region if q not in stones)
     if empties > max_empties:
         raise ShapemillError(f"the region around the problem holds {empties} empty points, more than "
@@ -102,6 +107,21 @@ def crop(size: int, black: list[Point], white: list[Point], t: Tsumego) -> Cropp
         return [(r - dr, c - dc) for r, c in points]
 
     return Cropped(side, moved(black), moved(white), moved([t.target])[0], moved(t.region), (dr, dc))
+
+
+def _enclosure(region: list[Point], stones: dict, attacker: str, target: Point) -> list[Point]:
+    """The points of ``region`` that the target reaches without crossing the attacker's
+    stones, and the attacker's stones next to them: the rest is outside the attacker's
+    wall, where neither side has a move that matters."""
+    inside, todo = {target}, [target]
+    area = set(region)
+    while todo:
+        for q in _near(todo.pop()):
+            if q in area and q not in inside and stones.get(q) != attacker:
+                inside.add(q)
+                todo.append(q)
+    wall = {q for p in inside for q in _near(p) if q in area and stones.get(q) == attacker}
+    return sorted(inside | wall)
 
 
 def _grown(box: tuple[int, int, int, int], margin: int, size: int) -> tuple[int, int, int, int]:
