@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from ...go.benson import unconditionally_alive
+from ...go.eyespace import dead_shape
 from ...go.reading import LADDER_WIDTH, ladder_moves, liberties
 from ...go.rules import (
     BLACK,
@@ -78,7 +79,8 @@ def decided(b: np.ndarray, m: np.ndarray, goal: np.ndarray, mark: np.ndarray, co
     """The winner of a goal already settled on the board with ``color`` to move (Black's
     value for ±1), or OPEN. A ``kill``/``live`` target not in atari has won when it has a
     liberty outside the region (no move may take it) or, just after its owner moved, when
-    it is unconditionally alive (Benson; looked at only after a move on or next to it)."""
+    it is unconditionally alive (Benson; looked at only after a move on or next to it);
+    it has lost when it is shut in with a dead eye space (``go.eyespace.dead_shape``)."""
     kind = goal[KIND]
     if kind == SCORE:
         return OPEN
@@ -102,6 +104,8 @@ def decided(b: np.ndarray, m: np.ndarray, goal: np.ndarray, mark: np.ndarray, co
             return win  # out of the region: no move can take that liberty
         if color != d and _touches(b, m, m[LAST], b[HEAD, a]) and unconditionally_alive(b, m, d)[b[HEAD, a]]:
             return win
+        if liberties(b, m, b[HEAD, a], 4, mark) <= 3 and dead_shape(b, m, region, b[HEAD, a], color != d):
+            return -win
     return OPEN
 
 

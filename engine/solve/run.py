@@ -91,11 +91,8 @@ def solve_file(path: str | Path, goal: list[str] | None, to_play: str | None, re
             problem.prior = Knowledge.load(ratings)
         except TableError as e:
             raise ShapemillError(str(e)) from None
-    settled = problem.root_value()
+    settled = problem.root_value() if book is None else OPEN  # a book's answer names its first moves
     if settled != OPEN:
-        if book is not None:
-            raise ShapemillError(f"{path}: the group at {format_vertex(book.target)} is settled already "
-                                 "(it has escaped the region or is unconditionally alive)")
         return _answer(Result(settled, None, 0, 0.0), goal[0], color, problem.size)
     if sgf_out:
         check_writable(sgf_out)
