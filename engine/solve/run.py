@@ -92,7 +92,8 @@ def solve_file(path: str | Path, goal: list[str] | None, to_play: str | None, re
         except TableError as e:
             raise ShapemillError(str(e)) from None
     settled = problem.root_value() if book is None else OPEN  # a book's answer names its first moves
-    if settled != OPEN:
+    mover = 1 if color == "b" else -1
+    if settled != OPEN and (goal[0] == "ladder" or mover * settled <= 0):  # else the search names the move
         return _answer(Result(settled, None, 0, 0.0), goal[0], color, problem.size)
     if sgf_out:
         check_writable(sgf_out)
