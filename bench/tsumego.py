@@ -1,20 +1,23 @@
 """`solve` and GnuGo 3.8 on the books' life-and-death problems, in one run.
 
     python bench/tsumego.py [--per-level 10] [--seconds 5] [--seed 0] [--no-gnugo]
+                            [--levels beginner,intermediate,advanced,hashimoto] [--nodes N]
+                            [--no-hints] [--priors] [--max-empties N] [--show]
 
 A seeded sample of each level of ``../shared/data/tsumego/problems.jsonl.gz`` (the
 problem alone: side to move and stones). Each problem is read as ``solve`` reads it with
-no goal (``engine.solve.tsumego``: attacker, group at stake, region), then solved by
-df-pn within ``--seconds``. Per level: problems; read (a region the solver takes); proved
-(the side to move's aim shown: kill for the attacker, life for the defender); proved
-with a book first move; proved with another first move (counted apart, not as correct);
-proved the other way (the reading or the region is wrong: the side to move fails);
-median and worst seconds. GnuGo answers the same problems in the same run: the same
-group, ``owl_attack`` when the attacker moves, ``owl_defend`` when the defender does
-(on the open board, not in the region); its move and seconds are counted the same way
-(a result of ko, GnuGo's codes 2 and 3, is reported as ko). ``--show`` prints a row per
-problem.
-"""
+no goal (``engine.solve.tsumego``: attacker, group at stake, region, cropped board), then
+solved by df-pn within ``--seconds`` and ``--nodes``. Per level: problems; proved with a
+book first move; proved with another first move (counted apart, not as correct); ko
+(df-pn does not tell ko apart yet: always 0 for it); proved the other way (the reading
+or the region is wrong: the side to move fails); unknown within the budget; unread (the
+reading refused the problem); median and worst seconds. GnuGo answers the same problems
+in the same run: the same group, ``owl_attack`` when the attacker moves, ``owl_defend``
+when the defender does (on the open board, not in the region); its move and seconds are
+counted the same way ("fails": owl says the side to move cannot reach its aim; a result
+of ko, GnuGo's codes 2 and 3, is reported as ko). ``--no-hints`` starts df-pn's children
+at 1 and 1, ``--priors`` orders its moves by the bundled ratings; ``--show`` prints a row
+per problem."""
 
 from __future__ import annotations
 
@@ -148,7 +151,8 @@ def main() -> None:
     parser.add_argument("--levels", default="beginner,intermediate,advanced,hashimoto",
                         help="levels to sample, by the start of a word of their name")
     parser.add_argument("--no-gnugo", action="store_true")
-    parser.add_argument("--nodes", type=int, default=10**9, help="df-pn's nodes a problem (a budget the load does not change)")
+    parser.add_argument("--nodes", type=int, default=10**9,
+                        help="df-pn's nodes a problem (a budget the load does not change)")
     parser.add_argument("--priors", action="store_true",
                         help="order df-pn's moves by the bundled ratings table (solve --ratings)")
     parser.add_argument("--no-hints", action="store_true", help="df-pn's new children at 1 and 1")
@@ -156,7 +160,8 @@ def main() -> None:
     parser.add_argument("--show", action="store_true", help="a row per problem")
     args = parser.parse_args()
     problems = sample(args.problems, args.per_level, args.seed, args.max_empties,
-                      tuple(v for v in LEVELS if any(x.lower().startswith(w) for x in v.split() for w in args.levels.split(','))))
+                      tuple(v for v in LEVELS
+                            if any(x.lower().startswith(w) for x in v.split() for w in args.levels.split(","))))
     warm = make_problem(5, [(1, 0), (1, 1), (0, 2), (1, 2)], [(0, 0)], "b", "kill", [(0, 0)])
     prior = None
     if args.priors:
