@@ -94,3 +94,19 @@ def test_bad_problems_get_one_line_and_exit_1(tmp_path, sgf, reason):
 def test_a_goal_the_position_cannot_take_is_a_usage_error(tmp_path, goal):
     out = solve(tmp_path, f"PL[B]{CORNER}", "--goal", goal)
     assert out.exit_code == 2 and "--goal" in out.output
+
+
+def test_a_living_group_to_move_keeps_its_two_eyes_by_passing(tmp_path):
+    # White has B1 already (eyes A1 and C1): filling either eye leaves one, which Black takes.
+    out = solve(tmp_path, f"PL[W]AW[bs]{CORNER}", "--json")
+    assert out.exit_code == 0, out.output
+    answer = json.loads(out.output)
+    assert answer["status"] == "live" and answer["moves"] == ["pass"]
+
+
+def test_a_string_with_a_liberty_outside_the_region_has_escaped():
+    # White's lone stone at B2 with the region B1-C2: its liberties A2 and B3 are out of play
+    p = make_problem(5, [(0, 1)], [(1, 1)], "b", "kill", [(1, 1)], [(0, 1), (0, 2), (1, 1), (1, 2)])
+    assert p.root_value() == -1  # White's: it cannot be captured
+    inside = make_problem(5, [(0, 1)], [(1, 1)], "b", "kill", [(1, 1)])
+    assert inside.root_value() != -1  # the default box holds all its liberties
