@@ -21,7 +21,7 @@ A shard file (``NNNNN.teams``) is a 72-byte header and four arrays, little-endia
   their combinations numbered within the shard.
 
 6 bytes a candidate and 6 a position, plus the chunk's combination keys. Beside
-each shard, ``NNNNN.ids`` holds the global number of each of its combinations:
+each shard, ``NNNNN.ids.npy`` holds the global number (int32) of each of its combinations:
 the keys interned in shard order, which numbers them as the in-memory build does.
 """
 
@@ -182,7 +182,7 @@ def shard_bytes(corpus: Corpus, mask: np.ndarray) -> float:
     chunk = positions.CHUNK_POSITIONS
     chunks = max(1, -(-n // chunk))
     candidates = float(candidates_per_position(corpus, mask).sum())
-    keys = min(candidates, chunks * distinct_combinations(min(n, chunk))) * 16
+    keys = min(candidates, chunks * distinct_combinations(min(n, chunk))) * 12
     return candidates * 6 + n * 6 + keys + chunks * HEADER_BYTES
 
 
@@ -281,8 +281,9 @@ def build_shards(
             if progress is not None:
                 progress(len(games))
     interner = Interner(pattern_bits(vocab.size))
+    small = np.int32 if interner.limit <= 2**31 else np.int64  # 4 bytes a combination where they suffice
     for i in range(len(plan)):
-        ids = interner.ids(read_keys(work.shard(i), work.fid))
+        ids = interner.ids(read_keys(work.shard(i), work.fid)).astype(small)
         if not _ids_match(work.ids(i), ids):
             with atomic_path(work.ids(i)) as tmp, open(tmp, "wb") as f:
                 np.save(f, ids)
