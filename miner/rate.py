@@ -49,7 +49,7 @@ from ..workers import interruptible
 from .positions import Teams, _unpack_all, candidate, use_threads
 
 #: What Ctrl-C names when it stops a sweep.
-SWEEP = "rate's MM sweeps"
+SWEEP = "rate's MM sweeps (the work folder keeps the last finished sweep: the same command resumes)"
 
 
 @njit(cache=True)
