@@ -63,7 +63,7 @@ def run_row(args, positions: str, folder: Path) -> dict:
         "sweeps": len(re.findall(r"^iteration", out, re.M)),
         "s_per_sweep": number(r"([\d.]+) s/iteration", out),
         "peak_mb": number(r"peak memory ([\d,]+) MB", out),
-        "shard_mb": number(r"shards \(([\d,]+) MB", out),
+        "shard_mb": number(r"shards? \(([\d,]+) MB", out),
         "bytes_per_position": number(r"MB, ([\d,]+) bytes a position", out),
         "resumed": "resuming the fit" in out,
     }

@@ -187,7 +187,8 @@ def run_rate(
 
 def built_line(built, corpus, vocab, seconds: float) -> str:
     """The line that says what the shards hold."""
-    return (f"{built.positions:,} positions of {len(corpus):,} games in {built.n_shards:,} shards "
+    shards = f"{built.n_shards:,} shard{'s' if built.n_shards != 1 else ''}"
+    return (f"{built.positions:,} positions of {len(corpus):,} games in {shards} "
             f"({built.bytes / 2**20:,.0f} MB, {built.bytes / max(1, built.positions):,.0f} bytes a position), "
             f"{len(built.combos):,} combinations of tactical features, {vocab.size:,} features "
             f"({len(vocab.pattern_ids):,} patterns); built in {seconds:.1f} s")
