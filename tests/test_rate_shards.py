@@ -290,3 +290,26 @@ def test_evaluate_on_dask_gives_the_local_report(mined, client, tmp_path):
     for band, row in here["bands"].items():
         assert there["bands"][band]["positions"] == row["positions"] and there["bands"][band]["top5"] == row["top5"]
     assert there["mean_log_likelihood"] == pytest.approx(here["mean_log_likelihood"], rel=1e-12)
+
+
+def test_a_full_disk_while_saving_the_gammas_is_one_line_and_keeps_the_shards(mined, small_chunks, tmp_path,
+                                                                              monkeypatch):
+    import errno
+
+    out = tmp_path / "r.parquet"
+    out.write_bytes(b"the previous table")
+    saved = WorkFolder.save_state
+
+    def full(self, state):
+        if len(state.objective) == 1:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        saved(self, state)
+
+    monkeypatch.setattr(WorkFolder, "save_state", full)
+    res = rate(mined, out)
+    assert res.exit_code == 1 and out.read_bytes() == b"the previous table"
+    assert res.output.strip().splitlines()[-1] == f"Error: cannot write {out}.work: No space left on device"
+    assert {"00000.teams", "fit.npz"} <= {p.name for p in Path(f"{out}.work").iterdir()}
+    monkeypatch.setattr(WorkFolder, "save_state", saved)
+    res = rate(mined, out)
+    assert res.exit_code == 0 and f"resuming the fit in {out}.work after sweep 1" in res.output
