@@ -139,17 +139,19 @@ def _header(path: Path, data: bytes | np.ndarray, fid: bytes) -> tuple[int, int,
     return bits, p, c, k, crc
 
 
-def read_shard(path: Path, fid: bytes) -> Shard:
-    """The shard at ``path``, checked: its header is this fit's, its length and checksum right."""
+def read_shard(path: Path, fid: bytes, verify: bool = True) -> Shard:
+    """The shard at ``path``, checked: its header is this fit's, its length and (``verify``)
+    its checksum right. Unverified, it is mapped rather than read: the sweeps, whose shards
+    were verified when the run started, read them at the speed of the page cache."""
     try:
-        data = np.fromfile(path, dtype=np.uint8)
-    except OSError as exc:
-        raise ShardError(f"{path}: cannot read the shard: {exc.strerror or exc}") from None
+        data = np.fromfile(path, dtype=np.uint8) if verify else np.asarray(np.memmap(path, dtype=np.uint8, mode="r"))
+    except (OSError, ValueError) as exc:  # ValueError: an empty file cannot be mapped
+        raise ShardError(f"{path}: cannot read the shard: {getattr(exc, 'strerror', None) or exc}") from None
     bits, p, c, k, crc = _header(path, data, fid)
     if len(data) != HEADER_BYTES + 8 * k + 6 * p + 6 * c:
         raise ShardError(f"{path}: damaged shard ({len(data):,} bytes, its header says "
                          f"{HEADER_BYTES + 8 * k + 6 * p + 6 * c:,}); remove the work folder to rebuild it")
-    if zlib.crc32(data[HEADER_BYTES:]) != crc:
+    if verify and zlib.crc32(data[HEADER_BYTES:]) != crc:
         raise ShardError(f"{path}: damaged shard (its checksum does not match); remove the work folder to rebuild it")
     at = HEADER_BYTES
     keys = data[at : at + 8 * k].view("<i8")
@@ -317,10 +319,10 @@ class ShardSums(NamedTuple):
     values: np.ndarray
 
 
-def load(work_path: str, fid: bytes, i: int) -> tuple[Shard, np.ndarray]:
+def load(work_path: str, fid: bytes, i: int, verify: bool = False) -> tuple[Shard, np.ndarray]:
     """Shard ``i`` of the work folder ``work_path`` and its global combination numbers."""
     folder = Path(work_path)
-    shard = read_shard(folder / f"{i:05d}.teams", fid)
+    shard = read_shard(folder / f"{i:05d}.teams", fid, verify)
     return shard, read_ids(folder / f"{i:05d}.ids.npy", len(shard.keys))
 
 
@@ -337,8 +339,9 @@ def shard_pass(work_path: str, fid: bytes, i: int, gamma: np.ndarray, cs: np.nda
 
 
 def shard_counts(work_path: str, fid: bytes, i: int, n: int) -> tuple[Counts, np.ndarray]:
-    """Shard ``i``'s :class:`Counts` (combinations numbered within it) and its global numbers."""
-    shard, ids = load(work_path, fid, i)
+    """Shard ``i``'s :class:`Counts` (combinations numbered within it) and its global numbers;
+    the shard's checksum verified (the counts are the first pass of every run)."""
+    shard, ids = load(work_path, fid, i, verify=True)
     return team_counts(shard.pos_start, shard.team, shard.bits, shard.chosen, n, len(ids)), ids
 
 
