@@ -87,15 +87,17 @@ class OnCluster(OnDisk):
     """:class:`OnDisk` whose shard tasks run on the Dask cluster of ``client``;
     ``progress(i)`` is called on the client as shard ``i``'s result arrives."""
 
-    def __init__(self, client, work: WorkFolder, built: Built, none: int, first: int,
+    def __init__(self, client, work: WorkFolder, built: Built, vocab: Vocabulary,
                  progress: Callable[[int], object] | None = None) -> None:
-        super().__init__(work, built, none, first)
+        super().__init__(work, built, vocab.size, len(vocab.pattern_ids))
         self.client, self.progress = client, progress
+        vocab.__dict__.pop("lookup", None)  # the passes look no pattern up
+        self.rows_from = vocab  # the information's rows made on the workers: less to send than the fit's
 
     def results(self, task: Callable, *args) -> Iterator:
         from distributed import as_completed
 
-        shipped = [ship(self.client, a) if isinstance(a, np.ndarray) else a for a in args]
+        shipped = [a if isinstance(a, (bool, int, float, str, bytes)) else ship(self.client, a) for a in args]
         futures = [self.client.submit(_one_thread, task, *self.where, i, *shipped, pure=False, retries=2)
                    for i in range(self.n_shards)]
         index = {f.key: i for i, f in enumerate(futures)}
@@ -139,7 +141,7 @@ def fit_on_cluster(
     state = work.state()
     if state is not None and on_resume:
         on_resume(state)
-    competitions = OnCluster(client, work, built, vocab.size, len(vocab.pattern_ids), progress)
+    competitions = OnCluster(client, work, built, vocab, progress)
     return fit_competitions(competitions, max_iter, tol, report=report, resume=state, checkpoint=work.save_state)
 
 

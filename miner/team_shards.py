@@ -345,14 +345,17 @@ def shard_counts(work_path: str, fid: bytes, i: int, n: int) -> tuple[Counts, np
     return team_counts(shard.pos_start, shard.team, shard.bits, shard.chosen, n, len(ids)), ids
 
 
-def shard_information(work_path: str, fid: bytes, i: int, combos: np.ndarray, first: int, gamma: np.ndarray,
-                      cs: np.ndarray, none: int) -> ShardSums:
-    """:func:`fisher_information` over shard ``i``, sparse."""
+def shard_information(work_path: str, fid: bytes, i: int, combos: np.ndarray | Vocabulary, first: int,
+                      gamma: np.ndarray, cs: np.ndarray, none: int) -> ShardSums:
+    """:func:`fisher_information` over shard ``i``, sparse; its combinations' rows taken
+    from the fit's ``combos``, or made from its keys with the vocabulary (the same rows,
+    for a worker that has not the fit's)."""
     shard, ids = load(work_path, fid, i)
     args = (shard.pos_start, shard.team, shard.bits)
     local = cs[ids]
+    rows = combination_rows(shard.keys, combos) if isinstance(combos, Vocabulary) else combos[ids]
     _, total, _ = interruptible(SWEEP, _pass, *args, shard.chosen, gamma, local, SHARD_BLOCKS, False, len(ids))
-    info = interruptible(SWEEP, fisher_information, *args, combos[ids], first, gamma, local, total, SHARD_BLOCKS, none)
+    info = interruptible(SWEEP, fisher_information, *args, rows, first, gamma, local, total, SHARD_BLOCKS, none)
     index = np.flatnonzero(info)
     return ShardSums(0.0, index, info[index])
 
@@ -373,6 +376,7 @@ class OnDisk:
         self.work, self.n_shards, self.combos = work, built.n_shards, built.combos
         self.none, self.first_tactical, self.n_positions = none, first, built.positions
         self.where = (str(work.path), work.fid)
+        self.rows_from: np.ndarray | Vocabulary = self.combos  # where shard_information gets its rows
 
     def results(self, task: Callable, *args) -> Iterator:
         """``task(work, fid, i, *args)`` for each shard, in shard order."""
@@ -396,7 +400,7 @@ class OnDisk:
         return self._reduce(self.results(shard_pass, gamma, cs, by_pattern), len(gamma) if by_pattern else len(cs))
 
     def information(self, gamma: np.ndarray, cs: np.ndarray) -> np.ndarray:
-        parts = self.results(shard_information, self.combos, self.first_tactical, gamma, cs, self.none)
+        parts = self.results(shard_information, self.rows_from, self.first_tactical, gamma, cs, self.none)
         info = self._reduce(parts, len(gamma))[1]
         info[self.none] = 0.0
         return info

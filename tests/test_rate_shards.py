@@ -270,6 +270,8 @@ def test_a_worker_killed_mid_sweep_does_not_change_the_table(mined, client, smal
     here = fit_competitions(OnDisk(work, build_shards(work, corpus, vocab, mask), vocab.size, len(vocab.pattern_ids)),
                             max_iter=5, tol=0.0)
     assert np.array_equal(result.gamma, here.gamma) and result.objective == here.objective
+    # the intervals too: the workers make the rows of their combinations from the vocabulary
+    assert np.array_equal(result.ci_low, here.ci_low) and np.array_equal(result.ci_high, here.ci_high)
 
 
 def test_evaluate_on_dask_gives_the_local_report(mined, client, tmp_path):
