@@ -57,7 +57,23 @@ def floats(low: float = 0.0, high: float = WEIGHT_MAX, low_open: bool = False) -
     return Ranged(float, low, high, low_open)
 
 
+class AllOrCount(Ranged):
+    """A count of at least 1, or ``all`` (None)."""
+
+    def __init__(self) -> None:
+        super().__init__(int, 1, COUNT_MAX)
+
+    def convert(self, value, param, ctx):
+        if value is None or str(value).strip().lower() == "all":
+            return None
+        return super().convert(value, param, ctx)
+
+    def get_metavar(self, param, ctx=None) -> str:
+        return "N|all"
+
+
 SEED = ints(0, SEED_MAX)
+POSITIONS = AllOrCount()
 WORKERS = ints(1, WORKERS_MAX)
 SECONDS = floats(0.0, SECONDS_MAX, low_open=True)
 KOMI = floats(-KOMI_MAX, KOMI_MAX)
@@ -410,16 +426,22 @@ def info(table, as_json) -> None:
 @click.option("--tol", default=1e-4, show_default=True, type=floats(0, 1),
               help="Stop when the log-likelihood per position gains less than this.")
 @click.option("--split", default="train", show_default=True, type=click.Choice(["train", "test", "all"]))
-@click.option("--max-positions", default=2_000_000, show_default=True, type=ints(1),
-              help="Positions sampled (uniformly, seeded) from the games for the fit.")
+@click.option("--max-positions", default="2000000", show_default=True, type=POSITIONS, metavar="N|all",
+              help="Positions sampled (uniformly, seeded) from the games for the fit; all: every position.")
 @click.option("--limit-games", type=ints(1), default=None, help="Use the first N games only.")
 @click.option("--seed", default=0, show_default=True, type=SEED, help="Seed of the position sample.")
 @click.option("--max-memory", type=floats(0, WEIGHT_MAX, low_open=True), default=None, metavar="GB",
-              help="Sample as many positions (at most --max-positions) as fit in this much memory at the peak.")
+              help="Sample as many positions (at most --max-positions) as an in-memory fit holds in this much memory.")
+@click.option("--work-dir", type=click.Path(file_okay=False), default=None,
+              help="Folder of the shards of the positions' teams and of the last sweep's gammas, kept until the "
+                   "table is written: the same command resumes from it (default: OUTPUT.work beside the output).")
 @click.option("-j", "--workers", type=WORKERS, default=None,
               help="Threads that build the positions and share each MM sweep (default: the CPU cores, at most 8).")
+@click.option("--scheduler", default=None, metavar="ADDRESS", callback=_check_scheduler,
+              help="Build and sweep on a Dask cluster: a scheduler's tcp://HOST:PORT, or local:N to start N local "
+                   "workers (replaces -j; the workers read the work folder, needs pip install 'shapemill[dask]').")
 def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limit_games, seed, max_memory,
-         workers) -> None:
+         work_dir, workers, scheduler) -> None:
     """Fit Bradley-Terry / Elo ratings of every pattern and feature (Coulom's MM).
 
     Each sampled position is a competition among its legal moves and the pass;
@@ -431,7 +453,7 @@ def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limi
     _distinct([*games, patterns_path], output)
     run_rate(
         list(games), patterns_path, output, max_iter, tol, split, max_positions, limit_games, seed,
-        workers or default_workers(), max_memory,
+        workers or default_workers(), max_memory, work_dir, scheduler,
     )
 
 
@@ -449,7 +471,10 @@ def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limi
 @click.option("--seed", default=0, show_default=True, type=SEED, help="Seed of the position sample.")
 @click.option("-j", "--workers", type=WORKERS, default=None,
               help="Threads that build the positions (default: the CPU cores, at most 8).")
-def evaluate(games, ratings, split, as_json, plot, max_positions, limit_games, seed, workers) -> None:
+@click.option("--scheduler", default=None, metavar="ADDRESS", callback=_check_scheduler,
+              help="Rank the games on a Dask cluster: a scheduler's tcp://HOST:PORT, or local:N to start N local "
+                   "workers (replaces -j; needs pip install 'shapemill[dask]').")
+def evaluate(games, ratings, split, as_json, plot, max_positions, limit_games, seed, workers, scheduler) -> None:
     """Move-prediction accuracy of a ratings table on held-out games.
 
     Prints top-1, top-5, top-10 accuracy and the mean log-likelihood of the
@@ -462,7 +487,7 @@ def evaluate(games, ratings, split, as_json, plot, max_positions, limit_games, s
     _distinct([*games, ratings], plot)
     run_evaluate(
         list(games), _table_or_bundled(ratings, RATINGS), split, as_json, plot, max_positions, limit_games, seed,
-        workers or default_workers(),
+        workers or default_workers(), scheduler,
     )
 
 

@@ -8,6 +8,8 @@ a move tied with others takes the worst of their ranks.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit, prange
 
@@ -44,15 +46,34 @@ def ranks_and_logp(pos_start, team, bits, chosen, gamma, cs) -> tuple[np.ndarray
     return rank, logp
 
 
-def evaluate_teams(teams: Teams, gamma: np.ndarray) -> dict:
-    """Accuracy report of ``gamma`` (one per feature) on ``teams``: overall and by
-    move-number band; the rates of a band without positions are None (JSON null)."""
+class Ranked(NamedTuple):
+    """Each position's rank of the move played, its log-probability and the move number."""
+
+    rank: np.ndarray  # int64
+    logp: np.ndarray  # float64
+    move_number: np.ndarray  # int32
+
+
+def rank_moves(teams: Teams, gamma: np.ndarray) -> Ranked:
+    """How ``gamma`` (one per feature) ranks the move played in each position of ``teams``."""
     full = np.append(gamma, 1.0)
     rank, logp = interruptible(
         "evaluate's ranking of the moves", ranks_and_logp, teams.pos_start, teams.team, teams.pattern_bits,
         teams.chosen, full, combination_strengths(teams.combos, full[teams.first_tactical:]),
     )
-    move = teams.move_number + 1
+    return Ranked(rank, logp, teams.move_number)
+
+
+def evaluate_teams(teams: Teams, gamma: np.ndarray) -> dict:
+    """Accuracy report of ``gamma`` (one per feature) on ``teams``: overall and by
+    move-number band; the rates of a band without positions are None (JSON null)."""
+    return ranked_report(rank_moves(teams, gamma))
+
+
+def ranked_report(ranked: Ranked) -> dict:
+    """The accuracy report of ranked moves (:func:`evaluate_teams`)."""
+    rank, logp = ranked.rank, ranked.logp
+    move = ranked.move_number + 1
 
     def summary(sel: np.ndarray) -> dict:
         n = int(sel.sum())

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -238,34 +239,81 @@ def _grow(table_keys, table_ids):
 
 
 @njit(cache=True)
-def _append_chunk(
-    n_cand, width, pattern_buf, key_buf, none, bits, table_keys, table_ids, combo_keys, n_combos, team_out, c,
-):
-    """Copy the written positions' candidates, packed, into ``team_out`` from index
-    ``c``, interning combination keys. Returns the table, the keys by combination id
-    (both possibly grown) and the number of combinations; -1 for it when more than the
-    ``48 - bits`` bits of a candidate's combination can number."""
+def _intern(keys, table_keys, table_ids, combo_keys, n_combos, limit):
+    """The id of each of ``keys``, a new key taking the next id (``combo_keys[id]``
+    its key). Returns the table and the keys by id (both possibly grown), the
+    number of ids and the ids; -1 for the number when more than ``limit`` are needed."""
+    out = np.empty(len(keys), dtype=np.int64)
+    for i in range(len(keys)):
+        key = keys[i]
+        s = _slot_of(key, table_keys)
+        if table_keys[s] == -1:
+            if n_combos == limit:
+                return table_keys, table_ids, combo_keys, -1, out
+            if 2 * (n_combos + 1) > len(table_keys):
+                table_keys, table_ids = _grow(table_keys, table_ids)
+                s = _slot_of(key, table_keys)
+            if n_combos == len(combo_keys):
+                combo_keys = np.concatenate((combo_keys, np.empty_like(combo_keys)))
+            table_keys[s] = key
+            table_ids[s] = n_combos
+            combo_keys[n_combos] = key
+            n_combos += 1
+        out[i] = table_ids[s]
+    return table_keys, table_ids, combo_keys, n_combos, out
+
+
+class Interner:
+    """Combination keys numbered densely in the order they are first met, at most as
+    many as the ``48 - bits`` bits of a packed candidate's combination number."""
+
+    def __init__(self, bits: int) -> None:
+        self.limit = 1 << (48 - bits)
+        self._table = np.full(1 << 16, -1, dtype=np.int64), np.zeros(1 << 16, dtype=np.int32)
+        self._keys, self._n = np.empty(1 << 15, dtype=np.int64), 0
+
+    def ids(self, keys: np.ndarray) -> np.ndarray:
+        """The id of each key. Raises :class:`ShapemillError` past the limit."""
+        table_keys, table_ids, self._keys, n, out = _intern(keys, *self._table, self._keys, self._n, self.limit)
+        self._table = table_keys, table_ids
+        if n < 0:
+            raise ShapemillError(f"the positions hold more than {self.limit:,} combinations of tactical "
+                                 "features, more than a candidate can number: sample fewer positions")
+        self._n = n
+        return out
+
+    @property
+    def keys(self) -> np.ndarray:
+        """The keys by id."""
+        return self._keys[: self._n]
+
+
+@njit(cache=True)
+def _compact(n_cand, width, pattern_buf, key_buf, none) -> tuple[np.ndarray, np.ndarray]:
+    """The written positions' candidates, one after the other: pattern (``none`` for
+    none) and combination key."""
+    total = 0
+    for k in range(len(n_cand)):
+        total += n_cand[k]
+    pattern = np.empty(total, dtype=np.int64)
+    keys = np.empty(total, dtype=np.int64)
+    c = 0
     for k in range(len(n_cand)):
         base = k * width
         for i in range(n_cand[k]):
-            key = key_buf[base + i]
-            s = _slot_of(key, table_keys)
-            if table_keys[s] == -1:
-                if n_combos == 1 << (48 - bits):
-                    return table_keys, table_ids, combo_keys, -1
-                if 2 * (n_combos + 1) > len(table_keys):
-                    table_keys, table_ids = _grow(table_keys, table_ids)
-                    s = _slot_of(key, table_keys)
-                if n_combos == len(combo_keys):
-                    combo_keys = np.concatenate((combo_keys, np.empty_like(combo_keys)))
-                table_keys[s] = key
-                table_ids[s] = n_combos
-                combo_keys[n_combos] = key
-                n_combos += 1
             p = pattern_buf[base + i]
-            _pack(team_out, c, p if p >= 0 else none, table_ids[s], bits)
+            pattern[c] = p if p >= 0 else none
+            keys[c] = key_buf[base + i]
             c += 1
-    return table_keys, table_ids, combo_keys, n_combos
+    return pattern, keys
+
+
+@njit(cache=True)
+def _renumber(team, ids, bits, team_out, c) -> None:
+    """Copy ``team`` into ``team_out`` from index ``c``, combination ``k`` renumbered ``ids[k]``."""
+    for i in range(len(team)):
+        p, k = candidate(team, i, bits)
+        _pack(team_out, c + i, p, ids[k], bits)
 
 
 def _flat_setup(corpus: Corpus) -> tuple[np.ndarray, np.ndarray]:
@@ -308,27 +356,70 @@ def _size_chunks(corpus: Corpus, per_game: np.ndarray, size: int) -> list[np.nda
     return [chunk for chunk in np.split(games, np.unique(cut + 1)) if len(chunk)]
 
 
-def _chunk_candidates_of(corpus: Corpus, vocab: Vocabulary, mask: np.ndarray, chunk: np.ndarray,
-                         per_game: np.ndarray, size: int, max_ring: int, flat: tuple) -> tuple:
-    """The candidates of the sampled positions of the games ``chunk`` (``_chunk_candidates``'
-    buffers: patterns, keys, candidates, chosen and move number a position). ``flat``: the
-    corpus' offsets, first colours and setup stones as the kernel reads them."""
-    offsets, first_color, setup, setup_start = flat
+class Chunk(NamedTuple):
+    """The competitions of the sampled positions of some games, each candidate's
+    combination numbered within the chunk (``keys[k]``: combination ``k``'s key, in
+    the order first met)."""
+
+    sizes: np.ndarray  # int64[positions]: the candidates of each position
+    team: np.ndarray  # uint16[candidates, 3], packed as Teams.team
+    keys: np.ndarray  # int64[combinations]
+    chosen: np.ndarray  # int32[positions]
+    move_number: np.ndarray  # int32[positions]
+
+
+class Replay(NamedTuple):
+    """What the team-building kernel reads of a corpus, prepared once for all its chunks."""
+
+    offsets: np.ndarray
+    first_color: np.ndarray
+    setup: np.ndarray
+    setup_start: np.ndarray
+    per_game: np.ndarray  # sampled positions of each game
+
+    @classmethod
+    def of(cls, corpus: Corpus, mask: np.ndarray) -> Replay:
+        setup, setup_start = _flat_setup(corpus)
+        offsets = corpus.offsets.astype(np.int64)
+        sampled = np.concatenate([[0], np.cumsum(mask)])
+        return cls(offsets, corpus.first_color.astype(np.int64), setup, setup_start,
+                   sampled[offsets[1:]] - sampled[offsets[:-1]])
+
+
+def chunk_plan(corpus: Corpus, replay: Replay) -> list[np.ndarray]:
+    """The games of each chunk of about ``CHUNK_POSITIONS`` sampled positions (one
+    board size each), in the order a fit numbers their positions."""
+    sizes = np.unique(corpus.board_size)
+    return [chunk for size in sizes for chunk in _size_chunks(corpus, replay.per_game, int(size))]
+
+
+def chunk_teams(corpus: Corpus, vocab: Vocabulary, mask: np.ndarray, replay: Replay, games: np.ndarray,
+                max_ring: int = 54) -> Chunk:
+    """The competitions of the sampled positions of ``games`` (of one board size, in
+    order), built in parallel by game."""
+    size = int(corpus.board_size[games[0]])
     geo = geometry(size)
     width = size**2 + 1
-    slots = np.concatenate([[0], np.cumsum(per_game[chunk])]).astype(np.int64)
+    slots = np.concatenate([[0], np.cumsum(replay.per_game[games])]).astype(np.int64)
     n_pos = int(slots[-1])
     pattern_buf = np.empty(n_pos * width, dtype=np.int32)
     key_buf = np.empty(n_pos * width, dtype=np.int64)
     n_cand = np.zeros(n_pos, dtype=np.int64)
-    chunk_chosen = np.zeros(n_pos, dtype=np.int32)
-    chunk_move = np.zeros(n_pos, dtype=np.int32)
+    chosen = np.zeros(n_pos, dtype=np.int32)
+    move = np.zeros(n_pos, dtype=np.int32)
     _chunk_candidates(
-        chunk, corpus.moves, offsets, first_color, setup, setup_start, mask, slots, size, geo.pad,
-        geo.delta, min(max_ring, geo.max_ring), vocab.lookup, far_rings(size), vocab.level_index,
-        pattern_buf, key_buf, n_cand, chunk_chosen, chunk_move,
+        games, corpus.moves, replay.offsets, replay.first_color, replay.setup, replay.setup_start, mask, slots, size,
+        geo.pad, geo.delta, min(max_ring, geo.max_ring), vocab.lookup, far_rings(size), vocab.level_index,
+        pattern_buf, key_buf, n_cand, chosen, move,
     )
-    return pattern_buf, key_buf, n_cand, chunk_chosen, chunk_move
+    pattern, keys = _compact(n_cand, width, pattern_buf, key_buf, vocab.size)
+    del pattern_buf, key_buf
+    bits = pattern_bits(vocab.size)
+    interner = Interner(bits)
+    team = np.empty((len(pattern), 3), dtype=np.uint16)
+    _pack_all(team, pattern, interner.ids(keys), bits)
+    written = n_cand > 0
+    return Chunk(n_cand[written], team, interner.keys.copy(), chosen[written], move[written])
 
 
 def build_teams(
@@ -339,48 +430,33 @@ def build_teams(
     with ``workers`` threads; ``progress(games)`` is called after each chunk of games.
 
     The candidates go straight into their final array, grown in place, so that the
-    peak is the result plus one chunk's buffers. Raises :class:`ShapemillError` when
-    the positions hold more tactical combinations than a packed candidate can number."""
+    peak is the result plus one chunk's buffers; combinations are numbered in the
+    order first met. Raises :class:`ShapemillError` when the positions hold more
+    tactical combinations than a packed candidate can number."""
     use_threads(workers)
-    setup, setup_start = _flat_setup(corpus)
-    offsets = corpus.offsets.astype(np.int64)
-    sampled = np.concatenate([[0], np.cumsum(mask)])
-    per_game = sampled[offsets[1:]] - sampled[offsets[:-1]]
-    first_color = corpus.first_color.astype(np.int64)
-    table_keys, table_ids = np.full(1 << 16, -1, dtype=np.int64), np.zeros(1 << 16, dtype=np.int32)
-    combo_keys, n_combos = np.empty(1 << 15, dtype=np.int64), 0
+    replay = Replay.of(corpus, mask)
+    bits = pattern_bits(vocab.size)
+    interner = Interner(bits)
     expected = int(candidates_per_position(corpus, mask).sum() * 1.05) + 1
-    team_out, bits = np.empty((expected, 3), dtype=np.uint16), pattern_bits(vocab.size)
+    team_out = np.empty((expected, 3), dtype=np.uint16)
     c = 0
     sizes, chosen, move = [], [], []
-    for size in np.unique(corpus.board_size):
-        width = int(size) ** 2 + 1
-        for chunk in _size_chunks(corpus, per_game, int(size)):
-            pattern_buf, key_buf, n_cand, chunk_chosen, chunk_move = _chunk_candidates_of(
-                corpus, vocab, mask, chunk, per_game, int(size), max_ring, (offsets, first_color, setup, setup_start))
-            total = int(n_cand.sum())
-            team_out = _room(team_out, c + total)
-            table_keys, table_ids, combo_keys, n_combos = _append_chunk(
-                n_cand, width, pattern_buf, key_buf, vocab.size, bits, table_keys, table_ids, combo_keys, n_combos,
-                team_out, c,
-            )
-            if n_combos < 0:
-                raise ShapemillError(f"the positions hold more than {1 << (48 - bits):,} combinations of tactical "
-                                     "features, more than a candidate can number: sample fewer positions")
-            c += total
-            del pattern_buf, key_buf
-            written = n_cand > 0
-            sizes.append(n_cand[written])
-            chosen.append(chunk_chosen[written])
-            move.append(chunk_move[written])
-            if progress is not None:
-                progress(len(chunk))
-    del table_keys, table_ids
+    for games in chunk_plan(corpus, replay):
+        chunk = chunk_teams(corpus, vocab, mask, replay, games, max_ring)
+        team_out = _room(team_out, c + len(chunk.team))
+        _renumber(chunk.team, interner.ids(chunk.keys), bits, team_out, c)
+        c += len(chunk.team)
+        sizes.append(chunk.sizes)
+        chosen.append(chunk.chosen)
+        move.append(chunk.move_number)
+        del chunk
+        if progress is not None:
+            progress(len(games))
     team_out.resize((c, 3), refcheck=False)
     return Teams(
         pos_start=np.concatenate([[0], np.cumsum(np.concatenate([np.zeros(0, np.int64), *sizes]))]).astype(np.int64),
         team=team_out,
-        combos=combination_rows(combo_keys[:n_combos], vocab),
+        combos=combination_rows(interner.keys, vocab),
         chosen=np.concatenate([np.zeros(0, np.int32), *chosen]),
         move_number=np.concatenate([np.zeros(0, np.int32), *move]),
         none=vocab.size,

@@ -40,15 +40,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple, Protocol
 
 import numpy as np
 from numba import njit, prange
 
 from ..workers import interruptible
-from .positions import Teams, candidate, use_threads
+from .positions import Teams, _unpack_all, candidate, use_threads
 
 #: What Ctrl-C names when it stops a sweep.
-SWEEP = "rate's MM sweeps"
+SWEEP = "rate's MM sweeps (the work folder keeps the last finished sweep: the same command resumes)"
 
 
 @njit(cache=True)
@@ -145,13 +146,17 @@ def wins_and_seen(teams: Teams) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     and how often each was a candidate's pattern (arrays of ``none + 1``; the last
     entry, the feature-less slot, is meaningless). Counted in place: no copy of the
     candidate arrays."""
-    n, first = teams.none + 1, teams.first_tactical
-    wins, as_pattern, per_combo = _counts(teams.pos_start, teams.team, teams.pattern_bits, teams.chosen, n, len(teams.combos))
-    _, won = teams.candidates(teams.pos_start[:-1] + teams.chosen)
-    wins[first:] += np.bincount(teams.combos[won].ravel(), minlength=n - first)
-    seen = as_pattern.copy()
-    seen[first:] += _combination_counts(teams.combos, per_combo, n - first)
-    return wins, seen, as_pattern
+    return InMemory(teams, 1).wins_and_seen()
+
+
+def team_counts(pos_start, team, bits, chosen, n, n_combos) -> Counts:
+    """:class:`Counts` of some positions, combinations numbered as their candidates number them."""
+    wins, as_pattern, per_combo = _counts(pos_start, team, bits, chosen, n, n_combos)
+    won = np.zeros(n_combos, dtype=np.int64)
+    if len(chosen):
+        won = np.bincount(_unpack_all(np.ascontiguousarray(team[pos_start[:-1] + chosen]), bits)[1],
+                          minlength=n_combos)
+    return Counts(wins, as_pattern, per_combo, won)
 
 
 @njit(cache=True)
@@ -221,6 +226,83 @@ def _log_prior(gamma: np.ndarray) -> float:
     return float(np.sum(np.log(gamma) - 2 * np.log1p(gamma)))
 
 
+class Counts(NamedTuple):
+    """What the fit counts once: by pattern feature (``none + 1`` entries) the wins and
+    the candidates, by combination its candidates and its wins."""
+
+    wins: np.ndarray  # float64: a pattern's wins
+    as_pattern: np.ndarray  # int64
+    per_combo: np.ndarray  # int64
+    won: np.ndarray  # int64
+
+
+class Competitions(Protocol):
+    """The positions of a fit, wherever they are held: in memory (:class:`InMemory`),
+    in shards on disk, or on a Dask cluster. Sums over the positions."""
+
+    combos: np.ndarray
+    none: int
+    first_tactical: int
+    n_positions: int
+
+    def counts(self) -> Counts: ...
+
+    def sweep_pass(self, gamma: np.ndarray, cs: np.ndarray, by_pattern: bool) -> tuple[float, np.ndarray]:
+        """``_pass``'s log-likelihood and sums over all the positions (by feature, or by global combination)."""
+
+    def information(self, gamma: np.ndarray, cs: np.ndarray) -> np.ndarray:
+        """:func:`fisher_information` over all the positions."""
+
+
+class InMemory:
+    """Competitions held in memory as one :class:`Teams`, passes over ``n_blocks`` blocks."""
+
+    def __init__(self, teams: Teams, n_blocks: int) -> None:
+        self.teams, self.n_blocks = teams, n_blocks
+        self.combos, self.none, self.first_tactical = teams.combos, teams.none, teams.first_tactical
+        self.n_positions = teams.n_positions
+        self._args = (teams.pos_start, teams.team, teams.pattern_bits, teams.chosen)
+        self._total = np.zeros(0)
+
+    def counts(self) -> Counts:
+        return team_counts(*self._args, self.none + 1, len(self.combos))
+
+    def wins_and_seen(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return finish_counts(self.counts(), self.combos, self.none, self.first_tactical)
+
+    def sweep_pass(self, gamma: np.ndarray, cs: np.ndarray, by_pattern: bool) -> tuple[float, np.ndarray]:
+        n_out = len(gamma) if by_pattern else len(self.combos)
+        ll, total, acc = interruptible(SWEEP, _pass, *self._args, gamma, cs, self.n_blocks, by_pattern, n_out)
+        if by_pattern:
+            self._total = total  # the strengths at these gammas, for the information
+        return ll, acc
+
+    def information(self, gamma: np.ndarray, cs: np.ndarray) -> np.ndarray:
+        if len(self._total) != self.n_positions:
+            self.sweep_pass(gamma, cs, True)
+        return interruptible(SWEEP, fisher_information, *self._args[:3], self.combos, self.first_tactical, gamma,
+                             cs, self._total, self.n_blocks, self.none)
+
+
+def finish_counts(counts: Counts, combos: np.ndarray, none: int,
+                  first: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``wins_and_seen`` from :class:`Counts`: the tactical features' counts through their combinations."""
+    wins = counts.wins.copy()
+    wins[first:] += _combination_counts(combos, counts.won, none + 1 - first)
+    seen = counts.as_pattern.copy()
+    seen[first:] += _combination_counts(combos, counts.per_combo, none + 1 - first)
+    return wins, seen, counts.as_pattern
+
+
+class FitState(NamedTuple):
+    """Where a fit stands after a sweep: the gammas (``none + 1``), the objective after
+    each sweep before, and the objective at the gammas the sweep started from."""
+
+    gamma: np.ndarray
+    objective: list[float]
+    previous: float
+
+
 @dataclass
 class Fit:
     """A fitted model: gammas, their 95% intervals and the trace of the fit."""
@@ -238,46 +320,58 @@ def fit(
     teams: Teams, max_iter: int = 100, tol: float = 1e-4, prior: bool = True,
     report: Callable[[int, float, float, float], None] | None = None, workers: int = 1,
 ) -> Fit:
-    """Fit the gammas of the ``teams.none`` features on ``teams`` by MM.
+    """Fit the gammas of the ``teams.none`` features on ``teams`` by MM (see
+    :func:`fit_competitions`); ``workers`` threads share each pass."""
+    use_threads(workers)
+    return fit_competitions(InMemory(teams, max(1, min(workers, teams.n_positions))), max_iter, tol, prior, report)
+
+
+def fit_competitions(
+    competitions: Competitions, max_iter: int = 100, tol: float = 1e-4, prior: bool = True,
+    report: Callable[[int, float, float, float], None] | None = None,
+    resume: FitState | None = None, checkpoint: Callable[[FitState], None] | None = None,
+) -> Fit:
+    """Fit the gammas of the ``competitions.none`` features by MM.
 
     The objective is the log-likelihood of the moves played plus, with the prior,
     that of the virtual games: MM never lets it decrease. Stops after ``max_iter``
     sweeps or when a sweep gains less than ``tol`` per position. ``report(iteration,
     objective_per_position, data_ll_per_position, seconds_per_sweep)`` is called
     after every sweep. ``prior=False`` gives the plain maximum-likelihood fit.
-    ``workers`` threads share each pass.
+    ``checkpoint(state)`` is called after each sweep's updates; a fit started from
+    ``resume`` (such a state) goes on exactly as the fit that saved it.
     """
-    use_threads(workers)
-    n_blocks = max(1, min(workers, teams.n_positions))
-    n, first = teams.none, teams.first_tactical
-    gamma = np.ones(n + 1)
-    tactical = gamma[first:]  # a view: the gammas the combinations number
-    w, seen, as_pattern = wins_and_seen(teams)
+    comps = competitions
+    n, first = comps.none, comps.first_tactical
+    w, seen, as_pattern = finish_counts(comps.counts(), comps.combos, n, first)
     patterns = np.flatnonzero(as_pattern[:n])
-    group_start, group_features = _groups(teams.combos, n - first)
-    cs = combination_strengths(teams.combos, tactical)
-    n_pos = max(1, teams.n_positions)
-    args = (teams.pos_start, teams.team, teams.pattern_bits, teams.chosen)
-    trace: list[float] = []
+    group_start, group_features = _groups(comps.combos, n - first)
+    gamma = np.ones(n + 1) if resume is None else resume.gamma.copy()
+    tactical = gamma[first:]  # a view: the gammas the combinations number
+    cs = combination_strengths(comps.combos, tactical)
+    n_pos = max(1, comps.n_positions)
+    trace: list[float] = [] if resume is None else list(resume.objective)
+    previous = -np.inf if resume is None else resume.previous
+    begin = 0 if resume is None else len(trace) + 1
     start = time.perf_counter()
-    previous = -np.inf
-    for it in range(max_iter + 1):
-        ll, total, acc = interruptible(SWEEP, _pass, *args, gamma, cs, n_blocks, True, n + 1)
+    for it in range(begin, max_iter + 1):
+        ll, acc = comps.sweep_pass(gamma, cs, True)
         objective = (ll + (_log_prior(gamma[:n]) if prior else 0.0)) / n_pos
         if it:
             trace.append(objective)
             if report:
-                report(it, objective, ll / n_pos, (time.perf_counter() - start) / it)
+                report(it, objective, ll / n_pos, (time.perf_counter() - start) / (it - max(0, begin - 1)))
             if it == max_iter or objective - previous < tol:
                 break
         previous = objective
         gamma0 = gamma.copy()
         _update(patterns, w, acc, gamma0, gamma, prior)
-        _, _, a = interruptible(SWEEP, _pass, *args, gamma, cs, n_blocks, False, len(teams.combos))
-        _tactical_step(teams.combos, group_start, group_features, tactical, gamma0[first:], cs, a, w[first:], prior)
-    seconds = (time.perf_counter() - start) / max(1, len(trace))
-    info = interruptible(SWEEP, fisher_information, *args[:3], teams.combos, first, gamma, cs, total, n_blocks,
-                         n)[:n]
+        _, a = comps.sweep_pass(gamma, cs, False)
+        _tactical_step(comps.combos, group_start, group_features, tactical, gamma0[first:], cs, a, w[first:], prior)
+        if checkpoint:
+            checkpoint(FitState(gamma, trace, previous))
+    seconds = (time.perf_counter() - start) / max(1, len(trace) - max(0, begin - 1))
+    info = comps.information(gamma, cs)[:n]
     gamma = gamma[:n]
     if prior:
         info += 2 * gamma / (1 + gamma) ** 2

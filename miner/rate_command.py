@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from pathlib import Path
 
@@ -19,8 +20,9 @@ from ..plots import pyplot, save_png
 from ..tables import TableError, read_table, table_metadata, write_table
 from .evaluate import evaluate_table
 from .mine_command import command_corpus, peak_memory_mb, peak_memory_parts_mb, progress_bar
-from .positions import build_teams, fit_memory, positions_within, sample_mask
-from .rate import fit
+from .positions import fit_memory, positions_within, sample_mask, use_threads
+from .rate import fit_competitions
+from .team_shards import OnDisk, WorkFolder, build_shards, identity_of, shard_bytes
 
 ELO_PER_LOG = 400 / np.log(10)
 
@@ -72,10 +74,9 @@ def _positions_within_memory(corpus, vocab: Vocabulary, max_memory: float, max_p
     return chosen
 
 
-def _fit_with_progress(teams, max_iter: int, tol: float, workers: int):
-    """The MM fit of ``teams``, each sweep's line (log-likelihood and its change) printed,
-    above a progress bar on a terminal as when piped."""
-    bar = progress_bar(False, max_iter, "sweep", "MM")
+def _sweep_reporter(bar):
+    """A fit's ``report``: each sweep's line (log-likelihood and its change), above a
+    progress bar on a terminal as when piped."""
     previous = []
 
     def report(it: int, objective: float, ll: float, seconds: float) -> None:
@@ -84,15 +85,12 @@ def _fit_with_progress(teams, max_iter: int, tol: float, workers: int):
         line = (f"iteration {it:3d}  log-likelihood/position {ll:.5f}  change {change}  with prior {objective:.5f}  "
                 f"{seconds:.2f} s/iteration")
         if bar is None:
-            print(line)
+            print(line, flush=True)
         else:
             bar.write(line)  # above the bar, as the lines are when piped
             bar.update(1)
 
-    result = fit(teams, max_iter=max_iter, tol=tol, report=report, workers=workers)
-    if bar is not None:
-        bar.close()
-    return result
+    return report
 
 
 def _pattern_keys(patterns: str) -> dict[int, bytes]:
@@ -102,13 +100,32 @@ def _pattern_keys(patterns: str) -> dict[int, bytes]:
     return dict(zip(patterns_only["pattern_id"].to_pylist(), patterns_only["key"].to_pylist()))
 
 
+def _check_disk(work: WorkFolder, corpus, mask: np.ndarray) -> None:
+    """Say how much disk the shards take; refuse in one line when the disk cannot hold them."""
+    need = shard_bytes(corpus, mask)
+    held = work.held_bytes()
+    there = work.path
+    while not there.exists():
+        there = there.parent
+    free = shutil.disk_usage(there).free
+    print(f"shards of {int(mask.sum()):,} positions: about {need / 2**30:,.2f} GB in {work.path} "
+          f"({need / max(1, int(mask.sum())):,.0f} bytes a position; {free / 2**30:,.1f} GB free)", flush=True)
+    if need - held > free:
+        raise ShapemillError(f"{work.path}: the shards need about {(need - held) / 2**30:,.2f} GB more, "
+                             f"and the disk has {free / 2**30:,.2f} GB free; give another --work-dir")
+
+
 def run_rate(
     games: list[str], patterns: str, output: str, max_iter: int, tol: float, split: str,
     max_positions: int | None, limit: int | None, seed: int, workers: int, max_memory: float | None = None,
+    work_dir: str | None = None, scheduler: str | None = None,
 ) -> None:
-    """Fit the ratings of every feature of ``patterns`` on positions of ``games``;
-    with ``max_memory`` (GB), on as many positions (at most ``max_positions``) as
-    the fit's peak can hold within it."""
+    """Fit the ratings of every feature of ``patterns`` on positions of ``games``
+    (``max_positions`` None: all of them); with ``max_memory`` (GB), on as many
+    positions as the in-memory fit's peak could hold within it. The teams go to
+    shards in ``work_dir`` (default: beside the output), which the sweeps stream and
+    which, with the gammas of the last finished sweep, let the same command resume;
+    on the Dask cluster ``scheduler`` when given."""
     start = time.perf_counter()
     with output_errors(output):
         check_writable(output)
@@ -116,23 +133,29 @@ def run_rate(
     corpus = command_corpus(games, split, limit)
     vocab = Vocabulary.from_patterns(table)
     del table
+    if max_positions is not None and max_positions > corpus.n_positions:
+        print(f"--max-positions {max_positions:,}: the games hold {corpus.n_positions:,} positions; "
+              "fitting all of them", flush=True)
     if max_memory is not None:
         max_positions = _positions_within_memory(corpus, vocab, max_memory, max_positions)
-    built = time.perf_counter()
-    bar = progress_bar(False, len(corpus), "game", "positions")
-    teams = build_teams(corpus, vocab, sample_mask(corpus, max_positions, seed), workers=workers,
-                        progress=bar.update if bar is not None else None)
-    if bar is not None:
-        bar.close()
-    del vocab.lookup  # the fit looks no pattern up: its hash table's memory back before the fit's peak
-    print(
-        f"{teams.n_positions:,} positions of {len(corpus):,} games, {teams.n_candidates:,} candidates "
-        f"({teams.nbytes / 2**20:,.0f} MB), {len(teams.combos):,} combinations of tactical features, "
-        f"{vocab.size:,} features ({len(vocab.pattern_ids):,} patterns); built in {time.perf_counter() - built:.1f} s"
-    )
-    result = _fit_with_progress(teams, max_iter, tol, workers)
-    n_positions = teams.n_positions
-    del teams
+    mask = sample_mask(corpus, max_positions, seed)
+    work = WorkFolder(work_dir or f"{output}.work", identity_of(corpus, vocab, mask))
+    with output_errors(work.path):
+        _check_disk(work, corpus, mask)
+        work.open()
+    if scheduler is None:
+        use_threads(workers)
+        result, where = _rate_here(work, corpus, vocab, mask, max_iter, tol), ""
+    else:
+        from .rate_cluster import rate_on_cluster
+
+        built_at = time.perf_counter()
+        with output_errors(work.path):
+            result, n_workers = rate_on_cluster(
+                scheduler, work, corpus, vocab, mask, max_iter, tol, _sweep_reporter,
+                lambda built: print(built_line(built, corpus, vocab, time.perf_counter() - built_at), flush=True),
+                lambda state: print(resumed_line(work, state), flush=True))
+        where = f" on {n_workers} Dask worker(s)"
     keys = _pattern_keys(patterns)
     meta = table_metadata(
         "ratings",
@@ -143,7 +166,7 @@ def run_rate(
             "games": [str(g) for g in games],
             "split": split,
             "limit_games": limit,
-            "positions": n_positions,
+            "positions": int(mask.sum()),
             "max_positions": max_positions,
             "max_memory_gb": max_memory,
             "seed": seed,
@@ -156,18 +179,54 @@ def run_rate(
     )
     with output_errors(output):
         write_table(ratings_table(vocab, result, keys), output, meta)
+    work.remove()
     print(
-        f"wrote {vocab.size:,} ratings to {output} in {time.perf_counter() - start:.0f} s, "
+        f"wrote {vocab.size:,} ratings to {output}{where} in {time.perf_counter() - start:.0f} s, "
         f"peak memory {peak_memory_mb():,.0f} MB"
     )
 
 
+def built_line(built, corpus, vocab, seconds: float) -> str:
+    """The line that says what the shards hold."""
+    shards = f"{built.n_shards:,} shard{'s' if built.n_shards != 1 else ''}"
+    return (f"{built.positions:,} positions of {len(corpus):,} games in {shards} "
+            f"({built.bytes / 2**20:,.0f} MB, {built.bytes / max(1, built.positions):,.0f} bytes a position), "
+            f"{len(built.combos):,} combinations of tactical features, {vocab.size:,} features "
+            f"({len(vocab.pattern_ids):,} patterns); built in {seconds:.1f} s")
+
+
+def resumed_line(work: WorkFolder, state) -> str:
+    return f"resuming the fit in {work.path} after sweep {len(state.objective) + 1} (the gammas it kept)"
+
+
+def _rate_here(work: WorkFolder, corpus, vocab: Vocabulary, mask: np.ndarray, max_iter: int, tol: float):
+    """Build the shards in this process and fit on them."""
+    built_at = time.perf_counter()
+    bar = progress_bar(False, len(corpus), "game", "positions")
+    with output_errors(work.path):
+        built = build_shards(work, corpus, vocab, mask, bar.update if bar is not None else None)
+    if bar is not None:
+        bar.close()
+    vocab.__dict__.pop("lookup", None)  # the fit looks no pattern up: its hash table's memory back before the fit
+    print(built_line(built, corpus, vocab, time.perf_counter() - built_at), flush=True)
+    state = work.state()
+    if state is not None:
+        print(resumed_line(work, state), flush=True)
+    bar = progress_bar(False, max_iter, "sweep", "MM")
+    with output_errors(work.path):
+        result = fit_competitions(OnDisk(work, built, vocab.size, len(vocab.pattern_ids)), max_iter, tol,
+                                  report=_sweep_reporter(bar), resume=state, checkpoint=work.save_state)
+    if bar is not None:
+        bar.close()
+    return result
+
+
 def run_evaluate(
     games: list[str], ratings: str, split: str | None, as_json: bool, plot: str | None,
-    max_positions: int | None, limit: int | None, seed: int, workers: int,
+    max_positions: int | None, limit: int | None, seed: int, workers: int, scheduler: str | None = None,
 ) -> None:
     """Report how well ``ratings`` predict the moves of ``games`` (``split`` None: the test
-    split of games tables, every game of SGF input)."""
+    split of games tables, every game of SGF input), on the Dask cluster ``scheduler`` when given."""
     if plot:
         with output_errors(plot):
             check_writable(plot)
@@ -175,7 +234,15 @@ def run_evaluate(
         split = "test" if any(table_files(g) for g in games if Path(g).exists()) else "all"
     knowledge = Knowledge.load(ratings)  # a TableError (one line) before the games are read
     corpus = command_corpus(games, split, limit)
-    report = evaluate_table(knowledge, corpus, sample_mask(corpus, max_positions, seed), workers)
+    mask = sample_mask(corpus, max_positions, seed)
+    if scheduler is None:
+        report = evaluate_table(knowledge, corpus, mask, workers)
+    else:
+        from .cluster import dask_client
+        from .rate_cluster import evaluate_on_cluster
+
+        with dask_client(scheduler) as client:
+            report = evaluate_on_cluster(client, corpus, mask, knowledge.vocabulary, knowledge.gamma)
     if plot:
         _plot(report["cumulative"], plot)
     if as_json:

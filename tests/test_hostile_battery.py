@@ -466,7 +466,7 @@ def test_ctrl_c_inside_a_kernel_stops_the_command_at_once_in_one_line(made, tmp_
     marker, out = tmp_path / "in-the-kernel", tmp_path / "r.parquet"
     out.write_bytes(PREVIOUS)
     setup = textwrap.dedent(SPIN).format(marker=str(marker)) + {
-        "rate": "from shapemill.miner import rate\nrate._pass = slow(rate._pass)",
+        "rate": "from shapemill.miner import team_shards\nteam_shards._pass = slow(team_shards._pass)",
         "evaluate": "from shapemill.miner import evaluate\nevaluate.ranks_and_logp = slow(evaluate.ranks_and_logp)",
     }[command]
     args = {"rate": ["rate", made["games"], "--patterns", made["patterns"], "-o", str(out), "--split", "all",
