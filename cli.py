@@ -15,22 +15,7 @@ import click
 
 from . import __version__
 from .errors import ShapemillError
-
-#: The largest count any option takes (games, playouts, nodes, ...): kernels index with
-#: 32-bit integers, and nothing real comes near it.
-COUNT_MAX = 2**31 - 1
-#: Seeds are numpy's and numba's 32-bit seeds.
-SEED_MAX = 2**32 - 1
-#: Processes and threads: more than any machine has cores, fewer than would exhaust one.
-WORKERS_MAX = 256
-#: Seconds any time option takes (11 days): longer waits overflow the timers beneath.
-SECONDS_MAX = 1e6
-#: Komi, in points, either way: far past any board's area.
-KOMI_MAX = 1000.0
-#: Weights and constants of the search (--c-ucb, --prior-n, ...).
-WEIGHT_MAX = 1e6
-#: Largest SGF file or archive member read, in MB (--max-member-mb).
-MEMBER_MB_MAX = 1024.0
+from .limits import COUNT_MAX, KOMI_MAX, MEMBER_MB_MAX, SECONDS_MAX, SEED_MAX, WEIGHT_MAX, WORKERS_MAX
 
 
 class Ranged(click.ParamType):
@@ -645,7 +630,10 @@ def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, bandit, c
                    "bundled one). -model is KataGo's spelling, for tools that start KataGo.")
 @click.option("--config", "-config", "config_file", type=Input(dir_okay=False),
               help="A KataGo analysis config: maxVisits, numAnalysisThreads, reportAnalysisWinratesAs and "
-                   "analysisPVLen are read, its other keys ignored.")
+                   "analysisPVLen are read (in the ranges of the options of the same meaning), its other keys "
+                   "ignored.")
+@click.option("-override-config", "override_config", default=None, metavar="KEY=VALUE,...",
+              help="Config values over the config file's, as KataGo takes them (the same keys, the same ranges).")
 @click.option("--no-priors", is_flag=True, help="Search without a ratings table (the policy is then even).")
 @click.option("--max-visits", default=None, type=ints(1),
               help="Playouts per turn when a query gives no maxVisits  [default: 500, or the config's]")
@@ -656,7 +644,9 @@ def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, bandit, c
 @click.option("--seed", default=0, show_default=True, type=SEED, help="Random seed (turn t searches with seed + t).")
 @click.option("-quit-without-waiting", "quit_now", is_flag=True,
               help="At the end of input, end the searches and answer the queued turns noResults (KataGo's flag).")
-def analysis(ratings, config_file, no_priors, max_visits, workers, report_as, seed, quit_now) -> None:
+@click.pass_context
+def analysis(ctx: click.Context, ratings, config_file, no_priors, override_config, max_visits, workers, report_as, seed,
+             quit_now) -> None:
     """KataGo's JSON analysis engine on stdin / stdout (docs/analysis.md).
 
     One query a line (id, moves, rules, komi, boardXSize, analyzeTurns, maxVisits,
@@ -664,16 +654,46 @@ def analysis(ratings, config_file, no_priors, max_visits, workers, report_as, se
     """
     from dataclasses import replace
 
-    from .engine.frontends.analysis import AnalysisSettings, read_katago_config, run_analysis
+    from .engine.frontends.analysis import AnalysisSettings, parse_override_config, read_katago_config, run_analysis
     from .engine.search import SearchConfig
 
     settings = AnalysisSettings()
-    if config_file:
-        settings = read_katago_config(config_file, settings)
+    for where, values in ((config_file, read_katago_config(config_file) if config_file else {}),
+                          ("-override-config", _override_values(override_config, parse_override_config))):
+        settings = replace(settings, **_config_settings(ctx, where, values))
     overrides = {"max_visits": max_visits, "workers": workers, "report_as": report_as and report_as.upper()}
     settings = replace(settings, **{k: v for k, v in overrides.items() if v is not None})
     prior = _move_prior(ratings, no_priors)
     run_analysis(SearchConfig(seed=seed), settings, prior, finish=not quit_now)
+
+
+def _override_values(text: str | None, parse) -> dict[str, str]:
+    """``-override-config``'s ``KEY=VALUE`` pairs (``parse``: the analysis engine's reader)."""
+    try:
+        return parse(text) if text is not None else {}
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="'-override-config'") from None
+
+
+def _config_settings(ctx: click.Context, where: str, values: dict[str, str]) -> dict:
+    """The analysis settings a KataGo config (``values``, read from ``where``) gives, each
+    value checked by the type of the option of the same meaning, so that a config takes
+    the numbers the command line takes (a bad one: exit 2)."""
+    from .engine.frontends.analysis import CONFIG_KEYS
+    from .limits import PV_LENGTH_MAX
+
+    types = {p.name: p.type for p in ctx.command.params}
+    types["pv_length"] = ints(1, PV_LENGTH_MAX)  # no option: the config's own
+    settings = {}
+    for key, name in CONFIG_KEYS.items():
+        if key in values:
+            try:
+                value = types[name].convert(values[key], None, ctx)
+            except click.BadParameter as exc:
+                raise click.BadParameter(f"{where}: {key} = {values[key]}: {exc.message}",
+                                         param_hint="'-config' / '-override-config'") from None
+            settings[name] = value.upper() if isinstance(value, str) else value
+    return settings
 
 
 @main.command()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import io
+import json
 import os
 import random
 import shutil
@@ -27,11 +28,13 @@ from click.testing import CliRunner
 from shapemill import cli
 from shapemill.cli import main
 from shapemill.datasets.text import parse_komi
+from shapemill.engine.frontends.analysis import AnalysisSettings, run_analysis
 from shapemill.engine.frontends.gtp import GtpEngine
 from shapemill.engine.search import SearchConfig
 from shapemill import tables
 from shapemill.patterns.defaults import RATINGS, default_table
 from shapemill.tables import read_table, table_metadata, write_table
+from katago_protocol import check_error, parse_json_line
 from test_hostile_commands import at_most
 
 GAMES = sorted(str(p) for p in (Path(__file__).parent / "fixtures" / "hostile").glob("*.sgf"))
@@ -610,3 +613,51 @@ def test_a_read_only_install_works_for_another_user(tmp_path):
         for folder, _, _ in os.walk(place):
             os.chmod(folder, 0o755)
         shutil.rmtree(place)
+
+
+# -- analysis: any line answered in KataGo's form, the engine goes on (issue 46) ---------
+
+QUERY = {"id": "ok", "moves": [["B", "C3"]], "rules": "tromp-taylor", "komi": 7.5, "boardXSize": 5,
+         "boardYSize": 5, "maxVisits": 5}
+
+
+def analysis_answers(*lines: str) -> list[dict]:
+    """What ``run_analysis`` answers to ``lines`` (one search thread, 5 visits a turn)."""
+    out = io.StringIO()
+    with at_most(DEADLINE):
+        run_analysis(SearchConfig(seed=1), AnalysisSettings(max_visits=5, workers=1), None,
+                     io.StringIO("".join(line + "\n" for line in lines)), out, ready=lambda text: None)
+    return [parse_json_line(line) for line in out.getvalue().splitlines()]
+
+
+@pytest.mark.parametrize(("line", "field"), [
+    ("[" * 100_000 + "]" * 100_000, None),  # RecursionError inside json
+    ('{"id": "deep", "moves": ' + "[" * 100_000 + "]" * 100_000 + "}", None),
+    ('{"id": "a", "action": "clear_cache", "x": ' + "[" * 990 + "]" * 990 + "}", None),  # echoed too deep
+    (json.dumps({**QUERY, "id": "a", "reportDuringSearchEvery": 1e300}), "reportDuringSearchEvery"),
+    (json.dumps({**QUERY, "id": "a", "moves": [], "initialPlayer": "X"}), "initialPlayer"),
+    (json.dumps({**QUERY, "id": "a", "moves": [], "initialPlayer": [[[]]]}), "initialPlayer"),
+    (json.dumps({**QUERY, "id": "a"}).replace('"maxVisits": 5', '"maxVisits": 1e400'), "maxVisits"),
+    (json.dumps({**QUERY, "id": "a", "boardXSize": 10**50, "boardYSize": 10**50}), "boardXSize"),
+    ('{"id": "a", "maxVisits": ' + "9" * 5000 + "}", None),  # past Python's 4,300 digits
+])
+def test_analysis_answers_any_line_with_one_error_and_goes_on(line, field):
+    *errors, last = analysis_answers(line, json.dumps(QUERY))
+    assert len(errors) == 1 and "error" in errors[0], errors
+    if field is not None:
+        check_error(errors[0], "a", field)
+    assert last["id"] == "ok" and last["turnNumber"] == 1 and not last["isDuringSearch"]
+
+
+@pytest.mark.parametrize(("source", "text"), [
+    ("config", "maxVisits = -5"), ("config", "numAnalysisThreads = 0"), ("config", "numAnalysisThreads = 100000"),
+    ("config", "maxVisits = 1e20"), ("config", "analysisPVLen = 1000"), ("config", "reportAnalysisWinratesAs = X"),
+    ("override", "maxVisits=-5"), ("override", "numAnalysisThreads=100000"), ("override", "maxVisits"),
+])
+def test_analysis_config_values_are_checked_as_the_options_of_the_same_meaning(tmp_path, source, text):
+    config = tmp_path / "analysis.cfg"
+    config.write_text(text + "\n" if source == "config" else "maxVisits = 40\n")
+    extra = ["-override-config", text] if source == "override" else []
+    line = clean(run("analysis", "-config", str(config), *extra, input=""), 2)
+    assert "-config" in line and (text.split("=")[0].strip() in line), line
+    assert any(why in line for why in ("not in the range", "not a valid", "is not one of", "expected KEY=VALUE")), line
