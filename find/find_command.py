@@ -54,7 +54,7 @@ def _games_tables(path: str) -> list[Path]:
 def load_indexes(paths: list[str], quiet: bool = True) -> list[GameIndex]:
     """An index for every games table among ``paths`` (saved ones when fresh) and
     one for all SGF input together, built now."""
-    indexes, sgf_paths = [], []
+    indexes, sgf_paths, why = [], [], ""
     for p in paths:
         files = _games_tables(p)
         if not files:
@@ -73,7 +73,13 @@ def load_indexes(paths: list[str], quiet: bool = True) -> list[GameIndex]:
             result = scan(sgf_paths, ScanOptions(size=0, min_moves=0))
         except InputError as exc:
             raise ShapemillError(str(exc)) from None
-        indexes.append(build_index(games_table(result.games)))
+        if result.games:
+            indexes.append(build_index(games_table(result.games)))
+        elif result.errors:
+            why = f" ({result.errors[0].source}: {result.errors[0].reason})"
+    indexes = [index for index in indexes if len(index)]
+    if not indexes:  # an empty folder, a file or archive of no SGF game, a table of none
+        raise ShapemillError(f"{' '.join(paths)}: no game to search{why}")
     return indexes
 
 

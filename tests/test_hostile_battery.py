@@ -661,3 +661,52 @@ def test_analysis_config_values_are_checked_as_the_options_of_the_same_meaning(t
     line = clean(run("analysis", "-config", str(config), *extra, input=""), 2)
     assert "-config" in line and (text.split("=")[0].strip() in line), line
     assert any(why in line for why in ("not in the range", "not a valid", "is not one of", "expected KEY=VALUE")), line
+
+
+# -- find: a source without games, a fragment off the board (issue 46) --------------------
+
+def no_games(tmp_path: Path, what: str) -> Path:
+    """A source of ``find`` that holds no game."""
+    source = tmp_path / "source"
+    if what == "empty folder":
+        source.mkdir()
+    elif what == "empty file":
+        source = tmp_path / "empty.sgf"
+        source.write_bytes(b"")
+    elif what == "not SGF":
+        source = tmp_path / "notes.txt"
+        source.write_text("hello\n")
+    elif what == "zip without SGF":
+        import zipfile
+
+        source = tmp_path / "games.zip"
+        with zipfile.ZipFile(source, "w") as z:
+            z.writestr("readme.txt", "no games here")
+    elif what == "symlink loop":
+        source.mkdir()
+        (source / "a.sgf").symlink_to("b.sgf")
+        (source / "b.sgf").symlink_to("a.sgf")
+    elif what == "table of no games":
+        (tmp_path / "none").mkdir()
+        source = tmp_path / "none.parquet"
+        clean(run("scan", str(tmp_path / "none"), "-o", str(source), "-q"), 0)
+    return source
+
+
+@pytest.mark.parametrize("what", ["empty folder", "empty file", "not SGF", "zip without SGF", "symlink loop",
+                                  "table of no games"])
+def test_find_on_a_source_without_games_is_one_line(tmp_path, what):
+    fragment = tmp_path / "fragment.sgf"
+    fragment.write_text("(;GM[1]SZ[19]AB[dd][dp])")
+    source = no_games(tmp_path, what)
+    out = tmp_path / "hits.parquet"
+    line = clean(run("find", str(source), "--sgf", str(fragment), "-o", str(out)), 1)
+    assert line.startswith(f"Error: {source}: no game to search") and not out.exists()
+
+
+@pytest.mark.parametrize("setup", ["AB[zz]", "AB[tt]", "AW[dd:zz]", "AE[a]"])
+def test_a_fragment_with_a_point_off_the_board_names_it(tmp_path, setup):
+    fragment = tmp_path / "fragment.sgf"
+    fragment.write_text(f"(;GM[1]SZ[19]{setup};B[pp])")
+    line = clean(run("find", GAMES[0], "--sgf", str(fragment)), 1)
+    assert line == f"Error: {fragment}: {setup} is not a point of the 19x19 board"
