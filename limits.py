@@ -37,3 +37,9 @@ def finite_number(text: str) -> float | None:
     except ValueError:
         return None
     return value if math.isfinite(value) else None
+
+
+def komi_within(komi: float, size: int) -> bool:
+    """Whether ``komi`` is a finite number of points within a ``size`` board's area: a
+    komi past it decides every game before a stone is played."""
+    return math.isfinite(komi) and abs(komi) <= size * size

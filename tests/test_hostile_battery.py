@@ -710,3 +710,54 @@ def test_a_fragment_with_a_point_off_the_board_names_it(tmp_path, setup):
     fragment.write_text(f"(;GM[1]SZ[19]{setup};B[pp])")
     line = clean(run("find", GAMES[0], "--sgf", str(fragment)), 1)
     assert line == f"Error: {fragment}: {setup} is not a point of the 19x19 board"
+
+
+# -- review and loadsgf read damaged games alike: warn, skip, go on (issue 46) --------------
+
+DAMAGED = {  # the game, the warning, the moves reviewed
+    "move off the board": (b"(;GM[1]SZ[9]KM[6.5];B[ee];W[ss];B[cc])", "move 2: W[ss] is not a point of the 9x9 board", 2),
+    "move as a vertex": (b"(;GM[1]SZ[9];B[ee];W[P4];B[cc])", "move 2: W[P4] is not a point of the 9x9 board", 2),
+    "setup off the board": (b"(;GM[1]SZ[9]AB[zz];B[ee];W[cc])", "AB[zz] holds a point off the 9x9 board", 2),
+    "KM[nan]": (b"(;GM[1]SZ[9]KM[nan];B[ee];W[cc])", "KM[nan] is no komi of a 9x9 board", 2),
+    "KM[1e400]": (b"(;GM[1]SZ[9]KM[1e400];B[ee];W[cc])", "KM[1e400] is no komi of a 9x9 board", 2),
+    "KM[-100000]": (b"(;GM[1]SZ[9]KM[-100000];B[ee];W[cc])", "KM[-100000] is no komi of a 9x9 board", 2),
+    "bytes not UTF-8": (b"(;GM[1]CA[UTF-8]SZ[9]PB[\xff\xfe]C[\xc3\x28];B[ee]C[\xff];W[cc])", None, 2),
+    "moves after two passes": (b"(;GM[1]SZ[9];B[ee];W[];B[tt];W[cc];B[dd])",
+                               "the game ends at two passes (moves 2 and 3); the moves after them are ignored", 3),
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGED)
+def test_review_of_a_damaged_game_warns_and_goes_on(tmp_path, damage):
+    data, warning, n = DAMAGED[damage]
+    game, out = tmp_path / "game.sgf", tmp_path / "reviewed.sgf"
+    game.write_bytes(data)
+    result = run("review", str(game), "--json", "-o", str(out))
+    clean(result, 0)
+    report = json.loads(result.stdout)
+    assert len(report["moves"]) == n
+    assert [w[: len(warning)] for w in report["warnings"]] == ([warning] if warning else [])
+    if warning:
+        assert f"warning: {game}: {warning}" in result.stderr
+    from sgfmill import sgf
+
+    sgf.Sgf_game.from_bytes(out.read_bytes())  # the annotated game reads back
+
+
+def test_setup_stones_after_the_root_apply_in_review_as_ff4_says(tmp_path):
+    # AE empties E5 and AB sets D6 after move 2: B E5 is legal again; D6 is then occupied
+    game = tmp_path / "game.sgf"
+    game.write_text("(;GM[1]SZ[9];B[ee];W[cc]AE[ee]AB[dd];B[ee];W[dd])")
+    result = run("review", str(game), "--json")
+    line = clean(result, 1)
+    report = json.loads(result.stdout.splitlines()[0])
+    assert [m["move"] for m in report["moves"]] == ["E5", "C7", "E5"]
+    assert line == f"Error: {game}: move 4 (W D6) is illegal: occupied; reviewed the 3 moves before it"
+
+
+def test_review_of_a_record_of_many_passes_is_bounded_by_its_moves(tmp_path):
+    game = tmp_path / "passes.sgf"
+    game.write_bytes(b"(;GM[1]FF[4]SZ[19]" + b";B[];W[]" * 100_000 + b")")  # 200,000 passes
+    result = run("review", str(game), "--json")  # run() fails past DEADLINE
+    clean(result, 0)
+    assert len(json.loads(result.stdout)["moves"]) == 2
