@@ -6,10 +6,13 @@ Each command imports its stage lazily so that ``shapemill --help`` and
 
 from __future__ import annotations
 
+import errno
+import io
 import math
 import os
 import shlex
 import stat
+import sys
 
 import click
 
@@ -166,7 +169,13 @@ class _Stages(click.Group):
 
     def invoke(self, ctx: click.Context):
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            sys.stdout.flush()  # what a command printed: a full or closed output shows here, not at exit
+            return result
+        except OSError as exc:
+            if _on_stdout(exc):
+                raise  # main's to answer
+            raise click.ClickException(f"{exc.filename or ctx.invoked_subcommand}: {exc.strerror or exc}") from None
         except ShapemillError as exc:
             message = " ".join(str(exc).split()) or type(exc).__name__
             raise click.ClickException(message + (" (no reason given)" if message.endswith(":") else "")) from None
@@ -176,6 +185,34 @@ class _Stages(click.Group):
             if not _from_ctrl_c(exc):
                 raise
             raise click.ClickException(_interrupted(ctx.invoked_subcommand)) from None
+
+    def main(self, *args, **kwargs):
+        """click's main, and standard output full (``/dev/full``, a full disk) in one line,
+        exit 1, from any command or ``--help``; click itself ends in silence, exit 1, when
+        the reader of a pipe went away (EPIPE), as Unix tools do."""
+        try:
+            return super().main(*args, **kwargs)
+        except OSError as exc:
+            if not _on_stdout(exc):
+                raise
+            try:  # what is left in the buffer must not fail again at exit
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(null, sys.stdout.fileno())
+                os.close(null)
+            except (OSError, ValueError, io.UnsupportedOperation):  # no descriptor: a test's captured output
+                pass
+            click.echo(f"Error: standard output: {exc.strerror or exc}", err=True)
+            sys.exit(1)
+
+
+def _on_stdout(exc: OSError) -> bool:
+    """Whether ``exc`` is standard output's: writing it fails still, or a write error
+    that names no file (the commands' own files are named: ``files.output_errors``)."""
+    try:
+        sys.stdout.flush()
+    except OSError:
+        return True
+    return exc.filename is None and exc.errno in (errno.EPIPE, errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG)
 
 
 def _from_ctrl_c(exc: BaseException | None) -> bool:

@@ -761,3 +761,28 @@ def test_review_of_a_record_of_many_passes_is_bounded_by_its_moves(tmp_path):
     result = run("review", str(game), "--json")  # run() fails past DEADLINE
     clean(result, 0)
     assert len(json.loads(result.stdout)["moves"]) == 2
+
+
+# -- a full or closed standard output: one line, or silence for a closed pipe (issue 46) ----
+
+STDOUT_COMMANDS = {
+    "review": ["review", GAMES[0]], "find --json": ["find", *GAMES, "--sgf", GAMES[0], "--json"],
+    "info": ["info"], "gtp": ["gtp", "--size", "9", "--playouts", "5"], "--help": ["--help"],
+}
+
+
+@pytest.mark.parametrize("command", STDOUT_COMMANDS)
+def test_a_full_standard_output_is_one_line_and_exit_1(command):
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "shapemill.cli", *STDOUT_COMMANDS[command]], stdout=full,
+                              stderr=subprocess.PIPE, input="name\nquit\n", text=True, timeout=DEADLINE)
+    assert done.returncode == 1 and done.stderr == "Error: standard output: No space left on device\n", done.stderr
+
+
+@pytest.mark.parametrize("command", STDOUT_COMMANDS)
+def test_a_closed_standard_output_ends_the_command_in_silence(command):
+    proc = subprocess.Popen([sys.executable, "-m", "shapemill.cli", *STDOUT_COMMANDS[command]], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc.stdout.close()  # the reader is gone before a line is written (the start takes longer)
+    _, stderr = proc.communicate("name\nquit\n", timeout=DEADLINE)
+    assert proc.returncode == 1 and stderr == "", (proc.returncode, stderr)
