@@ -176,6 +176,16 @@ class _Stages(click.Group):
             if _on_stdout(exc):
                 raise  # main's to answer
             raise click.ClickException(f"{exc.filename or ctx.invoked_subcommand}: {exc.strerror or exc}") from None
+        except UnicodeEncodeError as exc:
+            if "surrogates" not in exc.reason or not isinstance(exc.object, str):
+                raise
+            # a name not UTF-8 handed to what takes UTF-8 only (a UTF-8 terminal, pyarrow):
+            # SGF files and folders so named are read (datasets.sources), tables refused (tables)
+            from .files import display_name
+
+            where = display_name(exc.object[max(0, exc.start - 40) : exc.end + 40])
+            raise click.ClickException(f"{ctx.invoked_subcommand}: a name that is not UTF-8 cannot be written "
+                                       f"here ({where})") from None
         except ShapemillError as exc:
             message = " ".join(str(exc).split()) or type(exc).__name__
             raise click.ClickException(message + (" (no reason given)" if message.endswith(":") else "")) from None

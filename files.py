@@ -32,6 +32,8 @@ def atomic_paths(*paths: str | os.PathLike) -> Iterator[tuple[Path, ...]]:
     A path that is a device, a pipe or a FIFO (``/dev/null``) is never renamed over: its
     temporary file (in the system's temporary folder) is copied into it at the end."""
     plain = [Path(p) for p in paths]
+    for path in plain:
+        check_utf8_name(path)
     special = [is_special(path) for path in plain]
     temps: list[Path] = []
     try:
@@ -67,6 +69,22 @@ def is_special(path: str | os.PathLike) -> bool:
     except OSError:
         return False
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def display_name(path: str | os.PathLike) -> str:
+    """``path`` as text any table or terminal takes: a name that is not UTF-8 (Python
+    holds its bytes as surrogates, which Parquet and a UTF-8 stream refuse) shows its
+    bad bytes as ``\\xff``."""
+    return os.fsencode(path).decode("utf-8", errors="backslashreplace")
+
+
+def check_utf8_name(path: str | os.PathLike) -> None:
+    """Refuse to write ``path`` when its name is not UTF-8 (pyarrow, the tables' writer,
+    takes UTF-8 paths only): one line naming it, before any work."""
+    try:
+        os.fspath(path).encode("utf-8")
+    except UnicodeEncodeError:
+        raise ShapemillError(f"{display_name(path)}: the name is not UTF-8; give the output a UTF-8 name") from None
 
 
 def special_kind(path: str | os.PathLike) -> str:
@@ -126,6 +144,7 @@ def check_writable(path: str | os.PathLike, folder: bool = False) -> None:
     """Raise OSError now if ``path`` cannot be written (rather than after the work);
     ``folder``: ``path`` is a dataset folder, to be created beside its parent's files."""
     p = Path(path)
+    check_utf8_name(p)
     if is_special(p):
         if not os.access(p, os.W_OK):
             raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(p))

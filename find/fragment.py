@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import ShapemillError
+from ..files import display_name
 from ..tables import TableError, read_table
 from .query import BLACK, EMPTY, WHITE, Query, edge_offs, parse_vertex, vertex
 
@@ -105,7 +106,7 @@ def query_from_sgf(path: str, region: str | None = None, **options) -> Query:
     colors = grid[points[:, 1], points[:, 0]].astype(np.int8)
     if not colors.any():
         raise ShapemillError(f"{path}: no stones inside the region {region or 'marked with SQ'}")
-    return Query(size, points, colors, off=edge_offs(points, size), source=path, **options)
+    return Query(size, points, colors, off=edge_offs(points, size), source=display_name(path), **options)
 
 
 def pattern_id_readings(text: str) -> list[int]:

@@ -786,3 +786,50 @@ def test_a_closed_standard_output_ends_the_command_in_silence(command):
     proc.stdout.close()  # the reader is gone before a line is written (the start takes longer)
     _, stderr = proc.communicate("name\nquit\n", timeout=DEADLINE)
     assert proc.returncode == 1 and stderr == "", (proc.returncode, stderr)
+
+
+# -- paths that are not UTF-8 (issue 46) -------------------------------------------------------
+
+def not_utf8(folder: Path, name: bytes) -> Path:
+    """``folder / name`` for a name of bytes that are not UTF-8 (held as surrogates)."""
+    return folder / os.fsdecode(name)
+
+
+def test_sgf_files_named_in_bytes_not_utf8_are_scanned_and_searched(tmp_path):
+    games = tmp_path / "games"
+    games.mkdir()
+    shutil.copy(GAMES[0], not_utf8(games, b"g\xff.sgf"))
+    shutil.copy(GAMES[1], games / "ok.sgf")
+    fragment = not_utf8(tmp_path, b"f\xfe.sgf")
+    shutil.copy(GAMES[0], fragment)
+    table, errors = tmp_path / "games.parquet", tmp_path / "errors.parquet"
+    clean(run("scan", str(games), "-o", str(table), "--errors", str(errors), "--size", "9", "-j", "1", "-q"), 0)
+    assert sorted(pq.read_table(table)["source"].to_pylist()) == [f"{games}/g\\xff.sgf", f"{games}/ok.sgf"]
+    assert pq.read_table(errors).num_rows == 0
+    for source in (str(games), str(table)):
+        result = run("find", source, "--sgf", str(fragment), "--json", "--games", "2")
+        clean(result, 0)
+        assert json.loads(result.stdout)["games_searched"] == 2
+
+
+@pytest.mark.parametrize("args", [
+    ["scan", "{game}", "-o", "{bad}.parquet"], ["scan", "{game}", "-o", "{out}", "--errors", "{bad}.parquet"],
+    ["find", "{game}", "--sgf", "{game}", "-o", "{bad}.parquet"], ["find", "{game}", "--sgf", "{game}", "--sgf-out", "{bad}.sgf"],
+    ["review", "{game}", "-o", "{bad}.sgf"], ["export", "{ratings}", "--format", "csv", "-o", "{bad}.csv"],
+])
+def test_an_output_named_in_bytes_not_utf8_is_refused_in_one_line_before_the_work(made, tmp_path, args):
+    bad = not_utf8(tmp_path, b"out\xfd")
+    fill = {"game": GAMES[0], "bad": str(bad), "out": str(tmp_path / "g.parquet"), "ratings": made["ratings"]}
+    line = clean(run(*(a.format(**fill) for a in args)), 1)
+    assert line.startswith(f"Error: {tmp_path}/out\\xfd.") and "the name is not UTF-8" in line
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("command", [["find", "{table}", "--sgf", "{game}"], ["info", "{table}"], ["index", "{table}"],
+                                     ["mine", "{table}", "-o", "{out}"]])
+def test_a_table_named_in_bytes_not_utf8_is_refused_in_one_line(made, tmp_path, command):
+    table = not_utf8(tmp_path, b"g\xfa.parquet")
+    shutil.copy(made["games"], table)
+    fill = {"table": str(table), "game": GAMES[0], "out": str(tmp_path / "p.parquet")}
+    line = clean(run(*(a.format(**fill) for a in command)), 1)
+    assert line == f"Error: {tmp_path}/g\\xfa.parquet: the name is not UTF-8, which a table's path must be; rename it"

@@ -19,7 +19,7 @@ from sgfmill import sgf
 
 from ...datasets.sgf_game import GameLine, apply_setup, read_game_line, text_value
 from ...errors import ShapemillError
-from ...files import atomic_path, check_writable, output_errors
+from ...files import atomic_path, check_writable, display_name, output_errors
 from ...go import rules
 from ...go.board import Board
 from ...go.vertices import format_vertex, parse_vertex
@@ -126,7 +126,7 @@ def review_game(path: str, knowledge: Knowledge, config: SearchConfig | None = N
     says which and why)."""
     line = line or read_game(path)
     komi = 0.0 if line.komi is None else line.komi
-    review = GameReview(path, line.size, komi, line.players, warnings=list(line.warnings))
+    review = GameReview(display_name(path), line.size, komi, line.players, warnings=list(line.warnings))
     board = Board(line.size)
     search = Search(replace(config, komi=komi)) if config is not None else None
     before = None
