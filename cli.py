@@ -11,14 +11,17 @@ import io
 import math
 import os
 import shlex
+import signal
 import stat
 import sys
+import threading
 
 import click
 
 from . import __version__
-from .errors import ShapemillError
+from .errors import ShapemillError, Terminated
 from .limits import COUNT_MAX, KOMI_MAX, MEMBER_MB_MAX, SECONDS_MAX, SEED_MAX, WEIGHT_MAX, WORKERS_MAX
+from .workers import signal_name
 
 
 class Ranged(click.ParamType):
@@ -168,6 +171,8 @@ class _Stages(click.Group):
     naming the command it stopped (exit 1)."""
 
     def invoke(self, ctx: click.Context):
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, _terminated)
         try:
             result = super().invoke(ctx)
             sys.stdout.flush()  # what a command printed: a full or closed output shows here, not at exit
@@ -189,12 +194,12 @@ class _Stages(click.Group):
         except ShapemillError as exc:
             message = " ".join(str(exc).split()) or type(exc).__name__
             raise click.ClickException(message + (" (no reason given)" if message.endswith(":") else "")) from None
-        except KeyboardInterrupt:
-            raise click.ClickException(_interrupted(ctx.invoked_subcommand)) from None
+        except KeyboardInterrupt as exc:
+            raise click.ClickException(_interrupted(ctx.invoked_subcommand, exc)) from None
         except SystemError as exc:
             if not _from_ctrl_c(exc):
                 raise
-            raise click.ClickException(_interrupted(ctx.invoked_subcommand)) from None
+            raise click.ClickException(_interrupted(ctx.invoked_subcommand, exc)) from None
 
     def main(self, *args, **kwargs):
         """click's main, and standard output full (``/dev/full``, a full disk) in one line,
@@ -225,21 +230,26 @@ def _on_stdout(exc: OSError) -> bool:
     return exc.filename is None and exc.errno in (errno.EPIPE, errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG)
 
 
-def _from_ctrl_c(exc: BaseException | None) -> bool:
-    """Whether ``exc`` is numba's ``SystemError`` over Ctrl-C: its chain of causes (one
-    ``SystemError`` per kernel the signal passed through) ends in a ``KeyboardInterrupt``."""
+def _terminated(signum, frame) -> None:
+    """SIGTERM's handler: the command ends as on Ctrl-C (its temporary files removed)."""
+    raise Terminated()
+
+
+def _from_ctrl_c(exc: BaseException | None) -> KeyboardInterrupt | None:
+    """The ``KeyboardInterrupt`` (Ctrl-C or SIGTERM) under numba's ``SystemError``: its chain
+    of causes (one ``SystemError`` per kernel the signal passed through) ends in it."""
     seen = 0
     while exc is not None and seen < 1000:
         if isinstance(exc, KeyboardInterrupt):
-            return True
+            return exc
         exc, seen = exc.__cause__ or exc.__context__, seen + 1
-    return False
+    return None
 
 
-def _interrupted(command: str) -> str:
-    """The line that Ctrl-C gives: the command and what became of its output."""
+def _interrupted(command: str, exc: BaseException) -> str:
+    """The line that Ctrl-C or SIGTERM gives: the command and what became of its output."""
     kept = "the game in play is not saved" if command == "match" else "nothing written"
-    return f"{command}: interrupted (Ctrl-C); {kept}"
+    return f"{command}: interrupted ({signal_name(_from_ctrl_c(exc))}); {kept}"
 
 
 @click.group(cls=_Stages, context_settings={"help_option_names": ["-h", "--help"]})

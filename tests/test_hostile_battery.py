@@ -833,3 +833,58 @@ def test_a_table_named_in_bytes_not_utf8_is_refused_in_one_line(made, tmp_path, 
     fill = {"table": str(table), "game": GAMES[0], "out": str(tmp_path / "p.parquet")}
     line = clean(run(*(a.format(**fill) for a in command)), 1)
     assert line == f"Error: {tmp_path}/g\\xfa.parquet: the name is not UTF-8, which a table's path must be; rename it"
+
+
+# -- signals: all of a command's outputs or none; SIGTERM as Ctrl-C (issue 46) ----------------
+
+def test_ctrl_c_while_find_writes_its_outputs_leaves_every_previous_one(made, tmp_path, monkeypatch):
+    from shapemill.find import find_command
+
+    def interrupted(*args):
+        raise KeyboardInterrupt  # the hits table and the picture are written by now
+
+    monkeypatch.setattr(find_command, "sgf_collection", interrupted)
+    outs = [tmp_path / "hits.parquet", tmp_path / "fragment.svg", tmp_path / "hits.sgf"]
+    for out in outs:
+        out.write_bytes(PREVIOUS)
+    line = clean(run("find", *GAMES, "--sgf", GAMES[0], "-o", str(outs[0]), "--svg", str(outs[1]),
+                     "--sgf-out", str(outs[2])), 1)
+    assert line == "Error: find: interrupted (Ctrl-C); nothing written"
+    assert [out.read_bytes() for out in outs] == [PREVIOUS] * 3 and sorted(os.listdir(tmp_path)) == sorted(
+        out.name for out in outs)
+
+
+def test_find_writes_all_its_outputs_together(tmp_path):
+    outs = [tmp_path / "hits.parquet", tmp_path / "fragment.svg", tmp_path / "hits.sgf"]
+    clean(run("find", *GAMES, "--sgf", GAMES[0], "-o", str(outs[0]), "--svg", str(outs[1]), "--sgf-out", str(outs[2])),
+          0)
+    assert pq.read_table(outs[0]).num_rows >= 1 and outs[1].read_text().startswith("<svg")
+    assert outs[2].read_text().startswith("(;") and sorted(os.listdir(tmp_path)) == sorted(o.name for o in outs)
+
+
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGINT])
+def test_sigterm_or_ctrl_c_during_index_leaves_no_temporary_file(made, tmp_path, how):
+    table, marker = tmp_path / "games.parquet", tmp_path / "indexing"
+    shutil.copy(made["games"], table)
+    setup = f"""
+        import time
+        from pathlib import Path
+        from shapemill.find import index
+        def slow(*args):
+            Path({str(marker)!r}).touch()
+            time.sleep(600)
+        index.build_index = slow
+    """
+    proc = subprocess.Popen(patched_cli(textwrap.dedent(setup)) + ["index", str(table)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        wait_for(marker, proc)
+        assert len(os.listdir(tmp_path)) == 3  # the table, the marker, the index's temporary file
+        proc.send_signal(how)
+        _, stderr = proc.communicate(timeout=DEADLINE)
+    finally:
+        proc.kill()
+    name = "SIGTERM" if how == signal.SIGTERM else "Ctrl-C"
+    assert proc.returncode == 1 and stderr == f"Error: index: interrupted ({name}); nothing written\n", stderr
+    assert sorted(os.listdir(tmp_path)) == ["games.parquet", "indexing"]
