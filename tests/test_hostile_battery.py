@@ -888,3 +888,53 @@ def test_sigterm_or_ctrl_c_during_index_leaves_no_temporary_file(made, tmp_path,
     name = "SIGTERM" if how == signal.SIGTERM else "Ctrl-C"
     assert proc.returncode == 1 and stderr == f"Error: index: interrupted ({name}); nothing written\n", stderr
     assert sorted(os.listdir(tmp_path)) == ["games.parquet", "indexing"]
+
+
+# -- symbolic links as outputs: written through, loops and dangling chains refused (issue 46) --
+
+WRITERS = {
+    "review -o": (["review", "{game}", "-o", "{out}"], "sgf"), "find --sgf-out": (
+        ["find", "{game}", "--sgf", "{game}", "--sgf-out", "{out}"], "sgf"),
+    "export -o": (["export", "{ratings}", "--format", "csv", "-o", "{out}"], "csv"),
+    "scan -o": (["scan", "{game}", "-o", "{out}", "-q", "-j", "1"], "parquet"),
+    "solve --sgf": (["solve", "{problem}", "--goal", "kill A4", "--sgf", "{out}"], "sgf"),
+}
+
+
+def written(kind: str, path: Path) -> bool:
+    """Whether ``path`` holds what a command writes of ``kind``, not the previous bytes."""
+    data = path.read_bytes()
+    return {"sgf": data.startswith(b"(;"), "csv": data.startswith(b'"feature"'), "parquet": data[:4] == b"PAR1"}[kind]
+
+
+@pytest.mark.parametrize("command", WRITERS)
+def test_an_output_that_is_a_symlink_is_written_through_to_its_target(made, tmp_path, command):
+    args, kind = WRITERS[command]
+    (tmp_path / "real").mkdir()
+    target = tmp_path / "real" / f"target.{kind}"
+    target.write_bytes(PREVIOUS)
+    (tmp_path / "middle").symlink_to(target)
+    link = tmp_path / f"link.{kind}"
+    link.symlink_to(tmp_path / "middle")  # a chain of two links
+    fill = {"game": GAMES[0], "ratings": made["ratings"], "problem": made["problem"], "out": str(link)}
+    clean(run(*(a.format(**fill) for a in args)), 0)
+    assert link.is_symlink() and (tmp_path / "middle").is_symlink() and written(kind, target)
+    assert sorted(os.listdir(tmp_path / "real")) == [target.name]  # no temporary file left
+
+
+@pytest.mark.parametrize("command", WRITERS)
+@pytest.mark.parametrize("chain", ["loop", "dangling"])
+def test_an_output_that_is_a_symlink_loop_or_dangling_chain_is_refused_in_one_line(made, tmp_path, command, chain):
+    args, kind = WRITERS[command]
+    link = tmp_path / f"link.{kind}"
+    if chain == "loop":
+        (tmp_path / "other").symlink_to(link)
+        link.symlink_to(tmp_path / "other")
+    else:
+        (tmp_path / "other").symlink_to(tmp_path / "nowhere")
+        link.symlink_to(tmp_path / "other")
+    fill = {"game": GAMES[0], "ratings": made["ratings"], "problem": made["problem"], "out": str(link)}
+    line = clean(run(*(a.format(**fill) for a in args)), 1)
+    why = "a loop of symbolic links" if chain == "loop" else "a symbolic link to no file (dangling)"
+    assert line == f"Error: {link}: {why}; not writing through it"
+    assert link.is_symlink() and sorted(os.listdir(tmp_path)) == [link.name, "other"]
