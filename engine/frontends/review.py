@@ -26,7 +26,6 @@ from ...go.vertices import format_vertex, parse_vertex
 from ...patterns.knowledge import Knowledge, likeliest
 from ...plots import pyplot, save_png
 from ..search import Search, SearchConfig
-from .gtp import search_priors
 
 #: The largest board a review serves: the rules', which the tables' features serve too.
 MAX_SIZE = rules.MAX_SIZE
@@ -128,7 +127,7 @@ def review_game(path: str, knowledge: Knowledge, config: SearchConfig | None = N
     komi = 0.0 if line.komi is None else line.komi
     review = GameReview(display_name(path), line.size, komi, line.players, warnings=list(line.warnings))
     board = Board(line.size)
-    search = Search(replace(config, komi=komi)) if config is not None else None
+    search = Search(replace(config, komi=komi), knowledge) if config is not None else None
     before = None
     number = 0
     for step in line.steps:
@@ -162,7 +161,7 @@ def review_game(path: str, knowledge: Knowledge, config: SearchConfig | None = N
 def _searched(search: Search, knowledge: Knowledge, board: Board, colour: str) -> tuple[float, float]:
     """The search's win rate and score (the playouts' mean, komi counted) for ``colour`` to move."""
     c = rules.BLACK if colour == "b" else rules.WHITE
-    prior, tree = search_priors(search.config, knowledge, board, c)
+    prior, tree = search.priors(board, c)
     result = search.run(board, c, prior, tree)
     black_lead = float(result.owner.sum()) - search.config.komi
     return result.winrate, black_lead if colour == "b" else -black_lead
