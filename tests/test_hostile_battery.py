@@ -938,3 +938,31 @@ def test_an_output_that_is_a_symlink_loop_or_dangling_chain_is_refused_in_one_li
     why = "a loop of symbolic links" if chain == "loop" else "a symbolic link to no file (dangling)"
     assert line == f"Error: {link}: {why}; not writing through it"
     assert link.is_symlink() and sorted(os.listdir(tmp_path)) == [link.name, "other"]
+
+
+# -- the API and match's clock (issue 46) ------------------------------------------------------
+
+@pytest.mark.parametrize("special", ["fifo", "/dev/zero"])
+def test_knowledge_load_refuses_a_fifo_or_a_device_at_once(fifo, special):
+    from shapemill.patterns.knowledge import Knowledge
+    from shapemill.tables import TableError
+
+    path = str(fifo) if special == "fifo" else special
+    with at_most(10), pytest.raises(TableError, match="not a regular file; not reading it"):
+        Knowledge.load(path)
+
+
+def test_match_under_a_long_clock_honours_the_move_timeout(tmp_path):
+    program = tmp_path / "fake_gtp.py"
+    program.write_text(FAKE_GTP.format(marker=str(tmp_path / "thinking")))  # never answers genmove
+    command = f"{sys.executable} {program}"
+    folder = tmp_path / "games"
+    start = time.monotonic()
+    result = run("match", "--black", command, "--white", command, "--games", "1", "--size", "5", "--sgf-dir",
+                 str(folder), "--clock", "1000000", "--move-timeout", "2")
+    clean(result, 0)
+    assert time.monotonic() - start < 30 and "gave no answer to 'genmove b' within 2 s" in result.output
+    from sgfmill import sgf
+
+    root = sgf.Sgf_game.from_bytes((folder / "game-0001.sgf").read_bytes()).get_root()
+    assert root.get("RE") == "W+F" and root.get("C").startswith("Black forfeits:")
