@@ -966,3 +966,70 @@ def test_match_under_a_long_clock_honours_the_move_timeout(tmp_path):
 
     root = sgf.Sgf_game.from_bytes((folder / "game-0001.sgf").read_bytes()).get_root()
     assert root.get("RE") == "W+F" and root.get("C").startswith("Black forfeits:")
+
+
+# -- GTP's bounds: komi, clocks, move numbers, huge numbers; `?` in one line (issue 46) ---------
+
+LONG = "9" * 5000
+
+
+@pytest.mark.parametrize(("command", "reason"), [
+    ("komi 1e308", "komi 1e308 is not within the 9x9 board's 81 points"), ("komi -82", "is not within"),
+    ("komi nan", "is not a finite number"), ("komi inf", "is not a finite number"),
+    ("time_settings 1e300 0 0", "not a number of seconds from 0 to 1000000"),
+    ("time_settings 10000000000000000000000 0 0", "not a number of seconds"),
+    ("kgs-time_settings byoyomi 0 1e300 1", "not a number of seconds"), ("time_left b 1e300 0", "not a number of"),
+    ("time_settings 10 10 1e300", "is not a whole number"), ("kgs-time_settings canadian 10 10 2.5", "whole number"),
+    ("loadsgf {game} -5", "move number '-5' is not a positive integer"), ("loadsgf {game} nan", "positive integer"),
+    ("loadsgf {game} 0", "is not a positive integer"), ("loadsgf {game} 1.5", "is not a positive integer"),
+    (f"boardsize {LONG}", "a number longer than 40 characters"), (f"komi {LONG}", "longer than 40 characters"),
+    (f"time_left b {LONG} 0", "longer than 40"), (f"loadsgf {{game}} {LONG}", "longer than 40"),
+    (f"fixed_handicap {LONG}", "longer than 40"), (f"lz-analyze {LONG}", "longer than 40"),
+])
+def test_gtp_refuses_numbers_out_of_bounds_in_one_line_and_goes_on(command, reason):
+    engine = GtpEngine(SearchConfig(playouts=30, seed=1), size=9)
+    with at_most(DEADLINE):
+        response, done = engine.handle(command.format(game=GAMES[0]))
+        assert response.startswith("? ") and reason in response and response.count("\n") == 2 and not done, response
+        assert engine.handle("genmove b")[0].startswith("= ")  # at once: no clock of 1e300 seconds
+        assert engine.handle("final_score")[0][2:4] in ("B+", "W+", "0\n")
+
+
+def test_gtp_takes_the_largest_values_within_the_bounds(tmp_path):
+    engine = GtpEngine(SearchConfig(playouts=5, seed=1), size=9)
+    for command in ("komi 81", "komi -81", "time_settings 1000000 1000000 2147483647", "time_left b 1000000 0",
+                    f"loadsgf {GAMES[0]} 1"):
+        assert engine.handle(command)[0].startswith("="), command
+
+
+def test_gtp_printsgf_names_its_file_not_the_temporary_one(tmp_path):
+    engine = GtpEngine(SearchConfig(playouts=5, seed=1), size=9)
+    (tmp_path / "file").write_text("")
+    blocked = tmp_path / "file" / "game.sgf"  # its folder is a file
+    response, done = engine.handle(f"printsgf {blocked}")
+    assert response.startswith(f"? cannot write {blocked}: ") and ".tmp" not in response and not done
+    loop = tmp_path / "loop.sgf"
+    loop.symlink_to(loop)
+    assert engine.handle(f"printsgf {loop}")[0] == f"? {loop}: a loop of symbolic links; not writing through it\n\n"
+
+
+@pytest.mark.parametrize("damage", DAMAGED)
+def test_gtp_loadsgf_reads_damaged_games_as_review_does(tmp_path, capfd, damage):
+    data, warning, n = DAMAGED[damage]
+    game = tmp_path / "game.sgf"
+    game.write_bytes(data)
+    engine = GtpEngine(SearchConfig(playouts=5, seed=1), size=9)
+    assert engine.handle(f"loadsgf {game}")[0].startswith("= ")
+    assert len(engine.state.movers) == n
+    if warning:
+        assert f"loadsgf: {game}: {warning}" in capfd.readouterr().err
+
+
+def test_gtp_loadsgf_applies_setup_stones_after_the_root(tmp_path):
+    game = tmp_path / "game.sgf"
+    game.write_text("(;GM[1]SZ[9];B[ee];W[cc]AE[ee]AB[dd];B[ee])")
+    engine = GtpEngine(SearchConfig(playouts=5, seed=1), size=9)
+    assert engine.handle(f"loadsgf {game}")[0] == "= white\n\n"
+    assert engine.handle("list_stones b")[0] == "= E5 D6\n\n" and engine.handle("list_stones w")[0] == "= C7\n\n"
+    assert engine.handle(f"loadsgf {game} 3")[0] == "= black\n\n"  # before move 3: the setup is applied
+    assert engine.handle("list_stones b")[0] == "= D6\n\n"
