@@ -188,7 +188,7 @@ class _Stages(click.Group):
             # SGF files and folders so named are read (datasets.sources), tables refused (tables)
             from .files import display_name
 
-            where = display_name(exc.object[max(0, exc.start - 40) : exc.end + 40])
+            where = " ".join(display_name(exc.object[max(0, exc.start - 40) : exc.end + 40]).split())
             raise click.ClickException(f"{ctx.invoked_subcommand}: a name that is not UTF-8 cannot be written "
                                        f"here ({where})") from None
         except ShapemillError as exc:

@@ -1033,3 +1033,17 @@ def test_gtp_loadsgf_applies_setup_stones_after_the_root(tmp_path):
     assert engine.handle("list_stones b")[0] == "= E5 D6\n\n" and engine.handle("list_stones w")[0] == "= C7\n\n"
     assert engine.handle(f"loadsgf {game} 3")[0] == "= black\n\n"  # before move 3: the setup is applied
     assert engine.handle("list_stones b")[0] == "= D6\n\n"
+
+
+def test_a_name_that_cannot_be_printed_or_an_escaped_os_error_is_one_line(monkeypatch):
+    from shapemill.datasets import info
+
+    monkeypatch.setattr(info, "describe", lambda found: "source " + os.fsdecode(b"g\xff.sgf"))
+    line = clean(run("info"), 1)  # a UTF-8 standard output refuses the surrogate
+    assert line == "Error: info: a name that is not UTF-8 cannot be written here (source g\\xff.sgf)"
+
+    def denied(path):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), "locked.parquet")
+
+    monkeypatch.setattr(info, "table_info", denied)
+    assert clean(run("info"), 1) == "Error: locked.parquet: Permission denied"
