@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import string
 from pathlib import Path
 
@@ -135,9 +136,13 @@ def analysis_lines(draw) -> str:
 
 @pytest.fixture(scope="module")
 def sgfs(tmp_path_factory) -> list[str]:
-    """SGF files for loadsgf: the fixture games and damaged ones."""
+    """SGF files for loadsgf (and printsgf, which may write over them): copies of the
+    fixture games and damaged ones."""
     folder = tmp_path_factory.mktemp("sgfs")
-    paths = [str(p) for p in FIXTURES]
+    paths = []
+    for game in FIXTURES:
+        shutil.copy(game, folder / game.name)
+        paths.append(str(folder / game.name))
     for name, data in {"empty.sgf": b"", "garbage.sgf": b"((((;;;[[", "setup.sgf": b"(;SZ[5];B[cc]AE[cc]AB[aa];W[cc])",
                        "passes.sgf": b"(;SZ[5]" + b";B[];W[]" * 1000 + b")", "off.sgf": b"(;SZ[5];B[zz];W[P4])"}.items():
         (folder / name).write_bytes(data)
@@ -150,7 +155,9 @@ def gtp_engine() -> GtpEngine:
     return GtpEngine(SearchConfig(playouts=3, seed=1), size=5)
 
 
-def test_fuzzed_gtp_lines_are_each_answered_in_one_line(gtp_engine, sgfs):
+def test_fuzzed_gtp_lines_are_each_answered_in_one_line(gtp_engine, sgfs, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # printsgf writes where its word says
+
     @fuzz
     @given(st.lists(gtp_lines(sgfs), min_size=1, max_size=6))
     def check(lines):
