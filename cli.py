@@ -167,12 +167,19 @@ def _distinct(inputs, *outputs) -> None:
 
 class _Stages(click.Group):
     """The command group: a stage's ``ShapemillError`` becomes click's one-line error (exit 1),
-    and Ctrl-C (also inside a numba kernel, which reports it as a ``SystemError``) one line
-    naming the command it stopped (exit 1)."""
+    and Ctrl-C or SIGTERM (also inside a numba kernel, which reports it as a ``SystemError``)
+    one line naming the command it stopped (exit 1); so does a full standard output."""
 
     def invoke(self, ctx: click.Context):
-        if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGTERM, _terminated)
+        main_thread = threading.current_thread() is threading.main_thread()
+        before = signal.signal(signal.SIGTERM, _terminated) if main_thread else None
+        try:
+            return self._invoke(ctx)
+        finally:
+            if main_thread:
+                signal.signal(signal.SIGTERM, before)
+
+    def _invoke(self, ctx: click.Context):
         try:
             result = super().invoke(ctx)
             sys.stdout.flush()  # what a command printed: a full or closed output shows here, not at exit
