@@ -82,10 +82,10 @@ def read_game_line(data: bytes, max_size: int) -> GameLine:
     warnings: list[str] = []
     komi = None
     if root.has_property("KM"):
-        raw = root.get_raw("KM").decode("latin-1")
-        komi = parse_komi(raw)  # scan's reading: KM[650] is Fox's 6.5
+        raw = root.get_raw("KM")
+        komi = parse_komi(raw.decode("latin-1"))  # scan's reading: KM[650] is Fox's 6.5
         if not komi_within(komi, size):
-            warnings.append(f"KM[{raw[:20]}] is no komi of a {size}x{size} board (a finite number of points "
+            warnings.append(f"KM[{_shown(raw)}] is no komi of a {size}x{size} board (a finite number of points "
                             "within its area); ignored")
             komi = None
     players = {c: text_value(game, root, "P" + c.upper()) for c in "bw"}
@@ -132,7 +132,7 @@ def _setup(node: sgf.Tree_node, size: int, warnings: list[str]) -> dict[tuple[in
             try:
                 points = node.get(prop)
             except ValueError:
-                raw = "][".join(v.decode("latin-1")[:10] for v in node.get_raw_list(prop)[:10])
+                raw = "][".join(_shown(v) for v in node.get_raw_list(prop)[:10])
                 warnings.append(f"{prop}[{raw}] holds a point off the {size}x{size} board; ignored")
                 continue
             out.update((p, colour) for p in points)
@@ -145,9 +145,14 @@ def _move(node: sgf.Tree_node, size: int, number: int, warnings: list[str]) -> t
         return node.get_move()
     except ValueError:
         prop = "B" if node.has_property("B") else "W"
-        raw = node.get_raw(prop).decode("latin-1")[:10]
+        raw = _shown(node.get_raw(prop))
         warnings.append(f"move {number}: {prop}[{raw}] is not a point of the {size}x{size} board; ignored")
         return None, None
+
+
+def _shown(raw: bytes) -> str:
+    """A property value as a warning shows it: on one line, at most 20 characters."""
+    return " ".join(raw.decode("latin-1").split())[:20]
 
 
 def apply_setup(board: Board, setup: dict[tuple[int, int], str | None]) -> Board:

@@ -718,6 +718,7 @@ DAMAGED = {  # the game, the warning, the moves reviewed
     "move off the board": (b"(;GM[1]SZ[9]KM[6.5];B[ee];W[ss];B[cc])", "move 2: W[ss] is not a point of the 9x9 board", 2),
     "move as a vertex": (b"(;GM[1]SZ[9];B[ee];W[P4];B[cc])", "move 2: W[P4] is not a point of the 9x9 board", 2),
     "setup off the board": (b"(;GM[1]SZ[9]AB[zz];B[ee];W[cc])", "AB[zz] holds a point off the 9x9 board", 2),
+    "setup over two lines": (b"(;GM[1]SZ[9]AB[\nzz];B[ee];W[cc])", "AB[zz] holds a point off the 9x9 board", 2),
     "KM[nan]": (b"(;GM[1]SZ[9]KM[nan];B[ee];W[cc])", "KM[nan] is no komi of a 9x9 board", 2),
     "KM[1e400]": (b"(;GM[1]SZ[9]KM[1e400];B[ee];W[cc])", "KM[1e400] is no komi of a 9x9 board", 2),
     "KM[-100000]": (b"(;GM[1]SZ[9]KM[-100000];B[ee];W[cc])", "KM[-100000] is no komi of a 9x9 board", 2),
