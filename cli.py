@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import errno
 import io
-import math
 import os
 import shlex
 import signal
@@ -20,7 +19,8 @@ import click
 
 from . import __version__
 from .errors import ShapemillError, Terminated
-from .limits import COUNT_MAX, KOMI_MAX, MEMBER_MB_MAX, SECONDS_MAX, SEED_MAX, WEIGHT_MAX, WORKERS_MAX
+from .limits import (COUNT_MAX, KOMI_MAX, MEMBER_MB_MAX, SECONDS_MAX, SEED_MAX, WEIGHT_MAX, WORKERS_MAX, out_of_range,
+                     range_text)
 from .workers import signal_name
 
 
@@ -41,15 +41,13 @@ class Ranged(click.ParamType):
                 number = self.kind(str(value).strip())
             except ValueError:
                 self.fail(f"{value!r} is not a valid {self.name}", param, ctx)
-        if not math.isfinite(number):
-            self.fail(f"{value} is not a finite number", param, ctx)
-        if number < self.low or (self.low_open and number == self.low) or number > self.high:
-            self.fail(f"{value} is not in the range {self._range()}", param, ctx)
+        reason = out_of_range(number, self.low, self.high, self.low_open)
+        if reason:
+            self.fail(reason, param, ctx)
         return number
 
     def _range(self) -> str:
-        low, high = (f"{v:g}" if self.kind is float else str(v) for v in (self.low, self.high))
-        return f"{low}{'<' if self.low_open else '<='}x<={high}"
+        return range_text(self.low, self.high, self.low_open, self.kind is int)
 
     def get_metavar(self, param, ctx=None) -> str:
         return f"{self.name.upper()} {self._range()}".replace("x", "")
@@ -69,6 +67,45 @@ SEED = ints(0, SEED_MAX)
 WORKERS = ints(1, WORKERS_MAX)
 SECONDS = floats(0.0, SECONDS_MAX, low_open=True)
 KOMI = floats(-KOMI_MAX, KOMI_MAX)
+
+
+def search_options(*names: str, defaults: dict[str, object] | None = None,
+                   none: dict[str, str] | None = None):
+    """The options of the search settings ``names`` (every one ``gtp`` takes when none are
+    named), built from their one declaration (``engine/settings.py``); ``defaults`` and
+    ``none`` (what a None default means) override a command's own."""
+    from .engine.settings import BY_NAME, SETTINGS
+
+    chosen = [BY_NAME[name] for name in names] if names else [s for s in SETTINGS if s.option]
+    defaults, none = defaults or {}, none or {}
+
+    def decorate(command):
+        for s in reversed(chosen):
+            command = _setting_option(s, defaults.get(s.name, s.default), none.get(s.name, s.none))(command)
+        return command
+
+    return decorate
+
+
+def _setting_option(s, default, none: str):
+    """The click option of setting ``s``."""
+    if s.kind is bool:
+        if s.off:
+            return click.option(f"{s.flag}/{s.off}", s.name, default=default, show_default=True, help=s.help)
+        return click.option(s.flag, s.name, is_flag=True, default=default, help=s.help)
+    if s.kind is str:
+        return click.option(s.flag, s.name, default=default, show_default=True, type=click.Choice(s.choices),
+                            help=s.help)
+    text = s.help + (f"  [default: {none}]" if default is None and none else "")
+    return click.option(s.flag, s.name, default=default, show_default=default is not None,
+                        type=Ranged(s.kind, s.low, s.high, s.low_open), help=text)
+
+
+def search_config(settings: dict, **fields):
+    """``SearchConfig`` of the settings options a command received, and ``fields``."""
+    from .engine.settings import SearchConfig
+
+    return SearchConfig(**settings, **fields)
 
 
 class Input(click.ParamType):
@@ -616,75 +653,19 @@ def _playout_gammas(ratings: str | None):
                    "tactical gammas drive --playout-policy gamma (default: the bundled one).")
 @click.option("--no-priors", is_flag=True, help="Search without a ratings table.")
 @click.option("--size", default=19, show_default=True, type=ints(2, 25), help="Initial board size.")
-@click.option("--playouts", default=3000, show_default=True, type=ints(1), help="Playouts per move.")
-@click.option("--time-per-move", type=SECONDS, default=None,
-              help="Seconds per move (replaces --playouts as the limit).")
-@click.option("--prior-mode", default="virtual-wins", show_default=True,
-              type=click.Choice(["virtual-wins", "progressive-bias", "puct", "puct-c", "mogo"]),
-              help="How the prior enters the score: virtual wins, + H/(n+1) (Chaslot), the AlphaGo lecture's "
-                   "PUCT P/(1+n), the published c P sqrt(N)/(1+n), or MoGo's Eq. 3 (docs/search.md).")
-@click.option("--bandit", default="amaf", show_default=True,
-              type=click.Choice(["ucb1", "tuned1", "tuned2", "auer-tuned", "ucb-v", "amaf"]),
-              help="Exploration term: MoGo's UCB1, UCB-Tuned.1 or .2, Auer's UCB1-Tuned, UCB-V, or none beside "
-                   "RAVE's AMAF values (MoGo's Eq. 1).")
-@click.option("--c-ucb", default=1.0, show_default=True, type=floats(), help="Exploration constant.")
-@click.option("--c-pb", default=1.0, show_default=True, type=floats(),
-              help="Weight of the progressive-bias / PUCT / Eq. 3 delta term.")
-@click.option("--playout-policy", default="mogo-local", show_default=True,
-              type=click.Choice(["mogo-local", "mogo", "nested1", "nested2", "gamma", "ppa", "random"]),
-              help="mogo: MoGo's rules in the seed's order; mogo-local: in the order that captures near the last "
-                   "moves; nested1, nested2: nested playouts of level 1, 2 over mogo (Cazenave 2016); gamma: moves drawn by their rated tactical gammas (about 30x slower); "
-                   "ppa: gamma, its weights adapted during each search toward the playouts' winners' moves "
-                   "(Cazenave's Playout Policy Adaptation); random: uniform.")
-@click.option("--ppa-rate", default=0.32, show_default=True, type=floats(),
-              help="Learning rate of --playout-policy ppa.")
-@click.option("--tree-priors/--root-priors", default=True, show_default=True,
-              help="The ratings table's priors at every node of the tree, or at the root only (faster).")
-@click.option("--prior-n", default=None, type=floats(),
-              help="With --prior-mode virtual-wins, progressive-bias or mogo: a move the table gives probability "
-                   "P starts with prior-n * sqrt(P) virtual wins (docs/search.md); more trusts the table longer "
-                   "against the playouts. Default: 160 on 19x19, in proportion to the board's points (36 on 9x9).")
-@click.option("--prior-visits", default=2, show_default=True, type=ints(1),
-              help="With --tree-priors: visits a node has when its moves get the table's priors (2: at once, "
-                   "when it is expanded; more is cheaper).")
-@click.option("--rave/--no-rave", default=True, show_default=True, help="RAVE / AMAF values in the tree.")
-@click.option("--rave-equiv", default=3500.0, show_default=True, type=floats(low_open=True),
-              help="Silver's equivalence parameter: the visits at which a move's own value and its AMAF value "
-                   "weigh the same (more trusts AMAF longer).")
-@click.option("--expand-at", default=2, show_default=True, type=ints(1),
-              help="Visits a leaf below the root has before its moves are added to the tree.")
-@click.option("--threads", default=1, show_default=True, type=WORKERS, help="Search threads.")
-@click.option("--parallel", default="root", show_default=True, type=click.Choice(["root", "tree", "leaf"]),
-              help="root: one tree per thread, merged at the root; tree: one shared tree with virtual loss; "
-                   "leaf: one tree, --threads playouts at once from each leaf.")
-@click.option("--expert", default="none", show_default=True, type=click.Choice(["none", "mogo"]),
-              help="mogo: MoGo's expert knowledge, eight shapes as virtual AMAF results and a bonus near the "
-                   "last move by chain distance (docs/search.md).")
-@click.option("--check-ladders", is_flag=True,
-              help="Read the ladder of a string the chosen move extends from atari; if it dies anyway, play the "
-                   "most visited move that does not run a dead ladder.")
-@click.option("--read-life", is_flag=True,
-              help="Before each genmove, read the life and death of strings in small regions by df-pn; a move that "
-                   "kills or saves a string whose fate it decides starts with more of the root's prior.")
-@click.option("--seed", default=0, show_default=True, type=SEED, help="Random seed: equal seeds, equal moves.")
-def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, bandit, c_ucb, c_pb, playout_policy,
-        ppa_rate, tree_priors, prior_n, prior_visits, rave, rave_equiv, expand_at, threads, parallel, expert,
-        check_ladders, read_life, seed) -> None:
+@search_options()
+def gtp(ratings, no_priors, size, **settings) -> None:
     """A GTP 2 engine on stdin / stdout (MCTS with RAVE and MoGo playouts)."""
     from .engine.frontends.gtp import run_gtp
-    from .engine.search import SearchConfig
 
-    prior = _move_prior(ratings, no_priors, playouts_use_ratings=playout_policy in ("gamma", "ppa"))
-    gammas = _playout_gammas(ratings) if playout_policy in ("gamma", "ppa") else None
-    if bandit == "amaf" and not rave:
+    policy = settings["playout_policy"]
+    prior = _move_prior(ratings, no_priors, playouts_use_ratings=policy in ("gamma", "ppa"))
+    gammas = _playout_gammas(ratings) if policy in ("gamma", "ppa") else None
+    if settings["bandit"] == "amaf" and not settings["rave"]:
         raise click.UsageError("--bandit amaf explores by the AMAF values: it needs --rave")
-    if parallel == "leaf" and threads > 1 and playout_policy == "ppa":
+    if settings["parallel"] == "leaf" and settings["threads"] > 1 and policy == "ppa":
         raise click.UsageError("--parallel leaf runs playouts at once: not with ppa's shared weights")
-    config = SearchConfig(playouts=playouts, time_per_move=time_per_move, prior_mode=prior_mode, bandit=bandit,
-                          c_ucb=c_ucb, c_pb=c_pb, policy=playout_policy, gammas=gammas, tree_priors=tree_priors,
-                          prior_n=prior_n, prior_visits=prior_visits, ppa_rate=ppa_rate, rave=rave,
-                          rave_equiv=rave_equiv, expand_at=expand_at, seed=seed, threads=threads,
-                          parallel=parallel, expert=expert, check_ladders=check_ladders, read_life=read_life)
+    config = search_config(settings, gammas=gammas)
     run_gtp(config, size, prior)
 
 
@@ -705,7 +686,7 @@ def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, bandit, c
               help="Turns searched at once  [default: 2, or the config's numAnalysisThreads]")
 @click.option("--report-as", default=None, type=click.Choice(["BLACK", "WHITE", "SIDETOMOVE"], case_sensitive=False),
               help="Whose win rates, scores and ownership are reported  [default: BLACK, or the config's]")
-@click.option("--seed", default=0, show_default=True, type=SEED, help="Random seed (turn t searches with seed + t).")
+@search_options("seed")
 @click.option("-quit-without-waiting", "quit_now", is_flag=True,
               help="At the end of input, end the searches and answer the queued turns noResults (KataGo's flag).")
 @click.pass_context
@@ -719,7 +700,6 @@ def analysis(ctx: click.Context, ratings, config_file, no_priors, override_confi
     from dataclasses import replace
 
     from .engine.frontends.analysis import AnalysisSettings, parse_override_config, read_katago_config, run_analysis
-    from .engine.search import SearchConfig
 
     settings = AnalysisSettings()
     for where, values in ((config_file, read_katago_config(config_file) if config_file else {}),
@@ -728,7 +708,7 @@ def analysis(ctx: click.Context, ratings, config_file, no_priors, override_confi
     overrides = {"max_visits": max_visits, "workers": workers, "report_as": report_as and report_as.upper()}
     settings = replace(settings, **{k: v for k, v in overrides.items() if v is not None})
     prior = _move_prior(ratings, no_priors)
-    run_analysis(SearchConfig(seed=seed), settings, prior, finish=not quit_now)
+    run_analysis(search_config({"seed": seed}), settings, prior, finish=not quit_now)
 
 
 def _override_values(text: str | None, parse) -> dict[str, str]:
@@ -805,10 +785,8 @@ def export(table, fmt, output) -> None:
               help="The ratings table to hold the game against (default: the bundled one).")
 @click.option("--engine", "use_engine", is_flag=True,
               help="Also search every position: win rate and score before and after each move.")
-@click.option("--playouts", default=1000, show_default=True, type=ints(1),
-              help="With --engine: playouts per position.")
-@click.option("--threads", type=WORKERS, default=None,
-              help="With --engine: search threads (default: the CPU cores, at most 8).")
+@search_options("playouts", "threads", defaults={"playouts": 1000, "threads": None},
+                none={"threads": "the CPU cores, at most 8"})
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--plot", type=click.Path(dir_okay=False), default=None,
               help="Draw the played moves' probabilities (and the win rate) by move number to this PNG "
@@ -823,7 +801,6 @@ def review(ctx: click.Context, game, output, ratings, use_engine, playouts, thre
     """
     from .datasets.scanner import default_workers
     from .engine.frontends.review import run_review
-    from .engine.search import SearchConfig
 
     _distinct([game, ratings], output, plot)
 
@@ -831,7 +808,7 @@ def review(ctx: click.Context, game, output, ratings, use_engine, playouts, thre
              if ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT]
     if given and not use_engine:
         raise click.UsageError(f"{', '.join(given)}: for --engine")
-    config = SearchConfig(playouts=playouts, threads=threads or default_workers()) if use_engine else None
+    config = search_config({"playouts": playouts, "threads": threads or default_workers()}) if use_engine else None
     run_review(game, ratings, output, config, as_json, plot, click.echo)
 
 
@@ -883,28 +860,26 @@ def match(first, second, size, komi, games, sgf_dir, alternate, move_timeout, eq
 @click.option("--size", default=9, show_default=True, type=ints(2, 25))
 @click.option("--color", default="black", show_default=True, type=click.Choice(["black", "white"]),
               help="Your colour.")
-@click.option("--komi", default=7.5, show_default=True, type=KOMI)
-@click.option("--playouts", default=3000, show_default=True, type=ints(1), help="Engine playouts per move.")
+@search_options("komi", "playouts")
 @click.option("--ratings", type=Input(dir_okay=False),
               help="Ratings table for the engine's priors (default: the bundled one).")
 @click.option("--no-priors", is_flag=True, help="Search without a ratings table.")
-@click.option("--seed", default=0, show_default=True, type=SEED)
+@search_options("seed")
 @click.option("--sgf", "sgf_path", type=click.Path(dir_okay=False), default=None,
               help="Save the game here as SGF when it ends (also after quit).")
 def play(size, color, komi, playouts, ratings, no_priors, seed, sgf_path) -> None:
     """Play the engine in the terminal (moves like D4, pass, undo, quit)."""
     from .engine.frontends.terminal import run_play
-    from .engine.search import SearchConfig
 
     prior = _move_prior(ratings, no_priors)
-    run_play(SearchConfig(playouts=playouts, seed=seed, komi=komi), size, color[0], prior, sgf_path=sgf_path)
+    run_play(search_config({"playouts": playouts, "seed": seed, "komi": komi}), size, color[0], prior,
+             sgf_path=sgf_path)
 
 
 @main.command()
 @click.option("--sgf", "sgf_path", default="demo.sgf", show_default=True, type=click.Path(dir_okay=False),
               help="Where to write the demo game.")
-@click.option("--playouts", default=1000, show_default=True, type=ints(1),
-              help="The engine's playouts per move.")
+@search_options("playouts", defaults={"playouts": 1000})
 @click.option("--size", default=9, show_default=True, type=ints(5, 19), help="Board size of the game.")
 @click.option("--gnugo-level", default=1, show_default=True, type=ints(0, 10),
               help="GnuGo's level, when /usr/games/gnugo exists.")

@@ -1,5 +1,5 @@
-"""The bounds every surface shares: the command line's options, GTP's commands and the
-analysis engine's queries and config take the same numbers, declared here once."""
+"""The bounds of every number a user gives shapemill, on the command line, in GTP, in an
+analysis query or a config file: one place, so that every surface refuses the same values."""
 
 from __future__ import annotations
 
@@ -43,3 +43,19 @@ def komi_within(komi: float, size: int) -> bool:
     """Whether ``komi`` is a finite number of points within a ``size`` board's area: a
     komi past it decides every game before a stone is played."""
     return math.isfinite(komi) and abs(komi) <= size * size
+
+
+def out_of_range(value: float, low: float, high: float, low_open: bool = False) -> str | None:
+    """Why ``value`` is not a finite number in ``[low, high]`` (``low`` excluded with
+    ``low_open``), or None when it is."""
+    if not math.isfinite(value):
+        return f"{value} is not a finite number"
+    if value < low or (low_open and value == low) or value > high:
+        return f"{value} is not in the range {range_text(low, high, low_open, isinstance(value, int))}"
+    return None
+
+
+def range_text(low: float, high: float, low_open: bool = False, integer: bool = False) -> str:
+    """``low<=x<=high`` as the errors and the help show a range."""
+    lo, hi = (str(int(v)) if integer else f"{v:g}" for v in (low, high))
+    return f"{lo}{'<' if low_open else '<='}x<={hi}"

@@ -3,8 +3,8 @@
 The strength of a legal move is the product of the gammas of its team (largest
 known pattern and tactical feature levels), as in ``rate``; normalised over the
 legal moves it is the Bradley-Terry probability that a strong player chooses it,
-the prior ``P(s, a)`` of progressive bias and PUCT. Defined here, in the miner,
-because the features are; the engine imports it.
+the prior ``P(s, a)`` of progressive bias and PUCT. Part of the move model, below both
+the miner, which fits the gammas, and the engine, which searches with them.
 """
 
 from __future__ import annotations

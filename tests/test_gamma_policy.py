@@ -172,12 +172,12 @@ def test_the_bundled_table_gives_gammas_of_its_rows(bundled_gammas):
 
 def test_a_gamma_search_needs_its_gammas():
     with pytest.raises(ValueError, match="gamma"):
-        Search(SearchConfig(policy="gamma"))
+        Search(SearchConfig(playout_policy="gamma"))
 
 
 @pytest.mark.parametrize("color", [rules.BLACK, rules.WHITE])
 def test_the_search_with_gamma_playouts_captures_to_win_the_race(color, bundled_gammas):
-    assert best_move(capturing_race(), color, playouts=1000, komi=20.5, policy="gamma",
+    assert best_move(capturing_race(), color, playouts=1000, komi=20.5, playout_policy="gamma",
                      gammas=bundled_gammas) == (4, 6)
 
 
@@ -185,7 +185,7 @@ def test_gamma_search_same_seed_same_move(bundled_gammas):
     board = Board(9)
     for color, point in (("b", (4, 4)), ("w", (2, 6)), ("b", (6, 2))):
         board.play(color, point)
-    config = SearchConfig(playouts=400, seed=7, policy="gamma", gammas=bundled_gammas)
+    config = SearchConfig(playouts=400, seed=7, playout_policy="gamma", gammas=bundled_gammas)
     first, second = Search(config).run(board, rules.WHITE), Search(config).run(board, rules.WHITE)
     assert first.move == second.move
     assert np.array_equal(first.visits, second.visits)

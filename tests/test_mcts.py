@@ -183,8 +183,8 @@ def _answers_within(seconds: float, work) -> bool:
 @pytest.mark.parametrize("policy", ["mogo", "mogo-local", "nested2", "random"])
 @pytest.mark.parametrize("size", [2, 3, 4])
 def test_timed_and_counted_searches_on_tiny_boards_end(size, policy):
-    Search(SearchConfig(playouts=1, policy=policy)).run(Board(5), rules.BLACK)  # compile outside the deadline
-    engine = GtpEngine(SearchConfig(playouts=3, seed=1, policy=policy), size=size)
+    Search(SearchConfig(playouts=1, playout_policy=policy)).run(Board(5), rules.BLACK)  # compile outside the deadline
+    engine = GtpEngine(SearchConfig(playouts=3, seed=1, playout_policy=policy), size=size)
     for line in ("play b B2", "time_settings 1 0.1 1"):  # issue 19's report on 3x3
         assert engine.handle(line)[0] == "=\n\n"
     answers = []
@@ -192,7 +192,7 @@ def test_timed_and_counted_searches_on_tiny_boards_end(size, policy):
     assert answers[0].startswith("= ")
     board = Board(size)
     result = []
-    assert _answers_within(60, lambda: result.append(Search(SearchConfig(playouts=500, policy=policy)).run(
+    assert _answers_within(60, lambda: result.append(Search(SearchConfig(playouts=500, playout_policy=policy)).run(
         board, rules.BLACK)))
     assert result[0].playouts == 500
 
@@ -210,7 +210,7 @@ SUPERKO_GAME = ["C2", "B3", "C3", "B2", "B4", "C1", "D2", "A2", "A1", "D1", "B1"
 
 
 def test_every_genmove_of_a_4x4_self_play_game_is_legal():
-    engine = GtpEngine(SearchConfig(playouts=100, seed=5, policy="mogo-local"), size=4)
+    engine = GtpEngine(SearchConfig(playouts=100, seed=5, playout_policy="mogo-local"), size=4)
     answers = []
     for i in range(40):
         color = "bw"[i % 2]
@@ -222,7 +222,7 @@ def test_every_genmove_of_a_4x4_self_play_game_is_legal():
 
 
 def test_a_reused_root_offers_only_moves_legal_under_superko():
-    search = Search(SearchConfig(playouts=100, seed=5, policy="mogo-local"))
+    search = Search(SearchConfig(playouts=100, seed=5, playout_policy="mogo-local"))
     board = Board(4)
     for i, vertex in enumerate(SUPERKO_GAME + [None]):
         color = "bw"[i % 2]

@@ -37,7 +37,7 @@ def test_leaf_parallelism_adds_each_leafs_playouts_together():
 
 def test_leaf_parallelism_refuses_ppa():
     with pytest.raises(ValueError, match="ppa"):
-        Search(SearchConfig(threads=2, parallel="leaf", policy="ppa", gammas=np.ones((1, 1))))
+        Search(SearchConfig(threads=2, parallel="leaf", playout_policy="ppa", gammas=np.ones((1, 1))))
 
 
 def test_expert_mogo_gives_the_children_the_shapes_amaf_and_the_near_bonus():
@@ -78,14 +78,14 @@ def test_the_near_bonus_enters_the_score_and_fades_with_the_nodes_simulations():
 @pytest.mark.parametrize("policy, playouts", [("mogo", 1500), ("nested1", 200)])
 def test_the_seed_playouts_find_the_capture(policy, playouts):
     board = capturing_race()
-    result = Search(SearchConfig(playouts=playouts, seed=1, komi=20.5, policy=policy)).run(board, rules.BLACK)
+    result = Search(SearchConfig(playouts=playouts, seed=1, komi=20.5, playout_policy=policy)).run(board, rules.BLACK)
     assert result.move == flat_index((4, 6), board.size)
 
 
 def test_a_nested_search_by_time_stops_after_the_simulation_that_outlasts_it():
     # a level-2 nested playout of 9x9 takes seconds: a search given a millisecond plays one
     # simulation, then sees its clock (not a batch of 64 first, minutes past its time)
-    result = Search(SearchConfig(time_per_move=1e-3, policy="nested2", seed=1)).run(Board(9), rules.BLACK)
+    result = Search(SearchConfig(time_per_move=1e-3, playout_policy="nested2", seed=1)).run(Board(9), rules.BLACK)
     assert result.playouts == 1
 
 

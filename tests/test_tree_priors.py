@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from shapemill.engine.search import Search, SearchConfig
 from shapemill.engine.search.tree_priors import add_table_prior
-from shapemill.engine.search.walk import expand
+from shapemill.engine.search.walk import ChildPriors, expand
 from shapemill.engine.search.selection import (
     FIRST,
     KNOWN,
@@ -92,8 +92,9 @@ def test_priors_given_after_expansion_equal_those_given_at_expansion(prior):
     for late in (False, True):
         t, f = np.zeros((N_NODE_INTS, 200), dtype=np.int64), np.zeros((1, N_FIELDS, 200))
         t[FIRST, 0] = -1
-        expand(board.b, board.m, rules.WHITE, 0, t, f, 1, 200, np.ones(w * w) if late else strength,
-               np.ones(w * w, dtype=np.bool_), settings.prior_n, False, not late, not late, False)
+        kids = ChildPriors(prior=np.ones(w * w) if late else strength, allowed=np.ones(w * w, dtype=np.bool_),
+                           prior_n=settings.prior_n, by_prob=False, known=not late, table=not late, expert=False)
+        expand(board.b, board.m, rules.WHITE, 0, t, f, 1, 200, kids)
         assert t[KNOWN, 0] == (not late)
         if late:
             add_table_prior(0, t, f, strength, settings.prior_n)

@@ -2,7 +2,7 @@
 
 A move's strength is the product of its team's gammas (docs/rating.md); each gamma
 reads as an Elo rating, ``400 log10(gamma)``, the same scale as Coulom (2007). The
-explanation is the miner's ``Knowledge.explain``, read with the same code as the
+explanation is the move model's ``Knowledge.explain``, read with the same code as the
 engine's priors, so it names exactly the features that made the prior;
 ``knowledge_explanation`` keeps of it what GoGui shows.
 """
@@ -45,7 +45,7 @@ Explainer = Callable[[Board, str, tuple[int, int]], Explanation]
 
 
 def knowledge_explanation(knowledge: Knowledge) -> Explainer:
-    """An ``Explainer`` asking the miner's ``Knowledge.explain`` and keeping what GoGui shows."""
+    """An ``Explainer`` asking the move model's ``Knowledge.explain`` and keeping what GoGui shows."""
 
     def explain(board: Board, color: str, point: tuple[int, int]) -> Explanation:
         why = knowledge.explain(board, color, point)

@@ -3,7 +3,7 @@
 Coulom (2007) plays out with the Bradley-Terry model itself: each legal move is
 drawn with probability ``gamma(j) / sum_k gamma(k)``, ``gamma(j)`` the product of
 the gammas of its features. Here the features are the tactical ones of
-``miner.features`` (the same function as ``mine`` and ``rate``; capture,
+``patterns.features`` (the same function as ``mine`` and ``rate``; capture,
 extension, atari and ladders, self-atari, 3x3 block with liberties, distances
 to the last two moves, MoGo shapes) with the gammas of a ratings table. The
 large spatial patterns are left out: matching them at every playout move would

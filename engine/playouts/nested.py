@@ -4,7 +4,7 @@ form of Cazenave, Saffidine, Schofield and Thielscher (AAAI 2016).
 A playout of level ``L >= 1`` plays, at each of its moves, the first candidate whose
 playout of level ``L - 1`` wins for the player who moves (the paper's cut on a win:
 in a game won or lost nothing beats a win), else the first candidate tried; level 0
-is a MoGo playout (``engine.playout_mogo``). The candidates are the legal moves that
+is a MoGo playout (``engine.playouts.mogo``). The candidates are the legal moves that
 fill no own eye, tried in random order, at most ``NESTED_WIDTH`` of them a move: our
 bound, where the paper tries them all, so that a lost position (where every
 candidate loses) costs a level-1 playout at most ``NESTED_WIDTH`` base playouts a move

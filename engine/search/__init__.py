@@ -12,10 +12,10 @@ public surface. HACKING.md places the search in the whole house's reading order.
 
 from __future__ import annotations
 
+from ..settings import POLICIES, SETTINGS, Setting
 from .endgame import RESIGN, choose_move, dead_stones, score_without_dead
 from .search import Budget, MoveInfo, Search, SearchConfig, SearchResult, warm_up
 from .tree_priors import default_prior_n
-from .walk import POLICIES
 
 __all__ = [
     "POLICIES",
@@ -25,6 +25,8 @@ __all__ = [
     "Search",
     "SearchConfig",
     "SearchResult",
+    "SETTINGS",
+    "Setting",
     "choose_move",
     "dead_stones",
     "default_prior_n",

@@ -6,7 +6,7 @@ Two pieces, both given to a node's children when it is expanded:
 - eight shapes as virtual AMAF results: a move on the third line gets 6.67 AMAF
   visits all won, on the first line 6.67 all lost; a peep-connect, a hane and a
   connection 5 won each; extending a wall 3.33 won; a bad kogeima 2.5 lost; an empty
-  triangle 5 lost. The shapes are the miner's features (``miner.features.shapes``,
+  triangle 5 lost. The shapes are the miner's features (``patterns.features.shapes``,
   whose definitions are ours: the paper names them only); a move with several
   shapes gets each one's results;
 - a bonus for the moves near the last move by chain distance (``go.chains``: a
@@ -34,11 +34,10 @@ from ...patterns.features.table import (
     F_WALL,
 )
 
-#: The knowledge sources of ``--expert``, by their index.
-EXPERTS = ("none", "mogo")
+#: The knowledge sources of ``--expert`` (``settings.EXPERTS``) by their index.
 NO_EXPERT, MOGO_EXPERT = range(2)
 
-#: The section's shapes (features of ``miner.features.table``), their virtual AMAF
+#: The section's shapes (features of ``patterns.features.table``), their virtual AMAF
 #: visits, and whether those are wins (1) or losses (0), as the paper gives them.
 SHAPE_FEATURES = np.array([F_LINE3, F_LINE1_ALONE, F_PEEP_CONNECT, F_HANE, F_CONNECT, F_WALL, F_BAD_KOGEIMA,
                            F_EMPTY_TRIANGLE])

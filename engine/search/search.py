@@ -28,11 +28,11 @@ from ...go.board import Board
 from ...go.rules import BLACK, COLOR, EMPTY, HASH, PASS, illegal_reason, play
 from ...patterns.prior import CACHE_SLOTS, NO_KNOWLEDGE, KnowledgeArrays, MovePrior, PatternCache, prior_cache
 from ..playouts.gamma import PpaWeights, ppa_weights
-from .expert import EXPERTS
-from .selection import BANDITS, FIRST, MOVE, PRIOR_MODES, PROB, Selection
+from ..settings import BANDITS, EXPERTS, PARALLEL, POLICIES, PRIOR_MODES, SearchConfig
+from .selection import FIRST, MOVE, PROB, Selection
 from .tree import Tree
 from .tree_priors import default_prior_n
-from .walk import NO_GAMMAS, POLICIES, ROOT_SCORES, Lane, Root, SearchSettings, simulate
+from .walk import NO_GAMMAS, ROOT_SCORES, Lane, Root, SearchSettings, simulate
 
 #: Simulations a thread runs between looks at its clock and the stop event: few
 #: enough that a search by time overruns it by little, many enough that the look costs nothing.
@@ -49,8 +49,6 @@ SEED_STRIDE = 7919
 UNLIMITED = 1 << 40
 #: The normal quantile of the lower confidence bound analysis shows (95%, one-sided 97.5%).
 LCB_Z = 1.96
-#: Parallel searches (docs/search.md).
-PARALLEL = ("root", "tree", "leaf")
 #: How numba's OpenMP threads wait between leaf parallelism's parallel loops (one a
 #: simulation): spinning, OpenMP's default, cost leaf searches 15 times their playouts a
 #: second on a loaded 2-core machine (258 against 3,900 a second on 9x9); passive costs none.
@@ -72,39 +70,6 @@ class Budget(NamedTuple):
 def seed_rng(seed: int) -> None:
     """Seed numba's RNG (separate from numpy's in Python)."""
     np.random.seed(seed)
-
-
-@dataclass
-class SearchConfig:
-    """The search's knobs (the formulas: docs/search.md)."""
-
-    playouts: int = 1000
-    time_per_move: float | None = None
-    prior_mode: str = "virtual-wins"  # virtual-wins | progressive-bias | puct | puct-c | mogo
-    tree_priors: bool = True  # the ratings table's priors at every node, not only at the root
-    prior_visits: int = 2  # visits a node below the root has when its children get the table's priors
-    policy: str = "mogo-local"  # mogo-local | mogo | nested1 | nested2 | gamma | ppa | random
-    expert: str = "none"  # none | mogo: MoGo 2008 section 4's virtual AMAF results and bonus near the last move
-    ppa_rate: float = 0.32  # Playout Policy Adaptation's learning rate alpha (policy ppa)
-    gammas: np.ndarray | None = None  # the gamma policy's table (engine.gamma.playout_gammas)
-    rave: bool = True
-    bandit: str = "amaf"  # ucb1 | tuned1 | tuned2 | auer-tuned | ucb-v | amaf (RAVE alone explores)
-    c_ucb: float = 1.0  # the exploration constant of the bandits (1: Algorithm 3's formulas)
-    c_pb: float = 1.0  # weight of the progressive-bias, PUCT or Eq. 3 delta term (1: the lecture's PUCT)
-    fpu: float = 0.1  # first-play value: the parent's value for the mover less this (progressive-bias, puct)
-    prior_n: float | None = None  # won visits of a move of probability P: prior_n sqrt(P); None: default_prior_n
-    rave_equiv: float = 3500.0
-    widen: float = 0.0  # growth base of progressive widening; 0: off
-    expand_at: int = 2
-    resign: float = 0.1
-    max_nodes: int = 4_000_000  # 19x19 at 10,000 playouts grows 1.3 M nodes; untouched pages cost no memory
-    seed: int = 0
-    komi: float = 7.5
-    threads: int = 1
-    check_ladders: bool = False  # replace a chosen move that runs a dead ladder by the next most visited
-    read_life: bool = False  # read life and death by df-pn before a genmove; urgent moves get more prior (solve/urgent.py)
-    parallel: str = "root"  # root: one tree per thread; tree: one shared tree, virtual loss; leaf: playouts at once
-    virtual_loss: float = 1.0  # lost visits a thread in the shared tree puts on its path
 
 
 @dataclass
@@ -175,16 +140,16 @@ class Search:
     leaf parallelism, one tree whose leaves get ``threads`` playouts at once."""
 
     def __init__(self, config: SearchConfig, prior: MovePrior | None = None) -> None:
-        if config.policy in ("gamma", "ppa") and config.gammas is None:
-            raise ValueError(f"the {config.policy} playout policy needs a table of gammas (SearchConfig.gammas)")
+        if config.playout_policy in ("gamma", "ppa") and config.gammas is None:
+            raise ValueError(f"the {config.playout_policy} playout policy needs a table of gammas (SearchConfig.gammas)")
         if config.bandit not in BANDITS or config.prior_mode not in PRIOR_MODES:
             raise ValueError(f"unknown bandit {config.bandit!r} or prior mode {config.prior_mode!r}")
         if config.bandit == "amaf" and not config.rave:
             raise ValueError("the amaf bandit explores by the AMAF values: it needs RAVE")
-        if config.parallel not in PARALLEL or config.expert not in EXPERTS or config.policy not in POLICIES:
+        if config.parallel not in PARALLEL or config.expert not in EXPERTS or config.playout_policy not in POLICIES:
             raise ValueError(f"unknown parallelism {config.parallel!r}, expert {config.expert!r} "
-                             f"or playout policy {config.policy!r}")
-        if config.parallel == "leaf" and config.threads > 1 and config.policy == "ppa":
+                             f"or playout policy {config.playout_policy!r}")
+        if config.parallel == "leaf" and config.threads > 1 and config.playout_policy == "ppa":
             raise ValueError("leaf parallelism runs playouts at once, which ppa's shared weights do not allow")
         self.config = config
         self.prior = prior  # the move strengths of a ratings table, or None
@@ -215,15 +180,17 @@ class Search:
         """The kernel's records of this configuration on a ``size`` x ``size`` board, with
         or without the ratings table's priors below the root (``tree_prior``)."""
         c = self.config
-        sel = Selection(BANDITS.index(c.bandit), float(c.c_ucb), PRIOR_MODES.index(c.prior_mode), float(c.c_pb),
-                        bool(c.rave), float(c.rave_equiv), float(c.fpu), float(c.widen), c.expert == "mogo")
+        sel = Selection(bandit=BANDITS.index(c.bandit), c_ucb=float(c.c_ucb),
+                        prior_mode=PRIOR_MODES.index(c.prior_mode), c_pb=float(c.c_pb), rave=bool(c.rave),
+                        rave_equiv=float(c.rave_equiv), fpu=float(c.fpu), widen=float(c.widen),
+                        expert=c.expert == "mogo")
         prior_n = c.prior_n if c.prior_n is not None else default_prior_n(size)
         settings = SearchSettings(
             expand_at=int(c.expand_at), tree_prior=bool(tree_prior),
-            prior_at=int(c.prior_visits) if c.widen <= 0 else 0,  # widening orders the children by their priors
+            prior_visits=int(c.prior_visits) if c.widen <= 0 else 0,  # widening orders the children by their priors
             prior_n=float(prior_n) if c.prior_mode not in ("puct", "puct-c") else 0.0,
-            vloss=float(c.virtual_loss) if self.shared else 0.0,
-            policy=POLICIES.index(c.policy), komi=float(c.komi),
+            virtual_loss=float(c.virtual_loss) if self.shared else 0.0,
+            playout_policy=POLICIES.index(c.playout_policy), komi=float(c.komi),
             gammas=c.gammas if c.gammas is not None else NO_GAMMAS, expert=c.expert == "mogo", leaf=self.leaf)
         return sel, settings
 
@@ -283,7 +250,7 @@ class Search:
             slots = 1 if knowledge is NO_KNOWLEDGE else CACHE_SLOTS
             self._caches = [prior_cache(points, slots) for _ in range(threads)]
             self._cache_of = (points, id(knowledge.lookup))
-        rate = cfg.ppa_rate if cfg.policy == "ppa" else 0.0
+        rate = cfg.ppa_rate if cfg.playout_policy == "ppa" else 0.0
         adapts = [ppa_weights(points, rate) for _ in range(threads)]
         self.adapted = adapts
         lanes = [Lane(k if self.shared else 0, np.zeros(points), np.zeros((ROOT_SCORES, points)), self._caches[k],

@@ -27,12 +27,10 @@ N_FIELDS = 8
 MOVE, FIRST, NCHILD, KNOWN = range(4)
 N_NODE_INTS = 4
 
-#: Bandit formulas, by their value at ``Selection.bandit``: Algorithm 3 of MoGo 2006
-#: (``ucb1``, ``tuned1``, ``tuned2``), Auer's UCB1-Tuned, UCB-V, and none beside AMAF (Eq. 1).
-BANDITS = ("ucb1", "tuned1", "tuned2", "auer-tuned", "ucb-v", "amaf")
+#: The bandit formulas (``settings.BANDITS``) by their value at ``Selection.bandit``.
 UCB1, TUNED1, TUNED2, AUER_TUNED, UCB_V, AMAF = range(6)
-#: Ways the offline knowledge enters the score, by their value at ``Selection.prior_mode``.
-PRIOR_MODES = ("virtual-wins", "progressive-bias", "puct", "puct-c", "mogo")
+#: The ways the offline knowledge enters the score (``settings.PRIOR_MODES``) by their value at
+#: ``Selection.prior_mode``.
 VIRTUAL_WINS, PROGRESSIVE_BIAS, PUCT, PUCT_C, MOGO = range(5)
 #: Eq. 3's ``P(d, N)``: the node's simulations by which the table's probability has
 #: given half its weight to the uniform ``1 / k`` (the paper leaves it open; not tuned).

@@ -54,10 +54,7 @@ from .selection import (
 from .tree import Nodes, node_moves
 from .tree_priors import UNIFORM_N, add_table_prior, atari_moves, expert_prior, table_prior
 
-#: Playout policies, by their value at ``SearchSettings.policy``; ``mogo``: the seed's order
-#: of MoGo's rules, ``mogo-local``: the engine's order before it (``playout_mogo``);
-#: ``nested1``, ``nested2``: nested playouts of level 1 and 2 over ``mogo`` (``playout_nested``).
-POLICIES = ("random", "mogo", "gamma", "ppa", "mogo-local", "nested1", "nested2")
+#: The playout policies (``settings.POLICIES``) by their value at ``SearchSettings.playout_policy``.
 (RANDOM_PLAYOUTS, MOGO_PLAYOUTS, GAMMA_PLAYOUTS, PPA_PLAYOUTS, MOGO_LOCAL_PLAYOUTS, NESTED1_PLAYOUTS,
  NESTED2_PLAYOUTS) = range(7)
 
@@ -78,10 +75,10 @@ class SearchSettings(NamedTuple):
 
     expand_at: int  # visits a leaf below the root has when it is expanded
     tree_prior: bool  # whether the nodes below the root get the ratings table's priors
-    prior_at: int  # visits a node below the root has when its children get them
+    prior_visits: int  # visits a node below the root has when its children get them
     prior_n: float  # won visits of a move of probability P: prior_n sqrt(P) (``table_prior``)
-    vloss: float  # lost visits a thread puts on each node of its path (tree parallelism)
-    policy: int  # index in POLICIES
+    virtual_loss: float  # lost visits a thread puts on each node of its path (tree parallelism)
+    playout_policy: int  # index in POLICIES
     komi: float
     gammas: np.ndarray  # the gamma and ppa policies' table (NO_GAMMAS for the others)
     expert: bool  # whether new children get MoGo's expert knowledge (``--expert mogo``, ``expert``)
@@ -115,22 +112,29 @@ class Lane(NamedTuple):
     adapt: PpaWeights  # its Playout Policy Adaptation, which the ppa policy's playouts follow and adapt
 
 
+class ChildPriors(NamedTuple):
+    """What the children ``expand`` gives a node start with."""
+
+    prior: np.ndarray  # float64[points]: with ``table`` the ratings table's strength per point, else
+    #                    uniform below the root (MoGo's knowledge plus ``UNIFORM_N`` even visits) or 0 at the root
+    allowed: np.ndarray  # bool[points]: the points the node may play (the root's superko mask)
+    prior_n: float  # won visits of a move of probability P: prior_n sqrt(P) (``table_prior``)
+    by_prob: bool  # sort by probability (progressive widening's order) rather than prior value
+    known: bool  # the priors are final, else ``add_table_prior`` gives the table's later (``KNOWN``)
+    table: bool  # ``prior`` is the ratings table's (``table_prior``), else MoGo's knowledge (``expert_prior``)
+    expert: bool  # the children also get MoGo's virtual AMAF results and bonus near the last move (``expert``)
+
+
 @njit(cache=True)
 def expand(b: np.ndarray, m: np.ndarray, color: int, node: int, t: np.ndarray, f: np.ndarray,
-           n_nodes: int, limit: int, prior: np.ndarray, allowed: np.ndarray, prior_n: float, by_prob: bool,
-           known: bool, table: bool, expert: bool) -> int:
+           n_nodes: int, limit: int, kids: ChildPriors) -> int:
     """Give ``node`` its children (legal moves of ``color`` filling no own eye), sorted by
     prior value, at nodes ``n_nodes`` on; returns the next free node (unchanged when
     the children would pass ``limit``, the end of this thread's share of the arrays).
-    ``prior``: with ``table`` the ratings table's strength per point (``table_prior``),
-    else MoGo's knowledge (``expert_prior``) plus, where ``prior`` is uniform rather
-    than zero (below the root), ``UNIFORM_N`` even visits; ``known``: whether the
-    priors are final, else ``add_table_prior`` gives the table's later (``KNOWN``);
-    ``by_prob``: sort by probability (progressive widening's order) rather than prior value;
-    ``expert``: the children also get MoGo's virtual AMAF results and bonus near the last
-    move (``expert``).
+    What they start with: ``kids``.
     The children are written before ``node`` points to them, so that another thread
     reading the tree meanwhile sees ``node`` either as a leaf or with all its children."""
+    prior, allowed, prior_n, by_prob, known, table, expert = kids
     size = m[SIZE]
     if n_nodes + size * size > limit:
         return n_nodes
@@ -209,9 +213,9 @@ def simulate(n_sims: int, nodes: Nodes, root: Root, lane: Lane, sel: Selection, 
     scores, by the root move they followed, to ``lane.scores``.
     ``knowledge``: the ratings table (``MovePrior.knowledge``) whose move strengths are
     the prior of the nodes below the root when ``settings.tree_prior`` is set, given
-    to a node's children once it has ``settings.prior_at`` visits (at its expansion,
+    to a node's children once it has ``settings.prior_visits`` visits (at its expansion,
     or later by ``add_table_prior``), their patterns kept in ``lane.cache``; the ppa
-    policy's playouts follow and adapt ``lane.adapt``. With ``settings.vloss`` each
+    policy's playouts follow and adapt ``lane.adapt``. With ``settings.virtual_loss`` each
     node on the way down counts that many lost visits until the playout's result
     replaces them (virtual loss), so that other threads descending meanwhile spread out."""
     walk = walk_scratch(root.m)
@@ -252,7 +256,7 @@ def descend(b: np.ndarray, m: np.ndarray, nodes: Nodes, root: Root, lane: Lane, 
         c = 3 - c
         walk.keys[depth] = position_key(m, c)
         fresh = stat(f, VISITS, node) == 0
-        fk[VISITS, node] += settings.vloss
+        fk[VISITS, node] += settings.virtual_loss
         if fresh:
             break
     return depth, c
@@ -263,26 +267,28 @@ def grow(b: np.ndarray, m: np.ndarray, c: int, node: int, depth: int, nodes: Nod
          sel: Selection, settings: SearchSettings, knowledge: KnowledgeArrays, walk: WalkScratch) -> None:
     """Expand ``node`` (``c`` to move in ``b, m``) when it is the root or a leaf visited
     ``settings.expand_at`` times, or give its children the table's priors once they
-    are due (``settings.prior_at`` visits) if it was expanded before. The table's patterns
+    are due (``settings.prior_visits`` visits) if it was expanded before. The table's patterns
     are read again only where the two moves since the node above its parent (``depth``
     on the path) can have changed them (``cached_patterns``'s ``base``)."""
     t, f, pool, thread = nodes.t, nodes.f, nodes.pool, lane.thread
     visits = stat(f, VISITS, node)
-    due = settings.tree_prior and visits >= settings.prior_at - 1
+    due = settings.tree_prior and visits >= settings.prior_visits - 1
     base = walk.keys[depth - 2] if depth >= 2 else 0
     if t[FIRST, node] < 0:
         if node == root.node:
-            pool[thread, 0] = expand(b, m, c, node, t, f, pool[thread, 0], pool[thread, 1], root.prior,
-                                     root.allowed, settings.prior_n, sel.widen > 0, True,
-                                     np.any(root.prior > 0), settings.expert)
+            kids = ChildPriors(prior=root.prior, allowed=root.allowed, prior_n=settings.prior_n,
+                               by_prob=sel.widen > 0, known=True, table=np.any(root.prior > 0),
+                               expert=settings.expert)
+            pool[thread, 0] = expand(b, m, c, node, t, f, pool[thread, 0], pool[thread, 1], kids)
         elif visits >= settings.expand_at - 1:
             below = walk.uniform
             if due:
                 move_strengths(b, m, c, knowledge, walk.node_prior, lane.cache, base)
                 below = walk.node_prior
-            pool[thread, 0] = expand(b, m, c, node, t, f, pool[thread, 0], pool[thread, 1], below,
-                                     walk.everywhere, settings.prior_n, sel.widen > 0,
-                                     due or not settings.tree_prior, due, settings.expert)
+            kids = ChildPriors(prior=below, allowed=walk.everywhere, prior_n=settings.prior_n,
+                               by_prob=sel.widen > 0, known=due or not settings.tree_prior, table=due,
+                               expert=settings.expert)
+            pool[thread, 0] = expand(b, m, c, node, t, f, pool[thread, 0], pool[thread, 1], kids)
     elif t[KNOWN, node] == 0:  # expanded before the table's priors were due
         if node == root.node:
             add_table_prior(node, t, f, root.prior, settings.prior_n)
@@ -303,7 +309,7 @@ def _play_out(b: np.ndarray, m: np.ndarray, c: int, depth: int, nodes: Nodes, ro
     for row in range(1, size + 1):
         for p in range(row * w + 1, row * w + size + 1):
             lane.owner[p] += _owner(b, w, p)
-    _back_up(score > 0, walk.seq, depth + n, depth, nodes, root.color, lane, sel.rave, settings.vloss, walk)
+    _back_up(score > 0, walk.seq, depth + n, depth, nodes, root.color, lane, sel.rave, settings.virtual_loss, walk)
 
 
 @njit(cache=True)
@@ -321,15 +327,15 @@ def _play_out_leaves(b: np.ndarray, m: np.ndarray, c: int, depth: int, nodes: No
         lane.owner[:] += owns[i]
         _add_score(lane.scores, first, leaf_scores[i])
         _back_up(leaf_scores[i] > 0, seqs[i], depth + ns[i], depth, nodes, root.color, lane, sel.rave,
-                 settings.vloss, walk)
+                 settings.virtual_loss, walk)
 
 
 @njit(cache=True)
 def playout(b: np.ndarray, m: np.ndarray, color: int, settings: SearchSettings, moves: np.ndarray,
             adapt: PpaWeights) -> tuple[float, int]:
-    """A playout of ``settings.policy`` from the position (``color`` to move), in place:
+    """A playout of ``settings.playout_policy`` from the position (``color`` to move), in place:
     the area score and how many moves it wrote to ``moves`` (none for ``random``)."""
-    policy = settings.policy
+    policy = settings.playout_policy
     if policy == MOGO_PLAYOUTS or policy == MOGO_LOCAL_PLAYOUTS:
         return mogo_playout(b, m, color, settings.komi, moves, policy == MOGO_LOCAL_PLAYOUTS)
     if policy == NESTED1_PLAYOUTS or policy == NESTED2_PLAYOUTS:
