@@ -149,10 +149,12 @@ class Program(click.ParamType):
         return value
 
 
-def _check_goal(ctx, param, value: str) -> list[str]:
+def _check_goal(ctx, param, value: str | None) -> list[str] | None:
     """``--goal``: a known goal and its points, as words."""
     from .engine.solve.position import GOALS
 
+    if value is None:
+        return None
     words = value.split()
     if not words or words[0] not in GOALS:
         raise click.BadParameter(f"{value!r}: expected one of {', '.join(GOALS)}, then its points")
@@ -900,8 +902,9 @@ def demo(sgf_path, playouts, size, gnugo_level) -> None:
 
 @main.command()
 @click.argument("sgf_file", type=Input(dir_okay=False))
-@click.option("--goal", required=True, metavar="GOAL [POINTS]", callback=_check_goal,
-              help="kill P, live P, capture P, ladder P, connect A B, or score (the whole board, komi 0).")
+@click.option("--goal", default=None, metavar="GOAL [POINTS]", callback=_check_goal,
+              help="kill P, live P, capture P, ladder P, connect A B, or score (the whole board, komi 0); "
+                   "default: read the position as a book's corner or side problem.")
 @click.option("--to-play", type=click.Choice(["b", "w"]), default=None,
               help="Side to move (default: the SGF's PL, or the colour after its last move).")
 @click.option("--region", default=None, metavar="POINTS", callback=_check_region,
@@ -921,7 +924,7 @@ def solve(sgf_file, goal, to_play, region, max_nodes, seconds, algorithm, as_jso
     """Solve a life-and-death problem, a ladder or a tiny board exactly (superko, area scoring)."""
     import json
 
-    from .engine.solve.run import solve_file
+    from .engine.solve.run import GoalError, solve_file
     from .errors import ShapemillError
 
     def progress(nodes: int, elapsed: float) -> None:
@@ -931,10 +934,17 @@ def solve(sgf_file, goal, to_play, region, max_nodes, seconds, algorithm, as_jso
     try:
         answer = solve_file(sgf_file, goal, to_play, region, algorithm, max_nodes, seconds, sgf_out,
                             ratings, progress)
+    except GoalError as e:
+        raise click.UsageError(str(e)) from None
     except (ShapemillError, OSError) as e:
         raise click.ClickException(str(e)) from None
     if as_json:
         click.echo(json.dumps(answer))
+        return
+    if "status" in answer:
+        attacker = "Black" if answer["attacker"] == "b" else "White"
+        click.echo(f"{answer['status']} {', '.join(answer['moves']) or '-'} ({attacker} attacks the group at "
+                   f"{answer['group']}; {answer['nodes']} nodes, {answer['seconds']:.2f} s)")
         return
     value = "" if answer["value"] is None else f" value {answer['value']:+d}"
     click.echo(f"{answer['result']} {answer['move'] or '-'}{value} "

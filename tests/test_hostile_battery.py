@@ -423,8 +423,8 @@ def test_solve_refuses_black_and_white_stones_on_one_point(tmp_path):
 
 
 def test_solve_names_points_as_gtp_vertices_and_never_gives_an_empty_reason(made, tmp_path):
-    line = clean(run("solve", made["problem"], "--goal", "kill A1"), 1)
-    assert line.endswith("goal kill: no stone at A1")
+    line = clean(run("solve", made["problem"], "--goal", "kill A1"), 2)  # a usage error, before any search
+    assert line.endswith("--goal kill: no stone at A1")
     offboard = tmp_path / "offboard.sgf"
     offboard.write_text("(;GM[1]SZ[5];B[zz])")
     line = clean(run("solve", str(offboard), "--goal", "kill A1"), 1)

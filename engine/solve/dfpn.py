@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from ...go.rules import BLACK, HASH, META, PASS, play
-from .game import OPEN, Problem, child_keys, expand_ordered
+from .game import DEFENDER, OPEN, Problem, child_keys, expand_ordered, life_hints
 from .pns import INF, leaf_numbers, pns_by_thresholds
 from .table import CHECK_EVERY, FREE, OutOfBudget, Progress, Result, Search
 
@@ -46,9 +46,10 @@ FRAME = 9
 K_MOVE, K_KEY, K_HASH, K_PN, K_DN, K_DEP = range(6)
 KID = 6
 #: Control fields: depth, nodes so far, node budget, proof count, goal, value range, table
-#: entries, path length, and the root's answer (proved, move: -1 none).
-C_DEPTH, C_NODES, C_MAX, C_PROOF, C_GOAL, C_LO, C_HI, C_ENTRIES, C_PLEN, C_PROVED, C_MOVE = range(11)
-CONTROL = 11
+#: entries, path length, the root's answer (proved, move: -1 none), and whether new
+#: children of a ``kill``/``live`` goal start from ``life_hints`` rather than 1 and 1.
+C_DEPTH, C_NODES, C_MAX, C_PROOF, C_GOAL, C_LO, C_HI, C_ENTRIES, C_PLEN, C_PROVED, C_MOVE, C_HINTS = range(12)
+CONTROL = 12
 NO_MOVE = -1
 
 #: First sizes of the table (entries) and of the stack (frames); both double when full.
@@ -129,6 +130,10 @@ def _expand(stack, table: np.ndarray, ctl: np.ndarray, d: int, problem) -> None:
     moves, hashes, kos, values = expand_ordered(boards[d], metas[d], color, frames[d, F_PASSED] == 1,
                                                 region, goal, mark, knowledge, cache)
     keys = child_keys(boards[d], metas[d], color, moves, hashes, kos, maps)
+    kill, live = life_hints(boards[d], metas[d], color, goal, moves, mark)
+    if ctl[C_HINTS] == 0:
+        kill[:], live[:] = 1, 1
+    prove, disprove = (live, kill) if goal[DEFENDER] == BLACK else (kill, live)
     k, ban = 0, FREE
     for i in range(len(moves)):
         mv, h = moves[i], hashes[i]
@@ -138,7 +143,7 @@ def _expand(stack, table: np.ndarray, ctl: np.ndarray, d: int, problem) -> None:
                 ban = min(ban, path[j, 1])
                 continue
         key = keys[i]
-        lo, hi, pn, dn = ctl[C_LO], ctl[C_HI], 1, 1
+        lo, hi, pn, dn = ctl[C_LO], ctl[C_HI], prove[i], disprove[i]
         if values[i] == OPEN:
             e = table[_slot(table, key)]
             if e.used:
@@ -288,11 +293,12 @@ class Dfpn:
     """The kernel's table and stack for one problem, kept from one proof to the next
     (the bounds in the table hold for every goal; the numbers are each proof's own)."""
 
-    def __init__(self, problem: Problem) -> None:
+    def __init__(self, problem: Problem, hints: bool = True) -> None:
         self.problem = problem
         b, m = problem.root.b, problem.root.m
         self.table = np.zeros(TABLE_SLOTS, dtype=ENTRY)
         self.ctl = np.zeros(CONTROL, dtype=np.int64)
+        self.ctl[C_HINTS] = hints
         self.ctl[C_LO], self.ctl[C_HI] = problem.lo, problem.hi
         self.stack = self._stack(STACK_FRAMES, b, m)
         self.kernel_problem = (problem.region, problem.goal, problem.mark, *problem.ordering(), problem.maps)
@@ -354,6 +360,7 @@ def _power_of_two(n: int) -> int:
 
 
 def dfpn(problem: Problem, max_nodes: int = 1_000_000, seconds: float | None = None,
-         progress: Progress | None = None) -> Result:
-    """Black's value by df-pn: one proof for a goal, a binary search over thresholds for the score."""
-    return pns_by_thresholds(problem, Dfpn(problem).prove, max_nodes, seconds, progress)
+         progress: Progress | None = None, hints: bool = True) -> Result:
+    """Black's value by df-pn: one proof for a goal, a binary search over thresholds for the score;
+    ``hints``: new children of a ``kill``/``live`` goal start from the target's liberties."""
+    return pns_by_thresholds(problem, Dfpn(problem, hints).prove, max_nodes, seconds, progress)

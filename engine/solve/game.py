@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
+from ...go.benson import unconditionally_alive
+from ...go.eyespace import dead_shape
 from ...go.reading import LADDER_WIDTH, ladder_moves, liberties
 from ...go.rules import (
     BLACK,
@@ -25,6 +27,7 @@ from ...go.rules import (
     HASH,
     HEAD,
     KO,
+    LAST,
     NEXT,
     OK,
     PASS,
@@ -71,9 +74,13 @@ def _captures_outside(b: np.ndarray, m: np.ndarray, region: np.ndarray, color: i
 
 
 @njit(cache=True)
-def decided(b: np.ndarray, m: np.ndarray, goal: np.ndarray, mark: np.ndarray, color: int) -> int:
+def decided(b: np.ndarray, m: np.ndarray, goal: np.ndarray, mark: np.ndarray, color: int,
+            region: np.ndarray) -> int:
     """The winner of a goal already settled on the board with ``color`` to move (Black's
-    value for ±1), or OPEN."""
+    value for ±1), or OPEN. A ``kill``/``live`` target not in atari has won when it has a
+    liberty outside the region (no move may take it) or, just after its owner moved, when
+    it is unconditionally alive (Benson; looked at only after a move on or next to it);
+    it has lost when it is shut in with a dead eye space (``go.eyespace.dead_shape``)."""
     kind = goal[KIND]
     if kind == SCORE:
         return OPEN
@@ -90,9 +97,42 @@ def decided(b: np.ndarray, m: np.ndarray, goal: np.ndarray, mark: np.ndarray, co
     if kind == LADDER:
         r = ladder_moves(b, m, a, color != d, np.empty(LADDER_WIDTH, dtype=np.int32), mark)
         return OPEN if r >= 0 else win if r == -1 else -win
-    if goal[ESCAPE] > 0 and liberties(b, m, b[HEAD, a], goal[ESCAPE], mark) >= goal[ESCAPE]:
-        return win
+    if goal[ESCAPE] > 0:
+        return win if liberties(b, m, b[HEAD, a], goal[ESCAPE], mark) >= goal[ESCAPE] else OPEN
+    if kind == LIFE and not in_atari(b, b[HEAD, a]):
+        if _liberty_outside(b, m, region, b[HEAD, a]):
+            return win  # out of the region: no move can take that liberty
+        if color != d and _touches(b, m, m[LAST], b[HEAD, a]) and unconditionally_alive(b, m, d)[b[HEAD, a]]:
+            return win
+        if liberties(b, m, b[HEAD, a], 4, mark) <= 3 and dead_shape(b, m, region, b[HEAD, a], color != d):
+            return -win
     return OPEN
+
+
+@njit(cache=True)
+def _touches(b: np.ndarray, m: np.ndarray, p: int, h: int) -> bool:
+    """Whether point ``p`` is a stone of the string of ``h`` or next to one."""
+    if p == PASS:
+        return False
+    w = m[STRIDE]
+    for q in (p, p - 1, p + 1, p - w, p + w):
+        if b[COLOR, q] == b[COLOR, h] and b[HEAD, q] == h:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _liberty_outside(b: np.ndarray, m: np.ndarray, region: np.ndarray, h: int) -> bool:
+    """Whether the string of ``h`` has a liberty outside the region."""
+    w = m[STRIDE]
+    s = h
+    while True:
+        for q in (s - 1, s + 1, s - w, s + w):
+            if b[COLOR, q] == EMPTY and region[q] == 0:
+                return True
+        s = b[NEXT, s]
+        if s == h:
+            return False
 
 
 @njit(cache=True)
@@ -140,7 +180,7 @@ def expand(b: np.ndarray, m: np.ndarray, color: int, passed: bool, region: np.nd
             moves[k] = ladder[i]
             hashes[k] = m2[HASH]
             kos[k] = m2[KO]
-            values[k] = decided(b2, m2, goal, mark, 3 - color)
+            values[k] = decided(b2, m2, goal, mark, 3 - color, region)
             k += 1
         moves[k] = PASS
         hashes[k] = m[HASH]
@@ -156,7 +196,7 @@ def expand(b: np.ndarray, m: np.ndarray, color: int, passed: bool, region: np.nd
             values[k] = final_value(b, m, goal) if passed else OPEN
             k += 1
         for p in range(n):
-            if (b[COLOR, p] == EMPTY and is_eye(b, m, color, p) == (fill == 1)
+            if (region[p] != 0 and b[COLOR, p] == EMPTY and is_eye(b, m, color, p) == (fill == 1)
                     and may_play(b, m, region, color, p)):
                 b2 = b.copy()
                 m2 = m.copy()
@@ -164,7 +204,7 @@ def expand(b: np.ndarray, m: np.ndarray, color: int, passed: bool, region: np.nd
                 moves[k] = p
                 hashes[k] = m2[HASH]
                 kos[k] = m2[KO]
-                values[k] = decided(b2, m2, goal, mark, 3 - color)
+                values[k] = decided(b2, m2, goal, mark, 3 - color, region)
                 k += 1
     return moves[:k], hashes[:k], kos[:k], values[:k]
 
@@ -190,7 +230,7 @@ def _strongest_first(moves: np.ndarray, strength: np.ndarray) -> np.ndarray:
 @njit(cache=True)
 def expand_ordered(b: np.ndarray, m: np.ndarray, color: int, passed: bool, region: np.ndarray,
                    goal: np.ndarray, mark: np.ndarray, knowledge, cache):
-    """``expand``; with ``knowledge`` (``miner.prior.MovePrior.knowledge``, and its
+    """``expand``; with ``knowledge`` (``patterns.prior.MovePrior.knowledge``, and its
     ``cache``), the moves before the pass and then those after it each strongest first,
     the pass last."""
     moves, hashes, kos, values = expand(b, m, color, passed, region, goal, mark)
@@ -200,6 +240,36 @@ def expand_ordered(b: np.ndarray, m: np.ndarray, color: int, passed: bool, regio
     move_strengths(b, m, color, knowledge, strength, cache)
     order = _strongest_first(moves, strength)
     return moves[order], hashes[order], kos[order], values[order]
+
+
+#: Liberties past which more liberties no longer change the life hints.
+HINT_LIBERTIES = 6
+
+
+@njit(cache=True)
+def life_hints(b: np.ndarray, m: np.ndarray, color: int, goal: np.ndarray, moves: np.ndarray,
+               mark: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For a ``kill``/``live`` goal, the effort each of ``color``'s ``moves`` leaves its
+    attacker (to kill) and its defender (to live), from the target's liberties after
+    it (Kishimoto and Müller 2005 initialise proof numbers from the defender's
+    liberties): a move on one of the target's liberties takes one away (the attacker's)
+    or adds one (the defender's); the attacker's effort is the liberties, the
+    defender's ``HINT_LIBERTIES`` less them, each at least 1."""
+    n = len(moves)
+    kill = np.ones(n, dtype=np.int64)
+    live = np.ones(n, dtype=np.int64)
+    t = goal[TARGET]
+    if goal[KIND] != LIFE or b[COLOR, t] != goal[DEFENDER]:
+        return kill, live
+    libs = liberties(b, m, b[HEAD, t], HINT_LIBERTIES + 1, mark)
+    stamp = mark[0]  # the liberties just counted carry this stamp
+    step = 1 if color == goal[DEFENDER] else -1
+    for i in range(n):
+        after = libs + step if moves[i] != PASS and mark[moves[i]] == stamp else libs
+        after = min(max(after, 1), HINT_LIBERTIES)
+        kill[i] = after
+        live[i] = max(1, HINT_LIBERTIES - after)
+    return kill, live
 
 
 @njit(cache=True)
@@ -219,7 +289,7 @@ def playout_value(b: np.ndarray, m: np.ndarray, color: int, passed: bool, region
     if goal[KIND] == LADDER:
         ladder = np.empty(LADDER_WIDTH, dtype=np.int32)
         for _ in range(4 * len(cand) + 8):
-            v = decided(b, m, goal, mark, color)
+            v = decided(b, m, goal, mark, color, region)
             if v != OPEN:
                 return v
             r = ladder_moves(b, m, goal[TARGET], color != goal[DEFENDER], ladder, mark)
@@ -240,7 +310,7 @@ def playout_value(b: np.ndarray, m: np.ndarray, color: int, passed: bool, region
                 break
         else:
             passes = 0
-            v = decided(b, m, goal, mark, 3 - color)
+            v = decided(b, m, goal, mark, 3 - color, region)
             if v != OPEN:
                 return v
         color = 3 - color
@@ -299,9 +369,13 @@ def child_keys(b: np.ndarray, m: np.ndarray, color: int, moves: np.ndarray, hash
     ``moves`` (``expand``'s board hashes and ko points after them): the child's
     ``Problem.canonical``. A move that captures nothing adds its stone to each
     symmetry's hash; one that captures is played."""
+    keys = np.empty(len(moves), dtype=np.int64)
+    if maps.shape[0] == 1:  # the identity alone: the board hash after the move is the stones' hash
+        for i in range(len(moves)):
+            keys[i] = hashes[i] ^ _KEYS[3 - color, maps[0, kos[i]]] ^ (_PASSED if moves[i] == PASS else 0)
+        return keys
     hs = symmetric_hashes(b, maps)
     after = np.empty_like(hs)
-    keys = np.empty(len(moves), dtype=np.int64)
     for i in range(len(moves)):
         p = moves[i]
         if p == PASS:
@@ -346,7 +420,7 @@ class Problem:
     #: for ``score`` on the whole board, else the identity), and their inverses
     maps: np.ndarray = field(default=None)
     inverse: np.ndarray = field(default=None)
-    #: move strengths (a ``miner.prior.MovePrior``) that order each position's moves,
+    #: move strengths (a ``patterns.prior.MovePrior``) that order each position's moves,
     #: strongest first; None keeps the board's order
     prior: object = None
     _ordering: tuple | None = field(default=None, init=False, repr=False)
@@ -399,5 +473,5 @@ class Problem:
 
     def root_value(self) -> int:
         """Black's value if the goal is settled in the root position already, else OPEN."""
-        return int(decided(self.root.b, self.root.m, self.goal, self.mark, self.root.color))
+        return int(decided(self.root.b, self.root.m, self.goal, self.mark, self.root.color, self.region))
 

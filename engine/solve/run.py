@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from ...errors import ShapemillError
 from ...files import check_writable
-from ...go.vertices import flat_vertex, parse_vertex
+from ...go.rules import BLACK, PASS
+from ...go.vertices import format_vertex, parse_vertex, point_at
 from ...patterns.knowledge import Knowledge
 from ...tables import TableError
 from .alphabeta import alphabeta
 from .dfpn import dfpn
-from .game import OPEN
+from .game import OPEN, Problem
 from .pns import pns
 from .position import make_problem, read_sgf_position
 from .solution import write_solution_sgf
 from .table import Progress, Result
+from .tsumego import Tsumego, crop, read_tsumego
 from .ubfm import ubfm
 
 ALGORITHMS = {"pns": pns, "dfpn": dfpn, "alphabeta": alphabeta, "ubfm": ubfm}
@@ -48,27 +51,50 @@ def parse_points(text: str, size: int) -> list[tuple[int, int]]:
     return points
 
 
-def solve_file(path: str | Path, goal: list[str], to_play: str | None, region: str | None,
+#: Nodes each first move's proof gets beyond twice the root's (``first_moves``).
+FIRST_MOVE_NODES = 10_000
+
+
+class GoalError(ShapemillError):
+    """A ``--goal`` the position cannot take: a point off the board, or not a stone of the
+    colour the goal needs (a usage error, found before any search)."""
+
+
+def solve_file(path: str | Path, goal: list[str] | None, to_play: str | None, region: str | None,
                algorithm: str, max_nodes: int, seconds: float | None, sgf_out: str | None = None,
                ratings: str | None = None, progress: Progress | None = None) -> dict:
     """Solve the SGF file's position for ``goal`` (its name and GTP points); the answer as a dict
-    with result (for the side to move), move, value, nodes, seconds. ``sgf_out``: where to
-    write the solution tree (``solution.py``); ``ratings``: a ratings table whose move strengths
-    order the moves (``miner.prior``); ``progress``: called with the nodes and seconds so far, every
-    few seconds."""
+    with result (for the side to move), move, value, nodes, seconds. With no goal, the
+    position is read as a book's problem (``tsumego.read_tsumego``: the attacker, the group
+    at stake, the region unless ``region`` is given), and the answer adds ``status`` in the
+    book's terms and ``moves``, every first move that reaches it (``first_moves``).
+    ``sgf_out``: where to write the solution tree (``solution.py``); ``ratings``: a ratings
+    table whose move strengths order the moves (``patterns.prior``); ``progress``: called with
+    the nodes and seconds so far, every few seconds."""
     size, black, white, sgf_to_play = read_sgf_position(path)
     color = to_play or sgf_to_play
-    targets = parse_points(" ".join(goal[1:]), size)
     area = parse_points(region, size) if region else None
-    problem = make_problem(size, black, white, color, goal[0], targets, area)
+    book, offset = None, (0, 0)
+    if goal is None:
+        book = read_tsumego(size, black, white, **({"max_empties": size * size} if area else {}))
+        book = book._replace(region=area or book.region)
+        goal = ["kill", format_vertex(book.target)]
+    targets = _goal_points(goal, size, black, white)
+    if book is not None and not sgf_out:  # the tree is written on the board as it is
+        small = crop(size, black, white, book)
+        problem = make_problem(small.size, small.black, small.white, color, "kill", [small.target], small.region)
+        offset = small.offset
+    else:
+        problem = make_problem(size, black, white, color, goal[0], targets, area or (book and book.region))
     if ratings:
         try:
             problem.prior = Knowledge.load(ratings)
         except TableError as e:
             raise ShapemillError(str(e)) from None
-    settled = problem.root_value()
-    if settled != OPEN:
-        return _answer(Result(settled, None, 0, 0.0), goal[0], color, size)
+    settled = problem.root_value() if book is None else OPEN  # a book's answer names its first moves
+    mover = 1 if color == "b" else -1
+    if settled != OPEN and (goal[0] == "ladder" or mover * settled <= 0):  # else the search names the move
+        return _answer(Result(settled, None, 0, 0.0), goal[0], color, problem.size)
     if sgf_out:
         check_writable(sgf_out)
     tables = ({}, {}) if algorithm == "alphabeta" else None  # the tree goes on from alpha-beta's own table
@@ -78,15 +104,80 @@ def solve_file(path: str | Path, goal: list[str], to_play: str | None, region: s
         result = ALGORITHMS[algorithm](problem, max_nodes, seconds, progress)
     if sgf_out:
         write_solution_sgf(sgf_out, problem, result, max(100_000, 4 * result.nodes), tables)
-    return _answer(result, goal[0], color, size)
+    answer = _answer(result, goal[0], color, problem.size, offset)
+    if book is not None:
+        answer.update(book_answer(problem, book, color, result, seconds, offset))
+    return answer
 
 
-def _answer(r: Result, goal: str, color: str, size: int) -> dict:
+def _vertex(p: int | None, size: int, offset: tuple[int, int]) -> str | None:
+    """The GTP vertex of flat point ``p`` of a ``size`` board whose points are ``offset``
+    from the problem's board; 'pass' for a pass, None for no move."""
+    if p is None:
+        return None
+    if p == PASS:
+        return "pass"
+    r, c = point_at(p, size)
+    return format_vertex((r + offset[0], c + offset[1]))
+
+
+def _goal_points(goal: list[str], size: int, black: list, white: list) -> list[tuple[int, int]]:
+    """The goal's points, checked against the position: GoalError for a point off the
+    board, without a stone, or (``connect``) of another colour than the first."""
+    try:
+        targets = parse_points(" ".join(goal[1:]), size)
+    except ShapemillError as e:
+        raise GoalError(f"--goal: {e}") from None
+    colors = [("b" if t in black else "w" if t in white else None) for t in targets]
+    for t, c in zip(targets, colors):
+        if c is None:
+            raise GoalError(f"--goal {goal[0]}: no stone at {format_vertex(t)}")
+    if goal[0] == "connect" and len(set(colors)) > 1:
+        raise GoalError("--goal connect: the two strings are not of one colour")
+    return targets
+
+
+def book_answer(problem: Problem, book: Tsumego, color: str, result: Result, seconds: float | None,
+                offset: tuple[int, int] = (0, 0)) -> dict:
+    """The result in the book's terms for ``color`` to move: ``status`` (kill: the group
+    dies, live: it lives, seki counting as living; unknown: not proved within the budget),
+    ``moves`` (every first move that reaches it, each proved within the root's budget),
+    the attacker and the group."""
+    if result.value is None:
+        status, moves = "unknown", []
+    else:
+        lives = (result.value == 1) == (book.defender == "b")
+        status = "live" if lives else "kill"
+        wins = lives == (color == book.defender)
+        moves = first_moves(problem, 2 * result.nodes + FIRST_MOVE_NODES, seconds) if wins else []
+    return {"status": status, "moves": [_vertex(p, problem.size, offset) for p in moves],
+            "attacker": book.attacker, "group": format_vertex(book.target)}
+
+
+def first_moves(problem: Problem, max_nodes: int, seconds: float | None) -> list[int]:
+    """Every move of the side to move that wins its goal, each proved by df-pn within
+    ``max_nodes`` and ``seconds`` (a move not proved in them is left out)."""
+    root = problem.root
+    mover = 1 if root.color == BLACK else -1
+    moves, _, _, values = problem.expand(root)
+    found = []
+    for move, value in zip(moves.tolist(), values.tolist()):
+        if value == OPEN:
+            child = replace(problem, root=problem.child(root, move), maps=problem.maps)
+            value = child.root_value()
+            if value == OPEN:
+                value = dfpn(child, max_nodes, seconds).value
+        if value is not None and mover * value > 0:
+            found.append(move)
+    return found
+
+
+def _answer(r: Result, goal: str, color: str, size: int, offset: tuple[int, int] = (0, 0)) -> dict:
     sign = 1 if color == "b" else -1
     if r.value is None:
         result = "unknown"
     else:
         result = "win" if sign * r.value > 0 else "loss" if sign * r.value < 0 else "draw"
-    move = None if r.move is None else flat_vertex(r.move, size)
+    move = _vertex(r.move, size, offset)
     return {"result": result, "move": move, "value": r.value if goal == "score" else None,
             "nodes": r.nodes, "seconds": round(r.seconds, 3)}

@@ -1,0 +1,203 @@
+"""`solve` and GnuGo 3.8 on the books' life-and-death problems, in one run.
+
+    python bench/tsumego.py [--per-level 10] [--seconds 5] [--seed 0] [--no-gnugo]
+                            [--levels beginner,intermediate,advanced,hashimoto] [--nodes N]
+                            [--no-hints] [--priors] [--max-empties N] [--show]
+
+A seeded sample of each level of ``../shared/data/tsumego/problems.jsonl.gz`` (the
+problem alone: side to move and stones). Each problem is read as ``solve`` reads it with
+no goal (``engine.solve.tsumego``: attacker, group at stake, region, cropped board), then
+solved by df-pn within ``--seconds`` and ``--nodes``. Per level: problems; proved with a
+book first move; proved with another first move (counted apart, not as correct); ko
+(df-pn does not tell ko apart yet: always 0 for it); proved the other way (the reading
+or the region is wrong: the side to move fails); unknown within the budget; unread (the
+reading refused the problem); median and worst seconds. GnuGo answers the same problems
+in the same run: the same group, ``owl_attack`` when the attacker moves, ``owl_defend``
+when the defender does (on the open board, not in the region); its move and seconds are
+counted the same way ("fails": owl says the side to move cannot reach its aim; a result
+of ko, GnuGo's codes 2 and 3, is reported as ko). ``--no-hints`` starts df-pn's children
+at 1 and 1, ``--priors`` orders its moves by the bundled ratings; ``--show`` prints a row
+per problem."""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import random
+import statistics
+import time
+from pathlib import Path
+
+from shapemill.engine.frontends.match import GtpClient
+from shapemill.engine.solve.dfpn import dfpn
+from shapemill.engine.solve.position import make_problem
+from shapemill.engine.solve.tsumego import crop, read_tsumego
+from shapemill.errors import ShapemillError
+from shapemill.go.rules import PASS
+from shapemill.go.vertices import format_vertex, parse_sgf_point, point_at
+
+PROBLEMS = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "tsumego" / "problems.jsonl.gz"
+LEVELS = ("Tsumego Beginner", "Tsumego Intermediate", "Tsumego Advanced", "Hashimoto Utaro Tsumego")
+GNUGO = "/usr/games/gnugo"
+
+
+def sample(path: Path, per_level: int, seed: int, max_empties: int | None = None,
+           levels: tuple[str, ...] = LEVELS) -> list[dict]:
+    """``per_level`` problems of each level, drawn with ``seed`` (among those whose region
+    holds at most ``max_empties`` empty points, if given)."""
+    with gzip.open(path, "rt") as f:
+        problems = [json.loads(line) for line in f]
+    rng = random.Random(seed)
+    out = []
+    for level in levels:
+        these = [p for p in problems if p["level"] == level and (max_empties is None or empties(p) <= max_empties)]
+        out += rng.sample(these, min(per_level, len(these)))
+    return out
+
+
+def empties(p: dict) -> int:
+    """Empty points of the problem's region (a large number when it is not read)."""
+    size = p["size"]
+    black = [parse_sgf_point(s, size) for s in p["black"]]
+    white = [parse_sgf_point(s, size) for s in p["white"]]
+    try:
+        region = read_tsumego(size, black, white).region
+    except ShapemillError:
+        return 1 << 30
+    return len(set(region) - set(black) - set(white))
+
+
+def solve_one(p: dict, seconds: float, hints: bool = True, nodes: int = 10**9, prior=None) -> dict:
+    """Our answer to problem ``p``: outcome ('book', 'other', 'wrong', 'unknown', 'unread'),
+    the move, seconds, and the reading."""
+    size = p["size"]
+    black = [parse_sgf_point(s, size) for s in p["black"]]
+    white = [parse_sgf_point(s, size) for s in p["white"]]
+    mover = p["to_play"].lower()
+    book = {format_vertex(parse_sgf_point(s, size)) for s in p["correct"]}
+    start = time.perf_counter()
+    try:
+        t = read_tsumego(size, black, white)
+    except ShapemillError as e:
+        return {"outcome": "unread", "move": None, "seconds": 0.0, "why": str(e), "book": book}
+    small = crop(size, black, white, t)
+    problem = make_problem(small.size, small.black, small.white, mover, "kill", [small.target], small.region)
+    problem.prior = prior
+    r = dfpn(problem, nodes, seconds, hints=hints)
+    took = time.perf_counter() - start
+    move = None
+    if r.move is not None and r.move != PASS:
+        row, col = point_at(r.move, small.size)
+        move = format_vertex((row + small.offset[0], col + small.offset[1]))
+    if r.value is None:
+        outcome = "unknown"
+    else:
+        defender_lives = (r.value == 1) == (t.defender == "b")
+        aim = defender_lives == (mover == t.defender)
+        outcome = "wrong" if not aim else "book" if move in book else "other"
+    return {"outcome": outcome, "move": move, "seconds": took, "book": book, "reading": t}
+
+
+def gnugo_one(gnugo: GtpClient, p: dict, target: tuple[int, int] | None) -> dict:
+    """GnuGo's owl answer for the same group: outcome ('book', 'other', 'ko', 'fails'), move, seconds."""
+    size = p["size"]
+    book = {format_vertex(parse_sgf_point(s, size)) for s in p["correct"]}
+    gnugo.send(f"boardsize {size}")
+    gnugo.send("clear_board")
+    for color, key in (("black", "black"), ("white", "white")):
+        for s in p[key]:
+            gnugo.send(f"play {color} {format_vertex(parse_sgf_point(s, size))}")
+    if target is None:
+        return {"outcome": "unread", "move": None, "seconds": 0.0}
+    mover = p["to_play"].lower()
+    defender = _color_at(p, target)
+    command = "owl_defend" if mover == defender else "owl_attack"
+    start = time.perf_counter()
+    words = gnugo.send(f"{command} {format_vertex(target)}").split()
+    took = time.perf_counter() - start
+    code = int(words[0]) if words else 0
+    move = words[1].upper() if len(words) > 1 else None
+    if code == 0:
+        outcome = "fails"
+    elif code in (2, 3):
+        outcome = "ko"
+    else:
+        outcome = "book" if move in book else "other"
+    return {"outcome": outcome, "move": move, "seconds": took}
+
+
+def _color_at(p: dict, point: tuple[int, int]) -> str:
+    size = p["size"]
+    return "b" if any(parse_sgf_point(s, size) == point for s in p["black"]) else "w"
+
+
+def summary(name: str, level: str, rows: list[dict]) -> str:
+    n = len(rows)
+    count = {k: sum(1 for r in rows if r["outcome"] == k) for k in
+             ("book", "other", "wrong", "unknown", "unread", "ko", "fails")}
+    secs = [r["seconds"] for r in rows if r["outcome"] != "unread"] or [0.0]
+    return (f"| {level} | {name} | {n} | {count['book']} ({count['book'] / n:.0%}) | {count['other']} | "
+            f"{count['ko']} | {count['wrong'] + count['fails']} | {count['unknown']} | {count['unread']} | "
+            f"{statistics.median(secs):.2f} | {max(secs):.2f} |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--problems", type=Path, default=PROBLEMS)
+    parser.add_argument("--per-level", type=int, default=10)
+    parser.add_argument("--seconds", type=float, default=5.0, help="df-pn's seconds a problem")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--levels", default="beginner,intermediate,advanced,hashimoto",
+                        help="levels to sample, by the start of a word of their name")
+    parser.add_argument("--no-gnugo", action="store_true")
+    parser.add_argument("--nodes", type=int, default=10**9,
+                        help="df-pn's nodes a problem (a budget the load does not change)")
+    parser.add_argument("--priors", action="store_true",
+                        help="order df-pn's moves by the bundled ratings table (solve --ratings)")
+    parser.add_argument("--no-hints", action="store_true", help="df-pn's new children at 1 and 1")
+    parser.add_argument("--max-empties", type=int, default=None, help="only problems whose region holds at most this")
+    parser.add_argument("--show", action="store_true", help="a row per problem")
+    args = parser.parse_args()
+    problems = sample(args.problems, args.per_level, args.seed, args.max_empties,
+                      tuple(v for v in LEVELS
+                            if any(x.lower().startswith(w) for x in v.split() for w in args.levels.split(","))))
+    warm = make_problem(5, [(1, 0), (1, 1), (0, 2), (1, 2)], [(0, 0)], "b", "kill", [(0, 0)])
+    prior = None
+    if args.priors:
+        from shapemill.patterns.prior import MovePrior
+        from shapemill.patterns.defaults import RATINGS, default_table
+
+        prior = MovePrior(default_table(RATINGS))
+        warm.prior = prior
+    dfpn(warm, 1000)  # compile before the clock runs
+    gnugo = None if args.no_gnugo else GtpClient(f"{GNUGO} --mode gtp", timeout=120)
+    ours, theirs = {}, {}
+    for p in problems:
+        a = solve_one(p, args.seconds, not args.no_hints, args.nodes, prior)
+        ours.setdefault(p["level"], []).append(a)
+        target = a["reading"].target if "reading" in a else None
+        if gnugo is not None:
+            g = gnugo_one(gnugo, p, target)
+            theirs.setdefault(p["level"], []).append(g)
+        if args.show:
+            g_text = f"gnugo {g['outcome']} {g['move']} {g['seconds']:.2f}s" if gnugo else ""
+            print(f"{p['id']} {p['to_play']} book {sorted(a['book'])}: {a['outcome']} {a['move']} "
+                  f"{a['seconds']:.2f}s {a.get('why', '')} {g_text}", flush=True)
+    print(f"seed {args.seed}, {args.per_level} a level, df-pn {args.seconds:g} s and {args.nodes:,} nodes a problem"
+          + ("" if args.max_empties is None else f", regions of at most {args.max_empties} empty points")
+          + (", no hints" if args.no_hints else "") + (", moves ordered by the ratings" if args.priors else ""))
+    print("| level | solver | problems | book first move | other first move | ko | fails or wrong | "
+          "unknown | unread | median s | worst s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for level in LEVELS:
+        if level in ours:
+            print(summary("solve (df-pn)", level, ours[level]))
+            if gnugo is not None:
+                print(summary("GnuGo 3.8 owl", level, theirs[level]))
+    if gnugo is not None:
+        gnugo.send("quit")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,112 @@
+"""`solve` with no goal: a book's problem read from its stones, answered in the book's terms."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from shapemill.cli import main
+from shapemill.engine.solve.dfpn import dfpn
+from shapemill.engine.solve.position import make_problem
+from shapemill.engine.solve.tsumego import crop, read_tsumego
+from shapemill.go.vertices import point_at
+
+# White's straight three on the first line in the lower left corner (eye A1 B1 C1), Black's
+# wall around it. By hand: Black at B1 kills (A1 or C1 let White capture or take B1 for two
+# eyes); White at B1 lives with eyes at A1 and C1 (A1 or C1 leave a two-point eye, dead).
+CORNER = "AW[ar][br][cr][dr][ds]AB[aq][bq][cq][dq][eq][er][es]"
+# The same shape in the upper right corner (eye R19 S19 T19, the vital point S19).
+UPPER_RIGHT = "AW[sb][rb][qb][pb][pa]AB[sc][rc][qc][pc][oc][ob][oa]"
+
+
+def solve(tmp_path, sgf: str, *options: str):
+    path = tmp_path / "problem.sgf"
+    path.write_text(f"(;GM[1]SZ[19]{sgf})")
+    return CliRunner().invoke(main, ["solve", str(path), *options])
+
+
+def test_the_reading_finds_the_attacker_the_group_and_a_region_around_it():
+    white = [(1, 0), (1, 1), (1, 2), (1, 3), (0, 3)]
+    black = [(2, 0), (2, 1), (2, 2), (2, 3), (2, 4), (1, 4), (0, 4)]
+    t = read_tsumego(19, black, white)
+    assert (t.attacker, t.defender) == ("b", "w")
+    assert t.target in white
+    empty = set(t.region) - set(black) - set(white)
+    assert {(0, 0), (0, 1), (0, 2)} <= empty and len(empty) <= 3 + 5  # the eye, and at most the box's rest
+
+
+@pytest.mark.parametrize("stones, to_play, status, moves", [
+    (CORNER, "B", "kill", ["B1"]),
+    (CORNER, "W", "live", ["B1"]),
+    (UPPER_RIGHT, "B", "kill", ["S19"]),
+    (UPPER_RIGHT, "W", "live", ["S19"]),
+])
+def test_a_straight_three_is_killed_or_saved_at_its_vital_point(tmp_path, stones, to_play, status, moves):
+    out = solve(tmp_path, f"PL[{to_play}]{stones}", "--json")
+    assert out.exit_code == 0, out.output
+    answer = json.loads(out.output)
+    assert answer["status"] == status and answer["moves"] == moves
+    assert answer["result"] == "win" and answer["move"] == moves[0]
+
+
+def test_the_text_answer_names_the_status_the_moves_and_the_attacker(tmp_path):
+    out = solve(tmp_path, f"PL[B]{CORNER}")
+    assert out.exit_code == 0, out.output
+    assert out.output.startswith("kill B1 (Black attacks the group at ")
+
+
+def test_the_side_that_cannot_reach_its_aim_gets_no_moves(tmp_path):
+    # White has taken B1 already: eyes at A1 and C1, where Black may not play (suicide).
+    out = solve(tmp_path, f"PL[B]AW[bs]{CORNER}", "--json")
+    assert out.exit_code == 0, out.output
+    answer = json.loads(out.output)
+    assert answer["status"] == "live" and answer["moves"] == [] and answer["result"] == "loss"
+
+
+def test_the_cropped_board_answers_as_the_whole_board():
+    white = [(17, 18), (17, 17), (17, 16), (17, 15), (18, 15)]
+    black = [(16, 18), (16, 17), (16, 16), (16, 15), (16, 14), (17, 14), (18, 14)]
+    t = read_tsumego(19, black, white)
+    small = crop(19, black, white, t)
+    assert small.size < 19
+    whole = make_problem(19, black, white, "b", "kill", [t.target], t.region)
+    cut = make_problem(small.size, small.black, small.white, "b", "kill", [small.target], small.region)
+    a, b = dfpn(whole, 200_000), dfpn(cut, 200_000)
+    assert a.value == b.value == 1  # Black kills
+    r, c = point_at(b.move, small.size)
+    assert point_at(a.move, 19) == (r + small.offset[0], c + small.offset[1]) == (18, 17)  # S19
+
+
+@pytest.mark.parametrize("sgf, reason", [
+    ("PL[B]AB[aa][bb]", "no surrounded group"),
+    (f"PL[B]{CORNER}{UPPER_RIGHT}", "several separate problems"),
+    ("PL[B]AW[ff]AB" + "".join(f"[{c}{r}]" for c in "efghijklmnopq" for r in "eq")
+     + "".join(f"[{c}{r}]" for c in "eq" for r in "fghijklmnop"), "empty points"),
+])
+def test_bad_problems_get_one_line_and_exit_1(tmp_path, sgf, reason):
+    out = solve(tmp_path, sgf)
+    assert out.exit_code == 1
+    assert reason in out.output and len(out.output.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("goal", ["kill T25", "kill A5", "connect A2 A3"])
+def test_a_goal_the_position_cannot_take_is_a_usage_error(tmp_path, goal):
+    out = solve(tmp_path, f"PL[B]{CORNER}", "--goal", goal)
+    assert out.exit_code == 2 and "--goal" in out.output
+
+
+def test_a_living_group_to_move_keeps_its_two_eyes_by_passing(tmp_path):
+    # White has B1 already (eyes A1 and C1): filling either eye leaves one, which Black takes.
+    out = solve(tmp_path, f"PL[W]AW[bs]{CORNER}", "--json")
+    assert out.exit_code == 0, out.output
+    answer = json.loads(out.output)
+    assert answer["status"] == "live" and answer["moves"] == ["pass"]
+
+
+def test_a_string_with_a_liberty_outside_the_region_has_escaped():
+    # White's lone stone at B2 with the region B1-C2: its liberties A2 and B3 are out of play
+    p = make_problem(5, [(0, 1)], [(1, 1)], "b", "kill", [(1, 1)], [(0, 1), (0, 2), (1, 1), (1, 2)])
+    assert p.root_value() == -1  # White's: it cannot be captured
+    inside = make_problem(5, [(0, 1)], [(1, 1)], "b", "kill", [(1, 1)])
+    assert inside.root_value() != -1  # the default box holds all its liberties
