@@ -6,16 +6,22 @@ Each command imports its stage lazily so that ``shapemill --help`` and
 
 from __future__ import annotations
 
+import errno
+import io
 import os
 import shlex
+import signal
 import stat
+import sys
+import threading
 
 import click
 
 from . import __version__
-from .errors import ShapemillError
+from .errors import ShapemillError, Terminated
 from .limits import (COUNT_MAX, KOMI_MAX, MEMBER_MB_MAX, SECONDS_MAX, SEED_MAX, WEIGHT_MAX, WORKERS_MAX, out_of_range,
                      range_text)
+from .workers import signal_name
 
 
 class Ranged(click.ParamType):
@@ -216,38 +222,96 @@ def _distinct(inputs, *outputs) -> None:
 
 class _Stages(click.Group):
     """The command group: a stage's ``ShapemillError`` becomes click's one-line error (exit 1),
-    and Ctrl-C (also inside a numba kernel, which reports it as a ``SystemError``) one line
-    naming the command it stopped (exit 1)."""
+    and Ctrl-C or SIGTERM (also inside a numba kernel, which reports it as a ``SystemError``)
+    one line naming the command it stopped (exit 1); so does a full standard output."""
 
     def invoke(self, ctx: click.Context):
+        main_thread = threading.current_thread() is threading.main_thread()
+        before = signal.signal(signal.SIGTERM, _terminated) if main_thread else None
         try:
-            return super().invoke(ctx)
+            return self._invoke(ctx)
+        finally:
+            if main_thread:
+                signal.signal(signal.SIGTERM, before)
+
+    def _invoke(self, ctx: click.Context):
+        try:
+            result = super().invoke(ctx)
+            sys.stdout.flush()  # what a command printed: a full or closed output shows here, not at exit
+            return result
+        except OSError as exc:
+            if _on_stdout(exc):
+                raise  # main's to answer
+            raise click.ClickException(f"{exc.filename or ctx.invoked_subcommand}: {exc.strerror or exc}") from None
+        except UnicodeEncodeError as exc:
+            if "surrogates" not in exc.reason or not isinstance(exc.object, str):
+                raise
+            # a name not UTF-8 handed to what takes UTF-8 only (a UTF-8 terminal, pyarrow):
+            # SGF files and folders so named are read (datasets.sources), tables refused (tables)
+            from .files import display_name
+
+            where = " ".join(display_name(exc.object[max(0, exc.start - 40) : exc.end + 40]).split())
+            raise click.ClickException(f"{ctx.invoked_subcommand}: a name that is not UTF-8 cannot be written "
+                                       f"here ({where})") from None
         except ShapemillError as exc:
             message = " ".join(str(exc).split()) or type(exc).__name__
             raise click.ClickException(message + (" (no reason given)" if message.endswith(":") else "")) from None
-        except KeyboardInterrupt:
-            raise click.ClickException(_interrupted(ctx.invoked_subcommand)) from None
+        except KeyboardInterrupt as exc:
+            raise click.ClickException(_interrupted(ctx.invoked_subcommand, exc)) from None
         except SystemError as exc:
             if not _from_ctrl_c(exc):
                 raise
-            raise click.ClickException(_interrupted(ctx.invoked_subcommand)) from None
+            raise click.ClickException(_interrupted(ctx.invoked_subcommand, exc)) from None
+
+    def main(self, *args, **kwargs):
+        """click's main, and standard output full (``/dev/full``, a full disk) in one line,
+        exit 1, from any command or ``--help``; click itself ends in silence, exit 1, when
+        the reader of a pipe went away (EPIPE), as Unix tools do."""
+        try:
+            return super().main(*args, **kwargs)
+        except OSError as exc:
+            if not _on_stdout(exc):
+                raise
+            try:  # what is left in the buffer must not fail again at exit
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(null, sys.stdout.fileno())
+                os.close(null)
+            except (OSError, ValueError, io.UnsupportedOperation):  # no descriptor: a test's captured output
+                pass
+            click.echo(f"Error: standard output: {exc.strerror or exc}", err=True)
+            sys.exit(1)
 
 
-def _from_ctrl_c(exc: BaseException | None) -> bool:
-    """Whether ``exc`` is numba's ``SystemError`` over Ctrl-C: its chain of causes (one
-    ``SystemError`` per kernel the signal passed through) ends in a ``KeyboardInterrupt``."""
+def _on_stdout(exc: OSError) -> bool:
+    """Whether ``exc`` is standard output's: writing it fails still, or a write error
+    that names no file (the commands' own files are named: ``files.output_errors``)."""
+    try:
+        sys.stdout.flush()
+    except OSError:
+        return True
+    return exc.filename is None and exc.errno in (errno.EPIPE, errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG)
+
+
+def _terminated(signum, frame) -> None:
+    """SIGTERM's handler: the command ends as on Ctrl-C (its temporary files removed)."""
+    raise Terminated()
+
+
+def _from_ctrl_c(exc: BaseException | None) -> KeyboardInterrupt | None:
+    """The ``KeyboardInterrupt`` (Ctrl-C or SIGTERM) under numba's ``SystemError``: its chain
+    of causes (one ``SystemError`` per kernel the signal passed through) ends in it."""
     seen = 0
     while exc is not None and seen < 1000:
         if isinstance(exc, KeyboardInterrupt):
-            return True
+            return exc
         exc, seen = exc.__cause__ or exc.__context__, seen + 1
-    return False
+    return None
 
 
-def _interrupted(command: str) -> str:
-    """The line that Ctrl-C gives: the command and what became of its output."""
+def _interrupted(command: str, exc: BaseException) -> str:
+    """The line that Ctrl-C or SIGTERM gives: the command and what became of its output."""
     kept = "the game in play is not saved" if command == "match" else "nothing written"
-    return f"{command}: interrupted (Ctrl-C); {kept}"
+    return f"{command}: interrupted ({signal_name(_from_ctrl_c(exc))}); {kept}"
 
 
 @click.group(cls=_Stages, context_settings={"help_option_names": ["-h", "--help"]})
@@ -638,7 +702,10 @@ def gtp(ratings, no_priors, size, **settings) -> None:
                    "bundled one). -model is KataGo's spelling, for tools that start KataGo.")
 @click.option("--config", "-config", "config_file", type=Input(dir_okay=False),
               help="A KataGo analysis config: maxVisits, numAnalysisThreads, reportAnalysisWinratesAs and "
-                   "analysisPVLen are read, its other keys ignored.")
+                   "analysisPVLen are read (in the ranges of the options of the same meaning), its other keys "
+                   "ignored.")
+@click.option("-override-config", "override_config", default=None, metavar="KEY=VALUE,...",
+              help="Config values over the config file's, as KataGo takes them (the same keys, the same ranges).")
 @click.option("--no-priors", is_flag=True, help="Search without a ratings table (the policy is then even).")
 @click.option("--max-visits", default=None, type=ints(1),
               help="Playouts per turn when a query gives no maxVisits  [default: 500, or the config's]")
@@ -649,7 +716,9 @@ def gtp(ratings, no_priors, size, **settings) -> None:
 @search_options("seed")
 @click.option("-quit-without-waiting", "quit_now", is_flag=True,
               help="At the end of input, end the searches and answer the queued turns noResults (KataGo's flag).")
-def analysis(ratings, config_file, no_priors, max_visits, workers, report_as, seed, quit_now) -> None:
+@click.pass_context
+def analysis(ctx: click.Context, ratings, config_file, no_priors, override_config, max_visits, workers, report_as, seed,
+             quit_now) -> None:
     """KataGo's JSON analysis engine on stdin / stdout (docs/analysis.md).
 
     One query a line (id, moves, rules, komi, boardXSize, analyzeTurns, maxVisits,
@@ -657,15 +726,45 @@ def analysis(ratings, config_file, no_priors, max_visits, workers, report_as, se
     """
     from dataclasses import replace
 
-    from .engine.frontends.analysis import AnalysisSettings, read_katago_config, run_analysis
+    from .engine.frontends.analysis import AnalysisSettings, parse_override_config, read_katago_config, run_analysis
 
     settings = AnalysisSettings()
-    if config_file:
-        settings = read_katago_config(config_file, settings)
+    for where, values in ((config_file, read_katago_config(config_file) if config_file else {}),
+                          ("-override-config", _override_values(override_config, parse_override_config))):
+        settings = replace(settings, **_config_settings(ctx, where, values))
     overrides = {"max_visits": max_visits, "workers": workers, "report_as": report_as and report_as.upper()}
     settings = replace(settings, **{k: v for k, v in overrides.items() if v is not None})
     prior = _move_prior(ratings, no_priors)
     run_analysis(search_config({"seed": seed}), settings, prior, finish=not quit_now)
+
+
+def _override_values(text: str | None, parse) -> dict[str, str]:
+    """``-override-config``'s ``KEY=VALUE`` pairs (``parse``: the analysis engine's reader)."""
+    try:
+        return parse(text) if text is not None else {}
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="'-override-config'") from None
+
+
+def _config_settings(ctx: click.Context, where: str, values: dict[str, str]) -> dict:
+    """The analysis settings a KataGo config (``values``, read from ``where``) gives, each
+    value checked by the type of the option of the same meaning, so that a config takes
+    the numbers the command line takes (a bad one: exit 2)."""
+    from .engine.frontends.analysis import CONFIG_KEYS
+    from .limits import PV_LENGTH_MAX
+
+    types = {p.name: p.type for p in ctx.command.params}
+    types["pv_length"] = ints(1, PV_LENGTH_MAX)  # no option: the config's own
+    settings = {}
+    for key, name in CONFIG_KEYS.items():
+        if key in values:
+            try:
+                value = types[name].convert(values[key], None, ctx)
+            except click.BadParameter as exc:
+                raise click.BadParameter(f"{where}: {key} = {values[key]}: {exc.message}",
+                                         param_hint="'-config' / '-override-config'") from None
+            settings[name] = value.upper() if isinstance(value, str) else value
+    return settings
 
 
 @main.command()

@@ -4,3 +4,9 @@
 class ShapemillError(Exception):
     """Bad input, a bad table or an output that cannot be written: the message names
     the file and the reason in one line; ``shapemill`` prints it and exits 1."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C raises ``KeyboardInterrupt`` (``cli`` installs the
+    handler), so that a command ends alike on either: temporary files removed, previous
+    outputs intact, one line."""

@@ -30,8 +30,12 @@ def atomic_paths(*paths: str | os.PathLike) -> Iterator[tuple[Path, ...]]:
     failure (a full disk on the second) leaves every previous file intact.
 
     A path that is a device, a pipe or a FIFO (``/dev/null``) is never renamed over: its
-    temporary file (in the system's temporary folder) is copied into it at the end."""
-    plain = [Path(p) for p in paths]
+    temporary file (in the system's temporary folder) is copied into it at the end. A
+    symbolic link is written through: the temporary file goes beside its target, which
+    it replaces (:func:`output_target`)."""
+    for path in paths:
+        check_utf8_name(path)
+    plain = [output_target(p) for p in paths]
     special = [is_special(path) for path in plain]
     temps: list[Path] = []
     try:
@@ -67,6 +71,38 @@ def is_special(path: str | os.PathLike) -> bool:
     except OSError:
         return False
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def display_name(path: str | os.PathLike) -> str:
+    """``path`` as text any table or terminal takes: a name that is not UTF-8 (Python
+    holds its bytes as surrogates, which Parquet and a UTF-8 stream refuse) shows its
+    bad bytes as ``\\xff``."""
+    return os.fsencode(path).decode("utf-8", errors="backslashreplace")
+
+
+def output_target(path: str | os.PathLike) -> Path:
+    """The file an output ``path`` names: itself, or where its chain of symbolic links
+    ends, written through as ``cp`` and editors do (the link stays a link); a loop, or a
+    chain that ends at no file, is refused in one line."""
+    p = Path(path)
+    if not p.is_symlink():
+        return p
+    try:
+        return Path(os.path.realpath(p, strict=True))
+    except OSError as exc:
+        why = ("a loop of symbolic links" if exc.errno == errno.ELOOP
+               else "a symbolic link to no file (dangling)" if isinstance(exc, FileNotFoundError)
+               else f"a symbolic link that cannot be followed ({exc.strerror or exc})")
+        raise ShapemillError(f"{display_name(path)}: {why}; not writing through it") from None
+
+
+def check_utf8_name(path: str | os.PathLike) -> None:
+    """Refuse to write ``path`` when its name is not UTF-8 (pyarrow, the tables' writer,
+    takes UTF-8 paths only): one line naming it, before any work."""
+    try:
+        os.fspath(path).encode("utf-8")
+    except UnicodeEncodeError:
+        raise ShapemillError(f"{display_name(path)}: the name is not UTF-8; give the output a UTF-8 name") from None
 
 
 def special_kind(path: str | os.PathLike) -> str:
@@ -125,7 +161,8 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> None:
 def check_writable(path: str | os.PathLike, folder: bool = False) -> None:
     """Raise OSError now if ``path`` cannot be written (rather than after the work);
     ``folder``: ``path`` is a dataset folder, to be created beside its parent's files."""
-    p = Path(path)
+    check_utf8_name(path)
+    p = output_target(path)
     if is_special(p):
         if not os.access(p, os.W_OK):
             raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(p))

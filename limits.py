@@ -20,6 +20,29 @@ KOMI_MAX = 1000.0
 WEIGHT_MAX = 1e6
 #: Largest SGF file or archive member read, in MB (--max-member-mb).
 MEMBER_MB_MAX = 1024.0
+#: The longest principal variation reported (``analysisPVLen``): deeper nodes have few visits.
+PV_LENGTH_MAX = 100
+#: The most characters a number may have in a GTP command: a few dozen, far past any
+#: real value (Python refuses integers past 4,300 digits, and reading one takes time).
+NUMBER_CHARS_MAX = 40
+
+
+def finite_number(text: str) -> float | None:
+    """``text`` as a finite number, or None: not a number, not finite, or longer than
+    ``NUMBER_CHARS_MAX`` characters."""
+    if len(text) > NUMBER_CHARS_MAX:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def komi_within(komi: float, size: int) -> bool:
+    """Whether ``komi`` is a finite number of points within a ``size`` board's area: a
+    komi past it decides every game before a stone is played."""
+    return math.isfinite(komi) and abs(komi) <= size * size
 
 
 def out_of_range(value: float, low: float, high: float, low_open: bool = False) -> str | None:

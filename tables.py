@@ -30,7 +30,7 @@ import pyarrow.parquet as pq
 
 from . import __version__
 from .errors import ShapemillError
-from .files import atomic_paths, umask
+from .files import atomic_paths, display_name, is_special, special_kind, umask
 
 META_KEY = b"shapemill"
 #: The file that makes a folder a partitioned dataset.
@@ -182,6 +182,13 @@ def dataset_parts(folder: str | os.PathLike, kind: str) -> list[Path]:
 
 def read_metadata(path: str | os.PathLike) -> dict[str, Any]:
     """The shapemill metadata of the table at ``path``."""
+    try:
+        os.fspath(path).encode("utf-8")
+    except UnicodeEncodeError:  # pyarrow takes UTF-8 paths only
+        raise TableError(f"{display_name(path)}: the name is not UTF-8, which a table's path must be; "
+                         "rename it") from None
+    if is_special(path):  # a FIFO or a device: reading it may never end (the API, as the command line)
+        raise TableError(f"{path}: {special_kind(path)}, not a regular file; not reading it")
     try:
         schema = pq.read_schema(path)
     except (OSError, pa.ArrowInvalid) as exc:

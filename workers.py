@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from .errors import ShapemillError
+from .errors import ShapemillError, Terminated
 
 T = TypeVar("T")
 
@@ -35,6 +35,7 @@ def init_worker() -> None:
     one now ends it (SIGPIPE), and a thread ends it within ``POLL_SECONDS`` otherwise
     (also when it waits on a lock that a worker ended so held)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's handler is its own: the pool ends workers so
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     threading.Thread(target=_end_with_parent, args=(os.getppid(),), daemon=True).start()
 
@@ -70,12 +71,17 @@ def interruptible(what: str, kernel: Callable[..., T], *args) -> T:
     try:
         while thread.is_alive():
             thread.join(POLL_SECONDS)
-    except KeyboardInterrupt:
-        print(f"Error: interrupted (Ctrl-C) during {what}; nothing written", file=sys.stderr, flush=True)
+    except KeyboardInterrupt as exc:
+        print(f"Error: interrupted ({signal_name(exc)}) during {what}; nothing written", file=sys.stderr, flush=True)
         os._exit(1)
     if "error" in box:
         raise box["error"]
     return box["value"]
+
+
+def signal_name(exc: KeyboardInterrupt | None) -> str:
+    """How a command was interrupted, for its line: ``SIGTERM`` or ``Ctrl-C``."""
+    return "SIGTERM" if isinstance(exc, Terminated) else "Ctrl-C"
 
 
 class Watch:

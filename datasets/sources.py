@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ShapemillError
-from ..files import is_special, special_kind
+from ..files import display_name, is_special, special_kind
 from .records import ScanError
 
 __all__ = ["Batch", "plan", "read_items", "DEFAULT_MAX_BYTES", "InputError"]
@@ -101,26 +101,26 @@ def plan(paths: list[str | os.PathLike], max_bytes: int = DEFAULT_MAX_BYTES) -> 
         if root.is_dir():
             yield from _plan_dir(root, max_bytes)
         else:
-            yield from _plan_file(root, str(root), max_bytes, explicit=True)
+            yield from _plan_file(root, display_name(root), max_bytes, explicit=True)
 
 
 def _plan_dir(root: Path, max_bytes: int) -> Iterator[Batch]:
     pending = Batch("files")
 
     def unreadable(exc: OSError) -> None:  # a subfolder os.walk cannot list: an errors row, not silence
-        folder = exc.filename or str(root)
+        folder = display_name(exc.filename or root)
         pending.skipped.append(ScanError(folder, "unreadable", f"unreadable: folder ({exc.strerror or exc})"))
 
     for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable):
         dirnames.sort()
         for name in sorted(filenames):
             path = Path(dirpath) / name
-            display = str(path)
+            display = display_name(path)
             if is_special(path):  # a FIFO or a device: reading it may never end
                 pending.skipped.append(ScanError(display, "unreadable",
                                                  f"unreadable: {special_kind(path)}, not a regular file"))
             elif _is_sgf_name(name):
-                pending.items.append((display, display))
+                pending.items.append((str(path), display))
                 if len(pending.items) >= BATCH_FILES:
                     yield pending
                     pending = Batch("files")

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ShapemillError
-from ..files import check_writable, output_errors, write_text_atomic
+from ..files import atomic_paths, check_writable, output_errors
 from ..tables import TableError, table_files
 from .fragment import query_from_pattern, query_from_sgf
 from .index import GameIndex, build_index, index_path, index_table, load_index, write_index
@@ -54,7 +54,7 @@ def _games_tables(path: str) -> list[Path]:
 def load_indexes(paths: list[str], quiet: bool = True) -> list[GameIndex]:
     """An index for every games table among ``paths`` (saved ones when fresh) and
     one for all SGF input together, built now."""
-    indexes, sgf_paths = [], []
+    indexes, sgf_paths, why = [], [], ""
     for p in paths:
         files = _games_tables(p)
         if not files:
@@ -73,7 +73,13 @@ def load_indexes(paths: list[str], quiet: bool = True) -> list[GameIndex]:
             result = scan(sgf_paths, ScanOptions(size=0, min_moves=0))
         except InputError as exc:
             raise ShapemillError(str(exc)) from None
-        indexes.append(build_index(games_table(result.games)))
+        if result.games:
+            indexes.append(build_index(games_table(result.games)))
+        elif result.errors:
+            why = f" ({result.errors[0].source}: {result.errors[0].reason})"
+    indexes = [index for index in indexes if len(index)]
+    if not indexes:  # an empty folder, a file or archive of no SGF game, a table of none
+        raise ShapemillError(f"{' '.join(paths)}: no game to search{why}")
     return indexes
 
 
@@ -122,15 +128,15 @@ def run_find(paths: list[str], opt: FindOptions) -> None:
     params = {"paths": [str(p) for p in paths], "query": opt.sgf or opt.pattern_id, "region": q.region_text(),
               "symmetry": q.symmetry, "color_swap": q.swap, "anywhere": q.anywhere, "next": opt.next,
               "moves": opt.moves, **{k: v for k, v in vars(filters).items() if k != "moves"}}
-    if opt.output:
-        with output_errors(opt.output):
-            write_hits(result, opt.output, params)
-    if opt.svg:
-        with output_errors(opt.svg):
-            write_text_atomic(opt.svg, svg(q, summary.continuations, opt.top))
-    if opt.sgf_out:
-        with output_errors(opt.sgf_out):
-            write_text_atomic(opt.sgf_out, sgf_collection(result, indexes))
+    writers = {opt.output: lambda tmp: write_hits(result, tmp, params),
+               opt.svg: lambda tmp: tmp.write_text(svg(q, summary.continuations, opt.top), encoding="utf-8"),
+               opt.sgf_out: lambda tmp: tmp.write_text(sgf_collection(result, indexes), encoding="utf-8")}
+    writers = {path: write for path, write in writers.items() if path}
+    # all written, then all renamed: Ctrl-C or a full disk leaves every previous output
+    with output_errors(" and ".join(writers)), atomic_paths(*writers) as temps:
+        for (path, write), tmp in zip(writers.items(), temps):
+            with output_errors(path):
+                write(tmp)
     if opt.as_json:
         print(json.dumps(summary.as_dict(), ensure_ascii=False, allow_nan=False))
     else:

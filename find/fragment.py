@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import ShapemillError
+from ..files import display_name
 from ..tables import TableError, read_table
 from .query import BLACK, EMPTY, WHITE, Query, edge_offs, parse_vertex, vertex
 
@@ -48,7 +49,7 @@ def sgf_position(path: str) -> tuple[np.ndarray, set[tuple[int, int]]]:
         try:
             for prop, color in (("AB", "b"), ("AW", "w"), ("AE", None)):
                 if node.has_property(prop):
-                    for row, col in node.get(prop):
+                    for row, col in _setup_points(node, prop, size, path):
                         board.board[row][col] = color
             color, move = node.get_move()
             if color is not None and move is not None:
@@ -58,13 +59,23 @@ def sgf_position(path: str) -> tuple[np.ndarray, set[tuple[int, int]]]:
             if node.has_property("SQ"):
                 marks |= set(node.get("SQ"))
         except ValueError as exc:
-            raise ShapemillError(f"{path}: {exc or 'a move or point off the board'}") from None
+            raise ShapemillError(f"{path}: {exc}" if str(exc) else f"{path}: a move off the {size}x{size} board") from None
     grid = np.zeros((size, size), dtype=np.int8)
     for row in range(size):
         for col in range(size):
             c = board.get(row, col)
             grid[row, col] = BLACK if c == "b" else WHITE if c == "w" else EMPTY
     return grid, marks
+
+
+def _setup_points(node, prop: str, size: int, path: str) -> set[tuple[int, int]]:
+    """The points of a setup property (``AB``, ``AW``, ``AE``); one line naming the
+    property and its values when one is not a point of the board."""
+    try:
+        return node.get(prop)
+    except ValueError:
+        raw = "][".join(v.decode("latin-1") for v in node.get_raw_list(prop))
+        raise ShapemillError(f"{path}: {prop}[{raw}] is not a point of the {size}x{size} board") from None
 
 
 def parse_region(text: str, size: int) -> list[tuple[int, int]]:
@@ -95,7 +106,7 @@ def query_from_sgf(path: str, region: str | None = None, **options) -> Query:
     colors = grid[points[:, 1], points[:, 0]].astype(np.int8)
     if not colors.any():
         raise ShapemillError(f"{path}: no stones inside the region {region or 'marked with SQ'}")
-    return Query(size, points, colors, off=edge_offs(points, size), source=path, **options)
+    return Query(size, points, colors, off=edge_offs(points, size), source=display_name(path), **options)
 
 
 def pattern_id_readings(text: str) -> list[int]:

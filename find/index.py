@@ -138,7 +138,7 @@ def _bitsets(first: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     words = (n + 63) // 64
 
     def pack(mask: np.ndarray) -> np.ndarray:
-        bits = _pack(mask.reshape(n, -1).T, words)
+        bits = _pack(mask.reshape(n, int(np.prod(mask.shape[1:]))).T, words)  # n may be 0
         return np.ascontiguousarray(bits.T).reshape((words,) + mask.shape[1:])
 
     arrival = first[:, :, :2]

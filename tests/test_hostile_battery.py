@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import io
+import json
 import os
 import random
 import shutil
@@ -27,11 +28,13 @@ from click.testing import CliRunner
 from shapemill import cli
 from shapemill.cli import main
 from shapemill.datasets.text import parse_komi
+from shapemill.engine.frontends.analysis import AnalysisSettings, run_analysis
 from shapemill.engine.frontends.gtp import GtpEngine
 from shapemill.engine.search import SearchConfig
 from shapemill import tables
 from shapemill.patterns.defaults import RATINGS, default_table
 from shapemill.tables import read_table, table_metadata, write_table
+from katago_protocol import check_error, parse_json_line
 from test_hostile_commands import at_most
 
 GAMES = sorted(str(p) for p in (Path(__file__).parent / "fixtures" / "hostile").glob("*.sgf"))
@@ -610,3 +613,438 @@ def test_a_read_only_install_works_for_another_user(tmp_path):
         for folder, _, _ in os.walk(place):
             os.chmod(folder, 0o755)
         shutil.rmtree(place)
+
+
+# -- analysis: any line answered in KataGo's form, the engine goes on (issue 46) ---------
+
+QUERY = {"id": "ok", "moves": [["B", "C3"]], "rules": "tromp-taylor", "komi": 7.5, "boardXSize": 5,
+         "boardYSize": 5, "maxVisits": 5}
+
+
+def analysis_answers(*lines: str) -> list[dict]:
+    """What ``run_analysis`` answers to ``lines`` (one search thread, 5 visits a turn)."""
+    out = io.StringIO()
+    with at_most(DEADLINE):
+        run_analysis(SearchConfig(seed=1), AnalysisSettings(max_visits=5, workers=1), None,
+                     io.StringIO("".join(line + "\n" for line in lines)), out, ready=lambda text: None)
+    return [parse_json_line(line) for line in out.getvalue().splitlines()]
+
+
+@pytest.mark.parametrize(("line", "field"), [
+    ("[" * 100_000 + "]" * 100_000, None),  # RecursionError inside json
+    ('{"id": "deep", "moves": ' + "[" * 100_000 + "]" * 100_000 + "}", None),
+    ('{"id": "a", "action": "clear_cache", "x": ' + "[" * 990 + "]" * 990 + "}", None),  # echoed too deep
+    (json.dumps({**QUERY, "id": "a", "reportDuringSearchEvery": 1e300}), "reportDuringSearchEvery"),
+    (json.dumps({**QUERY, "id": "a", "moves": [], "initialPlayer": "X"}), "initialPlayer"),
+    (json.dumps({**QUERY, "id": "a", "moves": [], "initialPlayer": [[[]]]}), "initialPlayer"),
+    (json.dumps({**QUERY, "id": "a"}).replace('"maxVisits": 5', '"maxVisits": 1e400'), "maxVisits"),
+    (json.dumps({**QUERY, "id": "a", "boardXSize": 10**50, "boardYSize": 10**50}), "boardXSize"),
+    ('{"id": "a", "maxVisits": ' + "9" * 5000 + "}", None),  # past Python's 4,300 digits
+])
+def test_analysis_answers_any_line_with_one_error_and_goes_on(line, field):
+    *errors, last = analysis_answers(line, json.dumps(QUERY))
+    assert len(errors) == 1 and "error" in errors[0], errors
+    if field is not None:
+        check_error(errors[0], "a", field)
+    assert last["id"] == "ok" and last["turnNumber"] == 1 and not last["isDuringSearch"]
+
+
+@pytest.mark.parametrize(("source", "text"), [
+    ("config", "maxVisits = -5"), ("config", "numAnalysisThreads = 0"), ("config", "numAnalysisThreads = 100000"),
+    ("config", "maxVisits = 1e20"), ("config", "analysisPVLen = 1000"), ("config", "reportAnalysisWinratesAs = X"),
+    ("override", "maxVisits=-5"), ("override", "numAnalysisThreads=100000"), ("override", "maxVisits"),
+])
+def test_analysis_config_values_are_checked_as_the_options_of_the_same_meaning(tmp_path, source, text):
+    config = tmp_path / "analysis.cfg"
+    config.write_text(text + "\n" if source == "config" else "maxVisits = 40\n")
+    extra = ["-override-config", text] if source == "override" else []
+    line = clean(run("analysis", "-config", str(config), *extra, input=""), 2)
+    assert "-config" in line and (text.split("=")[0].strip() in line), line
+    assert any(why in line for why in ("not in the range", "not a valid", "is not one of", "expected KEY=VALUE")), line
+
+
+# -- find: a source without games, a fragment off the board (issue 46) --------------------
+
+def no_games(tmp_path: Path, what: str) -> Path:
+    """A source of ``find`` that holds no game."""
+    source = tmp_path / "source"
+    if what == "empty folder":
+        source.mkdir()
+    elif what == "empty file":
+        source = tmp_path / "empty.sgf"
+        source.write_bytes(b"")
+    elif what == "not SGF":
+        source = tmp_path / "notes.txt"
+        source.write_text("hello\n")
+    elif what == "zip without SGF":
+        import zipfile
+
+        source = tmp_path / "games.zip"
+        with zipfile.ZipFile(source, "w") as z:
+            z.writestr("readme.txt", "no games here")
+    elif what == "symlink loop":
+        source.mkdir()
+        (source / "a.sgf").symlink_to("b.sgf")
+        (source / "b.sgf").symlink_to("a.sgf")
+    elif what == "table of no games":
+        (tmp_path / "none").mkdir()
+        source = tmp_path / "none.parquet"
+        clean(run("scan", str(tmp_path / "none"), "-o", str(source), "-q"), 0)
+    return source
+
+
+@pytest.mark.parametrize("what", ["empty folder", "empty file", "not SGF", "zip without SGF", "symlink loop",
+                                  "table of no games"])
+def test_find_on_a_source_without_games_is_one_line(tmp_path, what):
+    fragment = tmp_path / "fragment.sgf"
+    fragment.write_text("(;GM[1]SZ[19]AB[dd][dp])")
+    source = no_games(tmp_path, what)
+    out = tmp_path / "hits.parquet"
+    line = clean(run("find", str(source), "--sgf", str(fragment), "-o", str(out)), 1)
+    assert line.startswith(f"Error: {source}: no game to search") and not out.exists()
+
+
+@pytest.mark.parametrize("setup", ["AB[zz]", "AB[tt]", "AW[dd:zz]", "AE[a]"])
+def test_a_fragment_with_a_point_off_the_board_names_it(tmp_path, setup):
+    fragment = tmp_path / "fragment.sgf"
+    fragment.write_text(f"(;GM[1]SZ[19]{setup};B[pp])")
+    line = clean(run("find", GAMES[0], "--sgf", str(fragment)), 1)
+    assert line == f"Error: {fragment}: {setup} is not a point of the 19x19 board"
+
+
+# -- review and loadsgf read damaged games alike: warn, skip, go on (issue 46) --------------
+
+DAMAGED = {  # the game, the warning, the moves reviewed
+    "move off the board": (b"(;GM[1]SZ[9]KM[6.5];B[ee];W[ss];B[cc])", "move 2: W[ss] is not a point of the 9x9 board", 2),
+    "move as a vertex": (b"(;GM[1]SZ[9];B[ee];W[P4];B[cc])", "move 2: W[P4] is not a point of the 9x9 board", 2),
+    "setup off the board": (b"(;GM[1]SZ[9]AB[zz];B[ee];W[cc])", "AB[zz] holds a point off the 9x9 board", 2),
+    "setup over two lines": (b"(;GM[1]SZ[9]AB[\nzz];B[ee];W[cc])", "AB[zz] holds a point off the 9x9 board", 2),
+    "KM[nan]": (b"(;GM[1]SZ[9]KM[nan];B[ee];W[cc])", "KM[nan] is no komi of a 9x9 board", 2),
+    "KM[1e400]": (b"(;GM[1]SZ[9]KM[1e400];B[ee];W[cc])", "KM[1e400] is no komi of a 9x9 board", 2),
+    "KM[-100000]": (b"(;GM[1]SZ[9]KM[-100000];B[ee];W[cc])", "KM[-100000] is no komi of a 9x9 board", 2),
+    "bytes not UTF-8": (b"(;GM[1]CA[UTF-8]SZ[9]PB[\xff\xfe]C[\xc3\x28];B[ee]C[\xff];W[cc])", None, 2),
+    "moves after two passes": (b"(;GM[1]SZ[9];B[ee];W[];B[tt];W[cc];B[dd])",
+                               "the game ends at two passes (moves 2 and 3); the moves after them are ignored", 3),
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGED)
+def test_review_of_a_damaged_game_warns_and_goes_on(tmp_path, damage):
+    data, warning, n = DAMAGED[damage]
+    game, out = tmp_path / "game.sgf", tmp_path / "reviewed.sgf"
+    game.write_bytes(data)
+    result = run("review", str(game), "--json", "-o", str(out))
+    clean(result, 0)
+    report = json.loads(result.stdout)
+    assert len(report["moves"]) == n
+    assert [w[: len(warning)] for w in report["warnings"]] == ([warning] if warning else [])
+    if warning:
+        assert f"warning: {game}: {warning}" in result.stderr
+    from sgfmill import sgf
+
+    sgf.Sgf_game.from_bytes(out.read_bytes())  # the annotated game reads back
+
+
+def test_setup_stones_after_the_root_apply_in_review_as_ff4_says(tmp_path):
+    # AE empties E5 and AB sets D6 after move 2: B E5 is legal again; D6 is then occupied
+    game = tmp_path / "game.sgf"
+    game.write_text("(;GM[1]SZ[9];B[ee];W[cc]AE[ee]AB[dd];B[ee];W[dd])")
+    result = run("review", str(game), "--json")
+    line = clean(result, 1)
+    report = json.loads(result.stdout.splitlines()[0])
+    assert [m["move"] for m in report["moves"]] == ["E5", "C7", "E5"]
+    assert line == f"Error: {game}: move 4 (W D6) is illegal: occupied; reviewed the 3 moves before it"
+
+
+def test_review_of_a_record_of_many_passes_is_bounded_by_its_moves(tmp_path):
+    game = tmp_path / "passes.sgf"
+    game.write_bytes(b"(;GM[1]FF[4]SZ[19]" + b";B[];W[]" * 100_000 + b")")  # 200,000 passes
+    result = run("review", str(game), "--json")  # run() fails past DEADLINE
+    clean(result, 0)
+    assert len(json.loads(result.stdout)["moves"]) == 2
+
+
+# -- a full or closed standard output: one line, or silence for a closed pipe (issue 46) ----
+
+STDOUT_COMMANDS = {
+    "review": ["review", GAMES[0]], "find --json": ["find", *GAMES, "--sgf", GAMES[0], "--json"],
+    "info": ["info"], "gtp": ["gtp", "--size", "9", "--playouts", "5"], "--help": ["--help"],
+}
+
+
+@pytest.mark.parametrize("command", STDOUT_COMMANDS)
+def test_a_full_standard_output_is_one_line_and_exit_1(command):
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "shapemill.cli", *STDOUT_COMMANDS[command]], stdout=full,
+                              stderr=subprocess.PIPE, input="name\nquit\n", text=True, timeout=DEADLINE)
+    assert done.returncode == 1 and done.stderr == "Error: standard output: No space left on device\n", done.stderr
+
+
+@pytest.mark.parametrize("command", STDOUT_COMMANDS)
+def test_a_closed_standard_output_ends_the_command_in_silence(command):
+    proc = subprocess.Popen([sys.executable, "-m", "shapemill.cli", *STDOUT_COMMANDS[command]], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc.stdout.close()  # the reader is gone before a line is written (the start takes longer)
+    _, stderr = proc.communicate("name\nquit\n", timeout=DEADLINE)
+    assert proc.returncode == 1 and stderr == "", (proc.returncode, stderr)
+
+
+# -- paths that are not UTF-8 (issue 46) -------------------------------------------------------
+
+def not_utf8(folder: Path, name: bytes) -> Path:
+    """``folder / name`` for a name of bytes that are not UTF-8 (held as surrogates)."""
+    return folder / os.fsdecode(name)
+
+
+def test_sgf_files_named_in_bytes_not_utf8_are_scanned_and_searched(tmp_path):
+    games = tmp_path / "games"
+    games.mkdir()
+    shutil.copy(GAMES[0], not_utf8(games, b"g\xff.sgf"))
+    shutil.copy(GAMES[1], games / "ok.sgf")
+    fragment = not_utf8(tmp_path, b"f\xfe.sgf")
+    shutil.copy(GAMES[0], fragment)
+    table, errors = tmp_path / "games.parquet", tmp_path / "errors.parquet"
+    clean(run("scan", str(games), "-o", str(table), "--errors", str(errors), "--size", "9", "-j", "1", "-q"), 0)
+    assert sorted(pq.read_table(table)["source"].to_pylist()) == [f"{games}/g\\xff.sgf", f"{games}/ok.sgf"]
+    assert pq.read_table(errors).num_rows == 0
+    for source in (str(games), str(table)):
+        result = run("find", source, "--sgf", str(fragment), "--json", "--games", "2")
+        clean(result, 0)
+        assert json.loads(result.stdout)["games_searched"] == 2
+
+
+@pytest.mark.parametrize("args", [
+    ["scan", "{game}", "-o", "{bad}.parquet"], ["scan", "{game}", "-o", "{out}", "--errors", "{bad}.parquet"],
+    ["find", "{game}", "--sgf", "{game}", "-o", "{bad}.parquet"], ["find", "{game}", "--sgf", "{game}", "--sgf-out", "{bad}.sgf"],
+    ["review", "{game}", "-o", "{bad}.sgf"], ["export", "{ratings}", "--format", "csv", "-o", "{bad}.csv"],
+])
+def test_an_output_named_in_bytes_not_utf8_is_refused_in_one_line_before_the_work(made, tmp_path, args):
+    bad = not_utf8(tmp_path, b"out\xfd")
+    fill = {"game": GAMES[0], "bad": str(bad), "out": str(tmp_path / "g.parquet"), "ratings": made["ratings"]}
+    line = clean(run(*(a.format(**fill) for a in args)), 1)
+    assert line.startswith(f"Error: {tmp_path}/out\\xfd.") and "the name is not UTF-8" in line
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("command", [["find", "{table}", "--sgf", "{game}"], ["info", "{table}"], ["index", "{table}"],
+                                     ["mine", "{table}", "-o", "{out}"]])
+def test_a_table_named_in_bytes_not_utf8_is_refused_in_one_line(made, tmp_path, command):
+    table = not_utf8(tmp_path, b"g\xfa.parquet")
+    shutil.copy(made["games"], table)
+    fill = {"table": str(table), "game": GAMES[0], "out": str(tmp_path / "p.parquet")}
+    line = clean(run(*(a.format(**fill) for a in command)), 1)
+    assert line == f"Error: {tmp_path}/g\\xfa.parquet: the name is not UTF-8, which a table's path must be; rename it"
+
+
+# -- signals: all of a command's outputs or none; SIGTERM as Ctrl-C (issue 46) ----------------
+
+def test_ctrl_c_while_find_writes_its_outputs_leaves_every_previous_one(made, tmp_path, monkeypatch):
+    from shapemill.find import find_command
+
+    def interrupted(*args):
+        raise KeyboardInterrupt  # the hits table and the picture are written by now
+
+    monkeypatch.setattr(find_command, "sgf_collection", interrupted)
+    outs = [tmp_path / "hits.parquet", tmp_path / "fragment.svg", tmp_path / "hits.sgf"]
+    for out in outs:
+        out.write_bytes(PREVIOUS)
+    line = clean(run("find", *GAMES, "--sgf", GAMES[0], "-o", str(outs[0]), "--svg", str(outs[1]),
+                     "--sgf-out", str(outs[2])), 1)
+    assert line == "Error: find: interrupted (Ctrl-C); nothing written"
+    assert [out.read_bytes() for out in outs] == [PREVIOUS] * 3 and sorted(os.listdir(tmp_path)) == sorted(
+        out.name for out in outs)
+
+
+def test_find_writes_all_its_outputs_together(tmp_path):
+    outs = [tmp_path / "hits.parquet", tmp_path / "fragment.svg", tmp_path / "hits.sgf"]
+    clean(run("find", *GAMES, "--sgf", GAMES[0], "-o", str(outs[0]), "--svg", str(outs[1]), "--sgf-out", str(outs[2])),
+          0)
+    assert pq.read_table(outs[0]).num_rows >= 1 and outs[1].read_text().startswith("<svg")
+    assert outs[2].read_text().startswith("(;") and sorted(os.listdir(tmp_path)) == sorted(o.name for o in outs)
+
+
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGINT])
+def test_sigterm_or_ctrl_c_during_index_leaves_no_temporary_file(made, tmp_path, how):
+    table, marker = tmp_path / "games.parquet", tmp_path / "indexing"
+    shutil.copy(made["games"], table)
+    setup = f"""
+        import time
+        from pathlib import Path
+        from shapemill.find import index
+        def slow(*args):
+            Path({str(marker)!r}).touch()
+            time.sleep(600)
+        index.build_index = slow
+    """
+    proc = subprocess.Popen(patched_cli(textwrap.dedent(setup)) + ["index", str(table)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        wait_for(marker, proc)
+        assert len(os.listdir(tmp_path)) == 3  # the table, the marker, the index's temporary file
+        proc.send_signal(how)
+        _, stderr = proc.communicate(timeout=DEADLINE)
+    finally:
+        proc.kill()
+    name = "SIGTERM" if how == signal.SIGTERM else "Ctrl-C"
+    assert proc.returncode == 1 and stderr == f"Error: index: interrupted ({name}); nothing written\n", stderr
+    assert sorted(os.listdir(tmp_path)) == ["games.parquet", "indexing"]
+
+
+# -- symbolic links as outputs: written through, loops and dangling chains refused (issue 46) --
+
+WRITERS = {
+    "review -o": (["review", "{game}", "-o", "{out}"], "sgf"), "find --sgf-out": (
+        ["find", "{game}", "--sgf", "{game}", "--sgf-out", "{out}"], "sgf"),
+    "export -o": (["export", "{ratings}", "--format", "csv", "-o", "{out}"], "csv"),
+    "scan -o": (["scan", "{game}", "-o", "{out}", "-q", "-j", "1"], "parquet"),
+    "solve --sgf": (["solve", "{problem}", "--goal", "kill A4", "--sgf", "{out}"], "sgf"),
+}
+
+
+def written(kind: str, path: Path) -> bool:
+    """Whether ``path`` holds what a command writes of ``kind``, not the previous bytes."""
+    data = path.read_bytes()
+    return {"sgf": data.startswith(b"(;"), "csv": data.startswith(b'"feature"'), "parquet": data[:4] == b"PAR1"}[kind]
+
+
+@pytest.mark.parametrize("command", WRITERS)
+def test_an_output_that_is_a_symlink_is_written_through_to_its_target(made, tmp_path, command):
+    args, kind = WRITERS[command]
+    (tmp_path / "real").mkdir()
+    target = tmp_path / "real" / f"target.{kind}"
+    target.write_bytes(PREVIOUS)
+    (tmp_path / "middle").symlink_to(target)
+    link = tmp_path / f"link.{kind}"
+    link.symlink_to(tmp_path / "middle")  # a chain of two links
+    fill = {"game": GAMES[0], "ratings": made["ratings"], "problem": made["problem"], "out": str(link)}
+    clean(run(*(a.format(**fill) for a in args)), 0)
+    assert link.is_symlink() and (tmp_path / "middle").is_symlink() and written(kind, target)
+    assert sorted(os.listdir(tmp_path / "real")) == [target.name]  # no temporary file left
+
+
+@pytest.mark.parametrize("command", WRITERS)
+@pytest.mark.parametrize("chain", ["loop", "dangling"])
+def test_an_output_that_is_a_symlink_loop_or_dangling_chain_is_refused_in_one_line(made, tmp_path, command, chain):
+    args, kind = WRITERS[command]
+    link = tmp_path / f"link.{kind}"
+    if chain == "loop":
+        (tmp_path / "other").symlink_to(link)
+        link.symlink_to(tmp_path / "other")
+    else:
+        (tmp_path / "other").symlink_to(tmp_path / "nowhere")
+        link.symlink_to(tmp_path / "other")
+    fill = {"game": GAMES[0], "ratings": made["ratings"], "problem": made["problem"], "out": str(link)}
+    line = clean(run(*(a.format(**fill) for a in args)), 1)
+    why = "a loop of symbolic links" if chain == "loop" else "a symbolic link to no file (dangling)"
+    assert line == f"Error: {link}: {why}; not writing through it"
+    assert link.is_symlink() and sorted(os.listdir(tmp_path)) == [link.name, "other"]
+
+
+# -- the API and match's clock (issue 46) ------------------------------------------------------
+
+@pytest.mark.parametrize("special", ["fifo", "/dev/zero"])
+def test_knowledge_load_refuses_a_fifo_or_a_device_at_once(fifo, special):
+    from shapemill.patterns.knowledge import Knowledge
+    from shapemill.tables import TableError
+
+    path = str(fifo) if special == "fifo" else special
+    with at_most(10), pytest.raises(TableError, match="not a regular file; not reading it"):
+        Knowledge.load(path)
+
+
+def test_match_under_a_long_clock_honours_the_move_timeout(tmp_path):
+    program = tmp_path / "fake_gtp.py"
+    program.write_text(FAKE_GTP.format(marker=str(tmp_path / "thinking")))  # never answers genmove
+    command = f"{sys.executable} {program}"
+    folder = tmp_path / "games"
+    start = time.monotonic()
+    result = run("match", "--black", command, "--white", command, "--games", "1", "--size", "5", "--sgf-dir",
+                 str(folder), "--clock", "1000000", "--move-timeout", "2")
+    clean(result, 0)
+    assert time.monotonic() - start < 30 and "gave no answer to 'genmove b' within 2 s" in result.output
+    from sgfmill import sgf
+
+    root = sgf.Sgf_game.from_bytes((folder / "game-0001.sgf").read_bytes()).get_root()
+    assert root.get("RE") == "W+F" and root.get("C").startswith("Black forfeits:")
+
+
+# -- GTP's bounds: komi, clocks, move numbers, huge numbers; `?` in one line (issue 46) ---------
+
+LONG = "9" * 5000
+
+
+@pytest.mark.parametrize(("command", "reason"), [
+    ("komi 1e308", "komi 1e308 is not within the 9x9 board's 81 points"), ("komi -82", "is not within"),
+    ("komi nan", "is not a finite number"), ("komi inf", "is not a finite number"),
+    ("time_settings 1e300 0 0", "not a number of seconds from 0 to 1000000"),
+    ("time_settings 10000000000000000000000 0 0", "not a number of seconds"),
+    ("kgs-time_settings byoyomi 0 1e300 1", "not a number of seconds"), ("time_left b 1e300 0", "not a number of"),
+    ("time_settings 10 10 1e300", "is not a whole number"), ("kgs-time_settings canadian 10 10 2.5", "whole number"),
+    ("loadsgf {game} -5", "move number '-5' is not a positive integer"), ("loadsgf {game} nan", "positive integer"),
+    ("loadsgf {game} 0", "is not a positive integer"), ("loadsgf {game} 1.5", "is not a positive integer"),
+    (f"boardsize {LONG}", "a number longer than 40 characters"), (f"komi {LONG}", "longer than 40 characters"),
+    (f"time_left b {LONG} 0", "longer than 40"), (f"loadsgf {{game}} {LONG}", "longer than 40"),
+    (f"fixed_handicap {LONG}", "longer than 40"), (f"lz-analyze {LONG}", "longer than 40"),
+])
+def test_gtp_refuses_numbers_out_of_bounds_in_one_line_and_goes_on(command, reason):
+    engine = GtpEngine(SearchConfig(playouts=30, seed=1), size=9)
+    with at_most(DEADLINE):
+        response, done = engine.handle(command.format(game=GAMES[0]))
+        assert response.startswith("? ") and reason in response and response.count("\n") == 2 and not done, response
+        assert engine.handle("genmove b")[0].startswith("= ")  # at once: no clock of 1e300 seconds
+        assert engine.handle("final_score")[0][2:4] in ("B+", "W+", "0\n")
+
+
+def test_gtp_takes_the_largest_values_within_the_bounds(tmp_path):
+    engine = GtpEngine(SearchConfig(playouts=5, seed=1), size=9)
+    for command in ("komi 81", "komi -81", "time_settings 1000000 1000000 2147483647", "time_left b 1000000 0",
+                    f"loadsgf {GAMES[0]} 1"):
+        assert engine.handle(command)[0].startswith("="), command
+
+
+def test_gtp_printsgf_names_its_file_not_the_temporary_one(tmp_path):
+    engine = GtpEngine(SearchConfig(playouts=5, seed=1), size=9)
+    (tmp_path / "file").write_text("")
+    blocked = tmp_path / "file" / "game.sgf"  # its folder is a file
+    response, done = engine.handle(f"printsgf {blocked}")
+    assert response.startswith(f"? cannot write {blocked}: ") and ".tmp" not in response and not done
+    loop = tmp_path / "loop.sgf"
+    loop.symlink_to(loop)
+    assert engine.handle(f"printsgf {loop}")[0] == f"? {loop}: a loop of symbolic links; not writing through it\n\n"
+
+
+@pytest.mark.parametrize("damage", DAMAGED)
+def test_gtp_loadsgf_reads_damaged_games_as_review_does(tmp_path, capfd, damage):
+    data, warning, n = DAMAGED[damage]
+    game = tmp_path / "game.sgf"
+    game.write_bytes(data)
+    engine = GtpEngine(SearchConfig(playouts=5, seed=1), size=9)
+    assert engine.handle(f"loadsgf {game}")[0].startswith("= ")
+    assert len(engine.state.movers) == n
+    if warning:
+        assert f"loadsgf: {game}: {warning}" in capfd.readouterr().err
+
+
+def test_gtp_loadsgf_applies_setup_stones_after_the_root(tmp_path):
+    game = tmp_path / "game.sgf"
+    game.write_text("(;GM[1]SZ[9];B[ee];W[cc]AE[ee]AB[dd];B[ee])")
+    engine = GtpEngine(SearchConfig(playouts=5, seed=1), size=9)
+    assert engine.handle(f"loadsgf {game}")[0] == "= white\n\n"
+    assert engine.handle("list_stones b")[0] == "= E5 D6\n\n" and engine.handle("list_stones w")[0] == "= C7\n\n"
+    assert engine.handle(f"loadsgf {game} 3")[0] == "= black\n\n"  # before move 3: the setup is applied
+    assert engine.handle("list_stones b")[0] == "= D6\n\n"
+
+
+def test_a_name_that_cannot_be_printed_or_an_escaped_os_error_is_one_line(monkeypatch):
+    from shapemill.datasets import info
+
+    monkeypatch.setattr(info, "describe", lambda found: "source " + os.fsdecode(b"g\xff.sgf"))
+    line = clean(run("info"), 1)  # a UTF-8 standard output refuses the surrogate
+    assert line == "Error: info: a name that is not UTF-8 cannot be written here (source g\\xff.sgf)"
+
+    def denied(path):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), "locked.parquet")
+
+    monkeypatch.setattr(info, "table_info", denied)
+    assert clean(run("info"), 1) == "Error: locked.parquet: Permission denied"

@@ -33,6 +33,7 @@ from ...errors import ShapemillError
 from ...go import rules
 from ...go.board import Board, IllegalMove
 from ...go.vertices import GTP_LETTERS, format_vertex
+from ...limits import PV_LENGTH_MAX, SECONDS_MAX
 from ...patterns.prior import MovePrior
 from ..search import Budget, Search, SearchConfig, warm_up
 from .katago import RulesError, board_order, handicap_bonus, komi_ok, legal_policy, parse_rules
@@ -50,8 +51,6 @@ USED_FIELDS = {"id", "moves", "initialStones", "initialPlayer", "rules", "komi",
 #: Documented fields shapemill accepts but does not act on: a warning, and the query goes on.
 UNUSED_FIELDS = {"rootPolicyTemperature", "rootFpuReductionMax", "includeMovesOwnership", "avoidMoves",
                  "allowMoves", "includeNoResultValue"}
-#: The longest principal variation a query may ask for (``analysisPVLen``): deeper nodes have few visits.
-PV_LENGTH_MAX = 100
 #: Perspectives of ``reportAnalysisWinratesAs``.
 PERSPECTIVES = ("BLACK", "WHITE", "SIDETOMOVE")
 #: The engine's shortest interval between two reports during a search, in seconds.
@@ -84,10 +83,15 @@ class AnalysisSettings:
     pv_length: int = PV_LENGTH
 
 
-def read_katago_config(path: str, settings: AnalysisSettings) -> AnalysisSettings:
-    """``settings`` with what a KataGo config file (``key = value`` lines, ``#`` comments)
-    says of the keys shapemill uses: ``maxVisits``, ``numAnalysisThreads``,
-    ``reportAnalysisWinratesAs``, ``analysisPVLen``; the others are KataGo's own, ignored."""
+#: The keys of a KataGo config the engine reads, and the setting each one gives (the
+#: command line checks each value as it checks the option of that setting).
+CONFIG_KEYS = {"maxVisits": "max_visits", "numAnalysisThreads": "workers",
+               "reportAnalysisWinratesAs": "report_as", "analysisPVLen": "pv_length"}
+
+
+def read_katago_config(path: str) -> dict[str, str]:
+    """The ``key = value`` lines of a KataGo config file (``#`` comments), values as
+    written; of those the engine reads ``CONFIG_KEYS``, the others are KataGo's own."""
     try:
         text = Path(path).read_text(encoding="utf-8", errors="replace")
     except OSError as e:
@@ -98,19 +102,18 @@ def read_katago_config(path: str, settings: AnalysisSettings) -> AnalysisSetting
         if "=" in line:
             key, value = line.split("=", 1)
             values[key.strip()] = value.strip().strip('"')
-    try:
-        if "maxVisits" in values:
-            settings = replace(settings, max_visits=max(1, min(MAX_VISITS, int(values["maxVisits"]))))
-        if "numAnalysisThreads" in values:
-            settings = replace(settings, workers=max(1, int(values["numAnalysisThreads"])))
-        if "analysisPVLen" in values:
-            settings = replace(settings, pv_length=max(1, min(PV_LENGTH_MAX, int(values["analysisPVLen"]))))
-    except ValueError as e:
-        raise ShapemillError(f"{path}: {one_line(e)}") from None
-    report_as = values.get("reportAnalysisWinratesAs", settings.report_as).upper()
-    if report_as not in PERSPECTIVES:
-        raise ShapemillError(f"{path}: reportAnalysisWinratesAs must be BLACK, WHITE or SIDETOMOVE")
-    return replace(settings, report_as=report_as)
+    return values
+
+
+def parse_override_config(text: str) -> dict[str, str]:
+    """KataGo's ``-override-config KEY=VALUE,KEY=VALUE``; ValueError on a pair without ``=``."""
+    values = {}
+    for pair in filter(None, (p.strip() for p in text.split(","))):
+        if "=" not in pair:
+            raise ValueError(f"{pair!r}: expected KEY=VALUE")
+        key, value = pair.split("=", 1)
+        values[key.strip()] = value.strip().strip('"')
+    return values
 
 
 @dataclass
@@ -159,14 +162,17 @@ def parse_location(text: Any, size: int) -> tuple[int, int] | None:
 
 
 def _player(value: Any, what: str) -> str:
+    """``B``/``W`` (or ``BLACK``/``WHITE``) as b or w; QueryError naming the field ``what`` is in."""
     if isinstance(value, str) and value.upper() in ("B", "W", "BLACK", "WHITE"):
         return value[0].lower()
-    raise QueryError(f"{what}: player {value!r} is not B or W")
+    shown = repr(value[:20]) if isinstance(value, str) else f"of type {type(value).__name__}"
+    raise QueryError(f"{what}: player {shown} is not B or W", what.split("[", 1)[0])
 
 
 def _int(obj: dict, key: str, low: int, high: int | None = None) -> int:
     value = obj[key]
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or value != int(value):
         raise QueryError(f"{key} must be an integer", key)
     value = int(value)
     if value < low or high is not None and value > high:
@@ -300,8 +306,9 @@ def parse_query(obj: dict, settings: AnalysisSettings) -> Query:
     visits = _visits(obj, overrides, settings, warnings, qid)
     every = obj.get("reportDuringSearchEvery")
     if every is not None and (isinstance(every, bool) or not isinstance(every, (int, float))
-                              or not math.isfinite(every) or every <= 0):
-        raise QueryError("reportDuringSearchEvery must be a positive number of seconds", "reportDuringSearchEvery")
+                              or not 0 < every <= SECONDS_MAX):
+        raise QueryError(f"reportDuringSearchEvery must be a positive number of seconds, at most {SECONDS_MAX:g}",
+                         "reportDuringSearchEvery")
     return Query(qid, obj, x, float(komi), parsed_rules, initial, moves, initial_player, turns,
                  priorities, visits, _bool(obj, "includeOwnership"), _bool(obj, "includePolicy"),
                  _bool(obj, "includePVVisits"), None if every is None else max(float(every), MIN_REPORT_SECONDS),
@@ -386,14 +393,21 @@ class AnalysisEngine:
     # --- input ------------------------------------------------------------
 
     def handle(self, line: str) -> None:
-        """Read one input line: queue its turns, carry out its action, or answer its error."""
+        """Read one input line: queue its turns, carry out its action, or answer its error.
+        Whatever the line holds, it is answered and the engine goes on."""
         if not line.strip():
             return
         try:
             obj = json.loads(line)
-        except ValueError as e:
+        except (ValueError, RecursionError) as e:  # RecursionError: nested deeper than Python's stack
             self.send({"error": f"Could not parse json: {one_line(e)}"})
             return
+        try:
+            self._handle(obj)
+        except Exception as e:  # a bug must not take the engine away: the line gets its error
+            self.send({"error": f"internal error: {type(e).__name__}: {one_line(e)}"})
+
+    def _handle(self, obj: Any) -> None:
         if not isinstance(obj, dict):
             self.send({"error": "Request line was valid json but was not an object"})
             return
@@ -469,7 +483,11 @@ class AnalysisEngine:
     def send(self, obj: dict) -> None:
         """Write one response line (``, :`` separators, as KataGo) and flush it. A client
         that closed its end ends the searches, without a traceback."""
-        line = json.dumps(obj, separators=(",", ":"))
+        try:
+            line = json.dumps(obj, separators=(",", ":"))
+        except (ValueError, RecursionError) as e:  # an action echoed back nested too deep to write
+            line = json.dumps({"error": f"cannot write the response: {one_line(e)}", "id": obj.get("id")
+                               if isinstance(obj.get("id"), str) else None}, separators=(",", ":"))
         with self._out_lock:
             try:
                 self.out.write(line + "\n")

@@ -24,6 +24,7 @@ from ...errors import ShapemillError
 from ...go import rules
 from ...go.board import IllegalMove
 from ...go.vertices import format_vertex, point_at
+from ...limits import NUMBER_CHARS_MAX
 from ...patterns.prior import MovePrior
 from ..search import RESIGN, Budget, Search, SearchConfig, choose_move, warm_up
 from ..solve.urgent import LifeReader, raise_urgent
@@ -34,7 +35,7 @@ from .gtp_gogui import GoGuiCommands
 from .gtp_sgf import SgfCommands
 from .gtp_time import TimeCommands
 from .katago import KGS_RULES, RulesError, parse_rules, rules_text
-from .protocol import NAME, VERSION, GtpError, one_line, parse_color, parse_vertex, seconds_or_komi
+from .protocol import NAME, NUMERIC, VERSION, GtpError, one_line, parse_color, parse_komi, parse_vertex
 
 #: With ``--read-life``, the share of a move's seconds its reading may take (the rest is
 #: the search's), and the seconds it may take when the search counts playouts instead.
@@ -114,6 +115,9 @@ class GtpEngine:
         handler = self.commands.get(name)
         if handler is None:
             return f"?{cid} unknown command\n\n", False
+        if any(len(word) > NUMBER_CHARS_MAX and NUMERIC.fullmatch(word) for word in args):
+            # no real value is so long; Python refuses integers past 4,300 digits, slowly
+            return f"?{cid} syntax error: a number longer than {NUMBER_CHARS_MAX} characters\n\n", False
         snapshot = self.state.copy()
         try:
             if name in self.streams:
@@ -154,10 +158,9 @@ class GtpEngine:
         return ""
 
     def cmd_komi(self, a: list[str]) -> str:
-        try:
-            komi = seconds_or_komi(a[0], signed=True)
-        except (IndexError, ValueError):
-            raise GtpError("syntax error") from None
+        if len(a) != 1:
+            raise GtpError("syntax error")
+        komi = parse_komi(a[0], self.state.size)
         self.state.configure(replace(self.state.config, komi=komi))
         return ""
 

@@ -3,18 +3,17 @@
 
 from __future__ import annotations
 
-import math
 import sys
 from collections.abc import Callable
 from dataclasses import replace
 
+from ...datasets.sgf_game import apply_setup, read_game_line
 from ...datasets.sources import DEFAULT_MAX_BYTES
-from ...datasets.text import parse_komi
-from ...files import read_bounded, write_text_atomic
+from ...files import output_errors, read_bounded, write_text_atomic
 from ...go import rules
 from ...go.board import IllegalMove
 from .game_state import GameState
-from .protocol import NAME, VERSION, GtpError
+from .protocol import NAME, VERSION, GtpError, one_line
 
 
 class SgfCommands:
@@ -28,40 +27,47 @@ class SgfCommands:
         return {"loadsgf": self.cmd_loadsgf, "printsgf": self.cmd_printsgf}
 
     def cmd_loadsgf(self, a: list[str]) -> str:
-        """``loadsgf FILE [MOVE]``: the game of FILE up to before move number MOVE; the side to
-        move next. A failure leaves the previous game (``GtpEngine.handle`` puts it back)."""
-        from sgfmill import sgf, sgf_moves
-
-        if not a:
+        """``loadsgf FILE [MOVE]``: the game of FILE (read as ``review`` reads it:
+        ``datasets.sgf_game``, setup stones on any node, what cannot be used warned about on
+        standard error and skipped) up to before move number MOVE (a positive integer); the
+        side to move next. A failure leaves the previous game (``GtpEngine.handle`` puts it
+        back)."""
+        if not a or len(a) > 2:
             raise GtpError("syntax error")
+        if len(a) == 2 and not (a[1].isdigit() and int(a[1]) >= 1):
+            raise GtpError(f"syntax error: move number {a[1]!r} is not a positive integer")
         try:
-            game = sgf.Sgf_game.from_bytes(read_bounded(a[0], DEFAULT_MAX_BYTES))
-            setup, moves = sgf_moves.get_setup_and_moves(game)
+            line = read_game_line(read_bounded(a[0], DEFAULT_MAX_BYTES), rules.MAX_SIZE)
         except OSError as e:
             raise GtpError(f"cannot load file: {e.strerror or e}") from None
         except ValueError as e:
-            raise GtpError(f"cannot load file: {e}") from None
-        if not 2 <= game.get_size() <= rules.MAX_SIZE:
-            raise GtpError(f"cannot load file: board size {game.get_size()} is not supported")
-        limit = int(a[1]) - 1 if len(a) > 1 and a[1].isdigit() else len(moves)
+            raise GtpError(f"cannot load file: {one_line(e)}") from None
+        limit = int(a[1]) - 1 if len(a) == 2 else len(line.moves)
         s = self.state
-        s.reset(game.get_size())
-        for color in ("b", "w"):
-            s.board.setup(color, [pt for c, pt in setup.list_occupied_points() if c == color])
-        for n, (color, point) in enumerate(moves[:limit], 1):
+        s.reset(line.size)
+        played = 0
+        for step in line.steps:
+            if step.setup:  # the moves before are part of the position now (undo stops there)
+                s.board = apply_setup(s.board, step.setup)
+                s.movers = []
+            if step.colour is None:
+                continue
+            if played == limit:
+                break
+            played += 1
             try:
-                s.board.play(color, point)
+                s.board.play(step.colour, step.point)
             except IllegalMove as e:
-                raise GtpError(f"cannot load file: move {n} is illegal ({e})") from None
-            s.movers.append(color)
-        root = game.get_root()
-        komi = parse_komi(root.get_raw("KM").decode("latin-1")) if root.has_property("KM") else math.nan
-        if math.isfinite(komi):  # scan's reader: KM[650] is Fox's 6.5
-            s.configure(replace(s.config, komi=komi))
+                raise GtpError(f"cannot load file: move {played} is illegal ({e})") from None
+            s.movers.append(step.colour)
+        for warning in line.warnings:
+            print(f"loadsgf: {a[0]}: {warning}", file=sys.stderr, flush=True)
+        if line.komi is not None:
+            s.configure(replace(s.config, komi=line.komi))
         else:
             print(f"loadsgf: {a[0]} gives no komi (KM) that can be read; it stays {s.config.komi:g}",
                   file=sys.stderr, flush=True)
-        return "black" if not moves[:limit] or moves[:limit][-1][0] == "w" else "white"
+        return "white" if s.to_move() == "w" else "black"
 
     def game_sgf(self) -> str:
         """The game so far as SGF: board size, komi, rules, the setup stones and the moves."""
@@ -86,5 +92,6 @@ class SgfCommands:
         text = self.game_sgf()
         if not a:
             return text.strip()
-        write_text_atomic(a[0], text)
+        with output_errors(a[0]):  # the file named, not its temporary file
+            write_text_atomic(a[0], text)
         return ""

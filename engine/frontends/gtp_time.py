@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from .clock import KINDS, TimeLeft, TimeSettings, move_seconds
 from .game_state import GameState
-from .protocol import GtpError, parse_color, seconds_or_komi
+from .protocol import GtpError, parse_color, parse_count, parse_seconds
 
 
 class TimeCommands:
@@ -24,10 +24,9 @@ class TimeCommands:
     def cmd_time_settings(self, a: list[str]) -> str:
         """GTP's: byo-yomi time with 0 stones is no limit, 0 byo-yomi time absolute
         time, else Canadian byo-yomi (``stones`` moves in each period)."""
-        try:
-            main, byo, stones = seconds_or_komi(a[0]), seconds_or_komi(a[1]), int(a[2])
-        except (IndexError, ValueError):
-            raise GtpError("syntax error") from None
+        if len(a) != 3:
+            raise GtpError("syntax error")
+        main, byo, stones = parse_seconds(a[0]), parse_seconds(a[1]), parse_count(a[2])
         if byo > 0 and stones == 0 or main == 0 and byo == 0:
             self.state.time_settings = None
         else:
@@ -41,24 +40,20 @@ class TimeCommands:
         kinds = {"none": 0, **{kind: 1 if kind == "absolute" else 3 for kind in KINDS}}
         if not a or a[0] not in kinds or len(a) != 1 + kinds[a[0]]:
             raise GtpError("syntax error")
-        try:
-            values = [seconds_or_komi(x) for x in a[1:]]
-        except ValueError:
-            raise GtpError("syntax error") from None
+        seconds = [parse_seconds(x) for x in a[1:3]]
         if a[0] == "none":
             self.state.time_settings = None
         elif a[0] == "absolute":
-            self.state.time_settings = TimeSettings("absolute", values[0], 0.0, 0)
-        else:
-            self.state.time_settings = TimeSettings(a[0], values[0], values[1], int(values[2]))
+            self.state.time_settings = TimeSettings("absolute", seconds[0], 0.0, 0)
+        else:  # the periods (byoyomi) or the stones (canadian)
+            self.state.time_settings = TimeSettings(a[0], seconds[0], seconds[1], parse_count(a[3]))
         self.state.time_left = {}
         return ""
 
     def cmd_time_left(self, a: list[str]) -> str:
-        try:
-            color, seconds, stones = parse_color(a[0]), seconds_or_komi(a[1]), int(a[2])
-        except (IndexError, ValueError):
-            raise GtpError("syntax error") from None
+        if len(a) != 3:
+            raise GtpError("syntax error")
+        color, seconds, stones = parse_color(a[0]), parse_seconds(a[1]), parse_count(a[2])
         self.state.time_left[color] = TimeLeft(seconds, stones)
         return ""
 

@@ -318,10 +318,13 @@ def _genmove(players: dict, color: str, clock: GameClock | None, command: str) -
     (the program lost on time)."""
     line = f"{command} {color}"
     start = time.perf_counter()
+    # the wait ends at the program's move timeout, or sooner when its clock runs out first
+    patience = getattr(players[color], "timeout", None)
+    on_clock = clock is not None and (patience is None or clock.available() <= patience)
     try:
-        text = players[color].send(line) if clock is None else players[color].send(line, clock.available())
+        text = players[color].send(line, clock.available()) if on_clock else players[color].send(line)
     except EngineError as e:
-        if clock is None or not isinstance(e, Timeout):
+        if not on_clock or not isinstance(e, Timeout):
             raise Forfeit(color, str(e)) from None
         text = None
     took = time.perf_counter() - start
@@ -467,8 +470,9 @@ def run_match(first: str, second: str, games: int, size: int, komi: float, sgf_d
     match is refused. ``{game}`` in a command becomes the game's number, e.g.
     ``--seed {game}``: a seeded engine against a deterministic one would otherwise
     replay one game per colour. A program that crashes, answers garbage or takes
-    longer than ``move_timeout`` seconds over a command (under a clock, over one
-    other than ``genmove``) loses that game, and the
+    longer than ``move_timeout`` seconds over a command (under a clock too: a
+    program that never answers ``genmove`` forfeits then, whatever its clock holds) loses
+    that game, and the
     match goes on with fresh processes. With ``equal_time`` the first program's
     seconds per move follow the second's (``EqualTime``, from ``equal_time`` seconds
     until the second has moved). With a ``clock`` both programs play at that game

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 from sgfmill import sgf
 
+from ...datasets.sgf_game import GameLine, apply_setup, read_game_line, text_value
 from ...errors import ShapemillError
-from ...files import atomic_path, check_writable, output_errors
+from ...files import atomic_path, check_writable, display_name, output_errors
 from ...go import rules
 from ...go.board import Board
 from ...go.vertices import format_vertex, parse_vertex
@@ -25,8 +27,8 @@ from ...patterns.knowledge import Knowledge, likeliest
 from ...plots import pyplot, save_png
 from ..search import Search, SearchConfig
 
-#: Board sizes a review serves: those of the rules, which the tables' features serve too.
-MIN_SIZE, MAX_SIZE = 2, rules.MAX_SIZE
+#: The largest board a review serves: the rules', which the tables' features serve too.
+MAX_SIZE = rules.MAX_SIZE
 #: The alternatives shown per move, and the moves listed in the root summary per player.
 BEST, LISTED = 3, 10
 #: Labels of the table's best moves in the annotated SGF, best first.
@@ -58,7 +60,8 @@ class MoveReview:
 
 @dataclass
 class GameReview:
-    """A reviewed game: its moves up to the end or to the first illegal one (``stopped``)."""
+    """A reviewed game: its moves up to the end or to the first illegal one (``stopped``),
+    and what was skipped in reading it (``warnings``)."""
 
     path: str
     size: int
@@ -66,6 +69,7 @@ class GameReview:
     players: dict[str, str]
     moves: list[MoveReview] = field(default_factory=list)
     stopped: str | None = None
+    warnings: list[str] = field(default_factory=list)
 
     def summary(self, colour: str) -> dict:
         """One player's agreement with the table (top 1, top 5), mean surprise, most
@@ -92,60 +96,53 @@ class GameReview:
             row["cost"] = m.cost
             rows.append(row)
         return json.dumps({"file": self.path, "size": self.size, "komi": self.komi, "players": self.players,
-                           "stopped": self.stopped, "moves": rows,
+                           "stopped": self.stopped, "warnings": self.warnings, "moves": rows,
                            "summary": {c: self.summary(c) for c in "bw"}}, allow_nan=False)
 
 
-def read_game(path: str) -> sgf.Sgf_game:
-    """The SGF game at ``path``; a file that cannot be read or is no SGF is a one-line error."""
+def read_game(path: str) -> GameLine:
+    """The SGF game at ``path`` read for replaying (``datasets.sgf_game``); a file that
+    cannot be read, is no SGF or has a board review does not serve is a one-line error."""
     try:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as exc:
         raise ShapemillError(f"{path}: cannot read ({exc.strerror or exc})") from None
     try:
-        return sgf.Sgf_game.from_bytes(data)
+        line = read_game_line(data, MAX_SIZE)
     except ValueError as exc:
-        raise ShapemillError(f"{path}: not an SGF game ({exc})") from None
-
-
-def _moves(game: sgf.Sgf_game, path: str) -> list[tuple[sgf.Tree_node, str, tuple[int, int] | None]]:
-    """The main line's moves: (node, colour, point or None for a pass)."""
-    moves = []
-    for node in game.get_main_sequence()[1:]:
-        colour, point = node.get_move()
-        if colour is not None:
-            moves.append((node, colour, point))
-    if not moves:
+        raise ShapemillError(f"{path}: not an SGF game review serves ({exc})") from None
+    if not line.moves:
         raise ShapemillError(f"{path}: the game has no moves to review")
-    return moves
+    return line
 
 
 def review_game(path: str, knowledge: Knowledge, config: SearchConfig | None = None,
-                game: sgf.Sgf_game | None = None) -> GameReview:
+                line: GameLine | None = None) -> GameReview:
     """Review the main line of the SGF game at ``path`` with ``knowledge`` and, with
-    ``config``, a search of every position (its komi the game's). An illegal move ends
-    the review there (``stopped`` says which and why)."""
-    game = game or read_game(path)
-    size = game.get_size()
-    if not MIN_SIZE <= size <= MAX_SIZE:
-        raise ShapemillError(f"{path}: a {size}x{size} board; review serves {MIN_SIZE}x{MIN_SIZE} to "
-                             f"{MAX_SIZE}x{MAX_SIZE}")
-    moves = _moves(game, path)
-    root = game.get_root()
-    komi = game.get_komi()
-    review = GameReview(path, size, komi, {c: game.get_player_name(c) or "" for c in "bw"})
-    board = Board(size)
-    black, white, _ = root.get_setup_stones()
-    board.setup("b", sorted(black))
-    board.setup("w", sorted(white))
+    ``config``, a search of every position (its komi the game's, 0 without one). Setup
+    stones apply where they stand; an illegal move ends the review there (``stopped``
+    says which and why)."""
+    line = line or read_game(path)
+    komi = 0.0 if line.komi is None else line.komi
+    review = GameReview(display_name(path), line.size, komi, line.players, warnings=list(line.warnings))
+    board = Board(line.size)
     search = Search(replace(config, komi=komi), knowledge) if config is not None else None
-    before = _searched(search, knowledge, board, moves[0][1]) if search else None
-    for number, (_, colour, point) in enumerate(moves, 1):
+    before = None
+    number = 0
+    for step in line.steps:
+        board = apply_setup(board, step.setup)
+        if step.colour is None:
+            before = None  # the position changed: searched again before the next move
+            continue
+        colour, point = step.colour, step.point
+        number += 1
         reason = board.illegal_reason(colour, point)
         if reason:
             review.stopped = f"move {number} ({colour.upper()} {format_vertex(point)}) is illegal: {reason}"
             break
+        if search and before is None:
+            before = _searched(search, knowledge, board, colour)
         p = knowledge.probabilities(board, colour)
         prob = p.of(point)
         row = MoveReview(number, colour, format_vertex(point), p.rank(point), prob, -math.log(prob), likeliest(p, BEST))
@@ -200,26 +197,28 @@ def summary_text(review: GameReview) -> str:
     return "\n".join(lines)
 
 
-def annotate(game: sgf.Sgf_game, review: GameReview) -> bytes:
+def annotate(line: GameLine, review: GameReview) -> bytes:
     """The game with each reviewed move's comment, the table's best moves as labels
     A, B, C, a triangle on each player's ten most surprising moves, and the summary
     at the root; comments already there are kept above."""
     marked = {n for c in "bw" for n in review.summary(c)["surprising"]}
-    nodes = [node for node, _, _ in _moves(game, review.path)]
-    for node, m in zip(nodes, review.moves):
-        _add_comment(node, _comment(m))
+    game = line.game
+    for step, m in zip(line.moves, review.moves):
+        node = step.node
+        _add_comment(game, node, _comment(m))
         labels = [(parse_vertex(v, review.size), label) for label, (v, _) in zip(LABELS, m.best) if v != "pass"]
         if labels:
             node.set("LB", labels)
         point = parse_vertex(m.move, review.size)
         if m.number in marked and point is not None:
             node.set("TR", {point})
-    _add_comment(game.get_root(), "shapemill review\n" + summary_text(review))
+    _add_comment(game, game.get_root(), "shapemill review\n" + summary_text(review))
     return game.serialise()
 
 
-def _add_comment(node: sgf.Tree_node, text: str) -> None:
-    node.set("C", f"{node.get('C')}\n\n{text}" if node.has_property("C") else text)
+def _add_comment(game: sgf.Sgf_game, node: sgf.Tree_node, text: str) -> None:
+    old = text_value(game, node, "C")
+    node.set("C", f"{old}\n\n{text}" if node.has_property("C") else text)
 
 
 def text_report(review: GameReview) -> str:
@@ -268,11 +267,13 @@ def run_review(path: str, ratings: str | None, output: str | None, config: Searc
         if out:
             with output_errors(out):
                 check_writable(out)
-    game = read_game(path)
-    review = review_game(path, Knowledge.load(ratings), config, game)
+    line = read_game(path)
+    for warning in line.warnings:
+        print(f"warning: {path}: {warning}", file=sys.stderr, flush=True)
+    review = review_game(path, Knowledge.load(ratings), config, line)
     if output:
         with output_errors(output), atomic_path(output) as tmp:
-            tmp.write_bytes(annotate(game, review))
+            tmp.write_bytes(annotate(line, review))
     if plot:
         plot_review(review, plot)
     echo(review.as_json() if as_json else text_report(review))
