@@ -4,3 +4,9 @@
 class ShapemillError(Exception):
     """Bad input, a bad table or an output that cannot be written: the message names
     the file and the reason in one line; ``shapemill`` prints it and exits 1."""
+
+
+class UsageError(ShapemillError):
+    """Options that cannot work together or with their input (a region off the board,
+    a reversed range, a date that is not one), found before any work: ``shapemill``
+    prints the one line and exits 2, as click does for its own option errors."""

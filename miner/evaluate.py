@@ -8,6 +8,8 @@ a move tied with others takes the worst of their ranks.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from numba import njit, prange
 
@@ -72,8 +74,11 @@ def evaluate_teams(teams: Teams, gamma: np.ndarray) -> dict:
     return report
 
 
-def evaluate_table(knowledge: Knowledge, corpus: Corpus, mask: np.ndarray, workers: int = 1) -> dict:
+def evaluate_table(knowledge: Knowledge, corpus: Corpus, mask: np.ndarray, workers: int = 1,
+                   progress: Callable[[int], None] | None = None) -> dict:
     """``evaluate``'s report of a ratings table: how often the move played in the positions
     of ``corpus`` selected by ``mask`` is the table's first choice, in its first 5 and 10,
-    and its mean log-probability, overall and by move-number band (``evaluate_teams``)."""
-    return evaluate_teams(build_teams(corpus, knowledge.vocabulary, mask, workers=workers), knowledge.gamma)
+    and its mean log-probability, overall and by move-number band (``evaluate_teams``).
+    ``progress`` hears the games read (``build_teams``)."""
+    teams = build_teams(corpus, knowledge.vocabulary, mask, workers=workers, progress=progress)
+    return evaluate_teams(teams, knowledge.gamma)

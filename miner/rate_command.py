@@ -16,9 +16,10 @@ from ..files import check_writable, output_errors
 from ..patterns.candidates import GROUP_NAMES, Vocabulary
 from ..patterns.knowledge import Knowledge
 from ..plots import pyplot, save_png
+from ..progress import progress_bar
 from ..tables import TableError, read_table, table_metadata, write_table
 from .evaluate import evaluate_table
-from .mine_command import command_corpus, peak_memory_mb, peak_memory_parts_mb, progress_bar
+from .mine_command import command_corpus, peak_memory_mb, peak_memory_parts_mb
 from .positions import build_teams, fit_memory, positions_within, sample_mask
 from .rate import fit
 
@@ -175,7 +176,11 @@ def run_evaluate(
         split = "test" if any(table_files(g) for g in games if Path(g).exists()) else "all"
     knowledge = Knowledge.load(ratings)  # a TableError (one line) before the games are read
     corpus = command_corpus(games, split, limit)
-    report = evaluate_table(knowledge, corpus, sample_mask(corpus, max_positions, seed), workers)
+    bar = progress_bar(False, len(corpus), "game", "evaluate")
+    report = evaluate_table(knowledge, corpus, sample_mask(corpus, max_positions, seed), workers,
+                            progress=bar.update if bar is not None else None)
+    if bar is not None:
+        bar.close()
     if plot:
         _plot(report["cumulative"], plot)
     if as_json:
