@@ -14,7 +14,7 @@ import stat
 import click
 
 from . import __version__
-from .errors import ShapemillError
+from .errors import ShapemillError, UsageError
 
 #: The largest count any option takes (games, playouts, nodes, ...): kernels index with
 #: 32-bit integers, and nothing real comes near it.
@@ -131,6 +131,20 @@ def _check_goal(ctx, param, value: str) -> list[str]:
     return words
 
 
+def _check_plot(ctx, param, value: str | None) -> str | None:
+    """``--plot``: refused before any work when matplotlib (the ``plot`` extra) is missing."""
+    import importlib.util
+    import sys
+
+    if value is None:
+        return value
+    found = sys.modules["matplotlib"] is not None if "matplotlib" in sys.modules else \
+        importlib.util.find_spec("matplotlib") is not None
+    if not found:
+        raise click.BadParameter("needs matplotlib: pip install 'shapemill[plot]'")
+    return value
+
+
 def _check_region(ctx, param, value: str | None) -> str | None:
     """``--region``: points and boxes (``A1-E4,F1``), at least one."""
     from .engine.solve.run import points_syntax
@@ -182,6 +196,8 @@ class _Stages(click.Group):
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
+        except UsageError as exc:
+            raise click.UsageError(" ".join(str(exc).split())) from None
         except ShapemillError as exc:
             message = " ".join(str(exc).split()) or type(exc).__name__
             raise click.ClickException(message + (" (no reason given)" if message.endswith(":") else "")) from None
@@ -214,6 +230,9 @@ def _interrupted(command: str) -> str:
 @click.version_option(__version__, prog_name="shapemill")
 def main() -> None:
     """Mine rated shape patterns from Go game archives, and play with them."""
+    from .compiling import announce
+
+    announce()  # a first use's numba compile says what it compiles, once it lasts
 
 
 @main.command()
@@ -418,7 +437,7 @@ def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limi
 @click.option("--split", default=None, type=click.Choice(["train", "test", "all"]),
               help="Which games to evaluate (default: a games table's test split; every game of SGF input).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-@click.option("--plot", type=click.Path(dir_okay=False), default=None,
+@click.option("--plot", type=click.Path(dir_okay=False), default=None, callback=_check_plot,
               help="Draw the cumulative accuracy curve (k = 1..30) to this PNG (needs matplotlib).")
 @click.option("--max-positions", type=ints(1), default=None, help="Evaluate a seeded sample of positions.")
 @click.option("--limit-games", type=ints(1), default=None, help="Use the first N games only.")
@@ -472,8 +491,11 @@ def evaluate(games, ratings, split, as_json, plot, max_positions, limit_games, s
               help="Draw the fragment with its continuations to this SVG file.")
 @click.option("--sgf-out", type=click.Path(dir_okay=False), default=None,
               help="Write the matching games as one SGF collection, the hit commented and marked.")
+@click.option("--no-save-index", is_flag=True,
+              help="A games table without an index: build it in memory only (by default it is saved beside "
+                   "the table, as `shapemill index` saves it, when the folder takes it).")
 def find(games, sgf, region, pattern_id, patterns_path, anywhere, no_symmetry, no_color_swap, next_color, moves,
-         player, since, until, winner, top, n_games, as_json, output, svg_path, sgf_out) -> None:
+         player, since, until, winner, top, n_games, as_json, output, svg_path, sgf_out, no_save_index) -> None:
     """Where a shape occurs in GAMES, what was played next, and who won.
 
     GAMES are games tables, datasets, SGF files, folders or archives. A hit is
@@ -502,7 +524,7 @@ def find(games, sgf, region, pattern_id, patterns_path, anywhere, no_symmetry, n
         patterns=_table_or_bundled(patterns_path, PATTERNS) if pattern_id is not None else None,
         anywhere=anywhere, symmetry=not no_symmetry, swap=not no_color_swap, next=next_color, moves=moves,
         filters=Filters(player=player, since=since, until=until, winner=winner), top=top, games=n_games,
-        as_json=as_json, output=output, svg=svg_path, sgf_out=sgf_out,
+        as_json=as_json, output=output, svg=svg_path, sgf_out=sgf_out, save_index=not no_save_index,
     )
     run_find(list(games), opt)
 
@@ -642,21 +664,28 @@ def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, bandit, c
 @main.command()
 @click.option("--ratings", "-model", "ratings", type=Input(dir_okay=False),
               help="Ratings table whose move strengths are the priors and the reported policy (default: the "
-                   "bundled one). -model is KataGo's spelling, for tools that start KataGo.")
+                   "bundled one). -model is KataGo's spelling, for tools that start KataGo: a KataGo network "
+                   "(.bin.gz, .txt.gz) is ignored with a warning, and the bundled table used.")
 @click.option("--config", "-config", "config_file", type=Input(dir_okay=False),
               help="A KataGo analysis config: maxVisits, numAnalysisThreads, reportAnalysisWinratesAs and "
                    "analysisPVLen are read, its other keys ignored.")
 @click.option("--no-priors", is_flag=True, help="Search without a ratings table (the policy is then even).")
 @click.option("--max-visits", default=None, type=ints(1),
               help="Playouts per turn when a query gives no maxVisits  [default: 500, or the config's]")
-@click.option("--workers", default=None, type=WORKERS,
+@click.option("--workers", "-analysis-threads", "workers", default=None, type=WORKERS,
               help="Turns searched at once  [default: 2, or the config's numAnalysisThreads]")
 @click.option("--report-as", default=None, type=click.Choice(["BLACK", "WHITE", "SIDETOMOVE"], case_sensitive=False),
               help="Whose win rates, scores and ownership are reported  [default: BLACK, or the config's]")
 @click.option("--seed", default=0, show_default=True, type=SEED, help="Random seed (turn t searches with seed + t).")
 @click.option("-quit-without-waiting", "quit_now", is_flag=True,
               help="At the end of input, end the searches and answer the queued turns noResults (KataGo's flag).")
-def analysis(ratings, config_file, no_priors, max_visits, workers, report_as, seed, quit_now) -> None:
+@click.option("-override-config", "override", default=None, metavar="KEY=VALUE,...",
+              help="KataGo's overrides of the config: its keys shapemill reads are applied (range-checked), "
+                   "the others warned of and ignored.")
+@click.option("-human-model", "human_model", default=None, type=click.Path(dir_okay=False),
+              help="KataGo's human-like network: accepted for KataGo's launch line, not used (a warning).")
+def analysis(ratings, config_file, no_priors, max_visits, workers, report_as, seed, quit_now, override,
+             human_model) -> None:
     """KataGo's JSON analysis engine on stdin / stdout (docs/analysis.md).
 
     One query a line (id, moves, rules, komi, boardXSize, analyzeTurns, maxVisits,
@@ -664,12 +693,27 @@ def analysis(ratings, config_file, no_priors, max_visits, workers, report_as, se
     """
     from dataclasses import replace
 
-    from .engine.frontends.analysis import AnalysisSettings, read_katago_config, run_analysis
+    from .engine.frontends.analysis import AnalysisSettings, override_config, read_katago_config, run_analysis
+    from .engine.frontends.katago import katago_network
     from .engine.search import SearchConfig
 
     settings = AnalysisSettings()
     if config_file:
         settings = read_katago_config(config_file, settings)
+    if override is not None:
+        try:
+            settings, ignored = override_config(override, settings)
+        except ShapemillError as exc:
+            raise click.BadParameter(str(exc).removeprefix("-override-config: "), param_hint="-override-config")
+        for line in ignored:
+            click.echo(f"shapemill analysis: {line}", err=True)
+    if human_model is not None:
+        click.echo(f"shapemill analysis: -human-model {human_model}: shapemill has no human-like network; ignored",
+                   err=True)
+    if ratings is not None and katago_network(ratings):
+        click.echo(f"shapemill analysis: -model {ratings} is a KataGo network, which shapemill does not read; "
+                   "the bundled ratings table is used", err=True)
+        ratings = None
     overrides = {"max_visits": max_visits, "workers": workers, "report_as": report_as and report_as.upper()}
     settings = replace(settings, **{k: v for k, v in overrides.items() if v is not None})
     prior = _move_prior(ratings, no_priors)
@@ -726,7 +770,7 @@ def export(table, fmt, output) -> None:
 @click.option("--threads", type=WORKERS, default=None,
               help="With --engine: search threads (default: the CPU cores, at most 8).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-@click.option("--plot", type=click.Path(dir_okay=False), default=None,
+@click.option("--plot", type=click.Path(dir_okay=False), default=None, callback=_check_plot,
               help="Draw the played moves' probabilities (and the win rate) by move number to this PNG "
                    "(needs matplotlib).")
 @click.pass_context
@@ -863,7 +907,7 @@ def solve(sgf_file, goal, to_play, region, max_nodes, seconds, algorithm, as_jso
     import json
 
     from .engine.solve.run import solve_file
-    from .errors import ShapemillError
+    from .errors import ShapemillError, UsageError
 
     def progress(nodes: int, elapsed: float) -> None:
         click.echo(f"{nodes:,} nodes, {elapsed:.0f} s", err=True)

@@ -3,9 +3,9 @@
 Rules: KataGo names rule sets by shorthand strings or by a dictionary of six
 fields (``ko``, ``scoring``, ``tax``, ``suicide``, ``hasButton``,
 ``whiteHandicapBonus``; lightvector/KataGo ``docs/GTP_Extensions.md``). shapemill
-scores by area with positional superko and suicide illegal, so it accepts any
-area-scoring set without a button and refuses territory scoring, a tax on eyes and
-button Go. Board arrays (ownership, policy) are in KataGo's order: row-major from the
+scores by area with positional superko and suicide illegal: the analysis engine
+(``played_rules``) searches territory rules (Japanese, Korean) and stone scoring by area
+with a warning that says so, and refuses button Go. Board arrays (ownership, policy) are in KataGo's order: row-major from the
 top-left point (A19 on 19x19) to the bottom-right.
 """
 
@@ -50,6 +50,29 @@ class RulesError(ValueError):
 def parse_rules(value: Any) -> dict[str, Any]:
     """KataGo's rules (a shorthand name, a JSON dictionary or its text) as a dictionary of the
     six fields; ``RulesError`` for unknown ones and for any that do not score by area."""
+    parsed = _rules_fields(value)
+    if parsed["scoring"] != "AREA" or parsed["tax"] != "NONE" or parsed["hasButton"]:
+        raise RulesError("shapemill scores by area only (Chinese, Tromp-Taylor, AGA, New Zealand): "
+                         f"not scoring {parsed['scoring']}, tax {parsed['tax']}, button {parsed['hasButton']}")
+    return parsed
+
+
+def played_rules(value: Any) -> tuple[dict[str, Any], str | None]:
+    """KataGo's rules as ``parse_rules`` reads them, territory scoring and a tax on eyes
+    (Japanese, Korean, stone scoring) accepted: the position is searched and scored by
+    area inside, which the second value says in KataGo's words for a warning (None
+    for area rules). Button Go is still refused (``RulesError``)."""
+    parsed = _rules_fields(value)
+    if parsed["hasButton"]:
+        raise RulesError("shapemill plays without a button: not button Go")
+    if parsed["scoring"] == "AREA" and parsed["tax"] == "NONE":
+        return parsed, None
+    return parsed, (f"rules with scoring {parsed['scoring']} and tax {parsed['tax']} are analysed by area scoring "
+                    f"(Chinese counting) by shapemill: scoreLead and final scores are area scores")
+
+
+def _rules_fields(value: Any) -> dict[str, Any]:
+    """The six fields of KataGo's rules given by name, JSON dictionary or its text."""
     if isinstance(value, str) and value.strip().startswith("{"):
         try:
             value = json.loads(value)
@@ -72,9 +95,6 @@ def parse_rules(value: Any) -> dict[str, Any]:
             parsed[field] = given
     else:
         raise RulesError(f"rules must be a string or a JSON object, not {type(value).__name__}")
-    if parsed["scoring"] != "AREA" or parsed["tax"] != "NONE" or parsed["hasButton"]:
-        raise RulesError("shapemill scores by area only (Chinese, Tromp-Taylor, AGA, New Zealand): "
-                         f"not scoring {parsed['scoring']}, tax {parsed['tax']}, button {parsed['hasButton']}")
     return parsed
 
 
@@ -122,3 +142,21 @@ def rules_text(parsed_rules: dict[str, Any]) -> str:
 def komi_ok(komi: float) -> bool:
     """KataGo's komi: an integer or half-integer within [-150, 150] (Analysis_Engine.md)."""
     return -150 <= komi <= 150 and float(komi * 2).is_integer()
+
+
+#: How KataGo's network files are named (``-model``): shapemill has no network and reads none.
+NETWORK_SUFFIXES = (".bin.gz", ".txt.gz", ".bin", ".onnx")
+#: The first bytes of every Parquet file (a shapemill table).
+PARQUET_MAGIC = b"PAR1"
+
+
+def katago_network(path: str) -> bool:
+    """Whether ``-model path`` is a KataGo network (its name's ending, and not a Parquet
+    file), which a tool that starts KataGo passes and shapemill ignores."""
+    if not path.lower().endswith(NETWORK_SUFFIXES):
+        return False
+    try:
+        with open(path, "rb") as f:
+            return f.read(len(PARQUET_MAGIC)) != PARQUET_MAGIC
+    except OSError:
+        return True

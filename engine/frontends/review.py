@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
@@ -23,6 +24,7 @@ from ...go.board import Board
 from ...go.vertices import format_vertex, parse_vertex
 from ...patterns.knowledge import Knowledge, likeliest
 from ...plots import pyplot, save_png
+from ...progress import progress_bar, ticker
 from ..search import Search, SearchConfig
 from .gtp import search_priors
 
@@ -123,10 +125,10 @@ def _moves(game: sgf.Sgf_game, path: str) -> list[tuple[sgf.Tree_node, str, tupl
 
 
 def review_game(path: str, knowledge: Knowledge, config: SearchConfig | None = None,
-                game: sgf.Sgf_game | None = None) -> GameReview:
+                game: sgf.Sgf_game | None = None, progress: Callable[[int], None] | None = None) -> GameReview:
     """Review the main line of the SGF game at ``path`` with ``knowledge`` and, with
     ``config``, a search of every position (its komi the game's). An illegal move ends
-    the review there (``stopped`` says which and why)."""
+    the review there (``stopped`` says which and why). ``progress`` hears each move reviewed."""
     game = game or read_game(path)
     size = game.get_size()
     if not MIN_SIZE <= size <= MAX_SIZE:
@@ -157,6 +159,8 @@ def review_game(path: str, knowledge: Knowledge, config: SearchConfig | None = N
             row.winrate_after, row.score_after = 1 - after[0], -after[1]
             before = after
         review.moves.append(row)
+        if progress is not None:
+            progress(1)
     if not review.moves:
         raise ShapemillError(f"{path}: {review.stopped}; no move to review")
     return review
@@ -270,7 +274,12 @@ def run_review(path: str, ratings: str | None, output: str | None, config: Searc
             with output_errors(out):
                 check_writable(out)
     game = read_game(path)
-    review = review_game(path, Knowledge.load(ratings), config, game)
+    bar = progress_bar(config is None, len(_moves(game, path)), "move", "review")  # the search's moves take long
+    try:
+        review = review_game(path, Knowledge.load(ratings), config, game, ticker(bar))
+    finally:
+        if bar is not None:
+            bar.close()
     if output:
         with output_errors(output), atomic_path(output) as tmp:
             tmp.write_bytes(annotate(game, review))

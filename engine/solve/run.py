@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ...errors import ShapemillError
+from ...errors import ShapemillError, UsageError
 from ...files import check_writable
-from ...go.vertices import flat_vertex, parse_vertex
+from ...go.rules import COLOR
+from ...go.vertices import color_name, flat_index, flat_vertex, format_vertex, parse_vertex
 from ...patterns.knowledge import Knowledge
 from ...tables import TableError
 from .alphabeta import alphabeta
@@ -44,8 +45,20 @@ def parse_points(text: str, size: int) -> list[tuple[int, int]]:
             else:
                 points.append(parse_vertex(part, size))
     except (TypeError, ValueError) as e:
-        raise ShapemillError(f"bad points {text!r}: {e}") from None
+        raise UsageError(f"bad points {text!r}: {e}") from None
     return points
+
+
+def _check_side(problem, goal: str, targets: list[tuple[int, int]], size: int, to_play: str) -> None:
+    """A command's goal on the wrong side's string (``kill`` or ``capture`` the side to move's
+    own, ``live`` the opponent's) is refused before the search, which could only say unknown."""
+    for t in targets:
+        owner = color_name(int(problem.root.b[COLOR, flat_index(t, size)]))
+        if goal in ("kill", "capture") and owner == to_play or goal == "live" and owner != to_play:
+            names = {"b": "Black", "w": "White"}
+            aim = "a string of the opponent of the side to play" if goal != "live" else "a string of the side to play"
+            raise UsageError(f"goal {goal}: {format_vertex(t)} is {names[owner]}'s string and {names[to_play]} "
+                             f"is to play; {goal} takes {aim}")
 
 
 def solve_file(path: str | Path, goal: list[str], to_play: str | None, region: str | None,
@@ -61,6 +74,7 @@ def solve_file(path: str | Path, goal: list[str], to_play: str | None, region: s
     targets = parse_points(" ".join(goal[1:]), size)
     area = parse_points(region, size) if region else None
     problem = make_problem(size, black, white, color, goal[0], targets, area)
+    _check_side(problem, goal[0], targets, size, color)
     if ratings:
         try:
             problem.prior = Knowledge.load(ratings)
