@@ -17,7 +17,7 @@ import argparse
 import dataclasses
 import time
 
-from shapemill.engine import search as search_module
+from shapemill.engine.search import search as search_module
 from shapemill.engine.search import Search, SearchConfig
 from shapemill.go import rules
 from shapemill.go.board import Board

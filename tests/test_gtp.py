@@ -126,7 +126,7 @@ def test_the_table_is_read_once_when_warm_up_and_the_first_genmove_ask_for_it_to
     import threading
     import time
 
-    from shapemill.miner import prior as prior_module
+    from shapemill.patterns import prior as prior_module
     from shapemill.patterns.defaults import RATINGS, default_table
 
     reads = []

@@ -29,7 +29,7 @@ from shapemill.cli import main
 from shapemill.datasets.text import parse_komi
 from shapemill.engine.frontends.gtp import GtpEngine
 from shapemill.engine.search import SearchConfig
-from shapemill.patterns import tables
+from shapemill import tables
 from shapemill.patterns.defaults import RATINGS, default_table
 from shapemill.tables import read_table, table_metadata, write_table
 from test_hostile_commands import at_most

@@ -23,7 +23,7 @@ from shapemill.cli import main
 from shapemill.datasets import scanner
 from shapemill.go.rings import MAX_RING
 from shapemill.miner import export, mine_command, rate_command, shards
-from shapemill.patterns import tables
+from shapemill import tables
 
 GAMES = sorted(str(p) for p in (Path(__file__).parent / "fixtures" / "hostile").glob("*.sgf"))
 PREVIOUS = b"the previous output\n"

@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 from sgfmill import sgf
 from shapemill.cli import main
-from shapemill.engine import match as match_module
+from shapemill.engine.frontends import match as match_module
 from shapemill.engine.frontends.gtp import GtpEngine, parse_vertex, warm_up
 from shapemill.engine.search import SearchConfig
 from shapemill.patterns.features import FEATURES
@@ -285,7 +285,7 @@ def test_program_names_are_escaped_in_the_sgf(fake, tmp_path):
 
 
 def test_demo_survives_an_opponent_that_crashes_and_checks_its_output_first(fake, tmp_path, monkeypatch):
-    from shapemill.engine import demo
+    from shapemill.engine.frontends import demo
 
     crasher = tmp_path / "crasher"
     crasher.write_text(f"#!/bin/sh\nexec {fake('crash')}\n")
