@@ -907,7 +907,6 @@ def solve(sgf_file, goal, to_play, region, max_nodes, seconds, algorithm, as_jso
     import json
 
     from .engine.solve.run import solve_file
-    from .errors import ShapemillError, UsageError
 
     def progress(nodes: int, elapsed: float) -> None:
         click.echo(f"{nodes:,} nodes, {elapsed:.0f} s", err=True)
@@ -916,6 +915,8 @@ def solve(sgf_file, goal, to_play, region, max_nodes, seconds, algorithm, as_jso
     try:
         answer = solve_file(sgf_file, goal, to_play, region, algorithm, max_nodes, seconds, sgf_out,
                             ratings, progress)
+    except UsageError:
+        raise  # exit 2 (the command group's)
     except (ShapemillError, OSError) as e:
         raise click.ClickException(str(e)) from None
     if as_json:

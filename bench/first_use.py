@@ -13,7 +13,7 @@ the cold run left, which is the reference. The commands, as a user meets them:
 
 Each run's standard error is kept, for the compile notices (``shapemill.compiling``).
 
-    python bench/first_use.py [--commands analysis,gtp,review,demo] [--visits 100]
+    python bench/first_use.py [--commands analysis,gtp,review,demo] [--visits 100] [--code CHECKOUT]
 """
 
 from __future__ import annotations
@@ -34,9 +34,14 @@ OPENING = ["Q16", "D4", "Q3", "D16", "R5", "C10", "O17", "R14", "P14", "F17"]
 COMMANDS = ("analysis", "gtp", "review", "demo")
 
 
-def _env(cache: Path, home: Path) -> dict[str, str]:
+def _env(cache: Path, home: Path, code: str | None) -> dict[str, str]:
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), HOME=str(home))
     env.pop("XDG_CACHE_HOME", None)
+    if code is not None:  # another checkout, as the package ``shapemill``, before the installed one
+        link = home / "code" / "shapemill"
+        link.parent.mkdir()
+        link.symlink_to(Path(code).resolve())
+        env["PYTHONPATH"] = str(link.parent)
     return env
 
 
@@ -107,6 +112,8 @@ def main() -> None:
     parser.add_argument("--commands", default=",".join(COMMANDS), help="comma-separated, of " + ", ".join(COMMANDS))
     parser.add_argument("--visits", type=int, default=100, help="analysis maxVisits and gtp --playouts")
     parser.add_argument("--stderr", action="store_true", help="print each run's standard error")
+    parser.add_argument("--code", default=None, metavar="CHECKOUT",
+                        help="run this checkout of shapemill instead of the installed one (a reference)")
     args = parser.parse_args()
     rows = []
     with os.popen("uptime") as f:
@@ -115,7 +122,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix=f"first-use-{name}-") as tmp:
             folder = Path(tmp)
             (folder / "home").mkdir()
-            env = _env(folder / "numba-cache", folder / "home")
+            env = _env(folder / "numba-cache", folder / "home", args.code)
             run = globals()[name]
             timed = []
             for state in ("cold", "warm"):
