@@ -32,12 +32,18 @@ CASES = ((9, 3000, False, 0), (9, 3000, True, 0), (19, 600, True, 0), (19, 1500,
 MEASURE = """
 import json, time
 import numpy as np
-from shapemill.engine.search import Search, SearchConfig
-from shapemill.engine.frontends.gtp import search_priors
+try:  # this layout; a checkout before the engine's job folders (issue 43) had engine/mcts.py and gtp.py
+    from shapemill.engine.search import Search, SearchConfig
+    from shapemill.patterns.prior import MovePrior
+    def search_priors(config, table, board, color):
+        return Search(config, table).priors(board, color)
+except ImportError:
+    from shapemill.engine.mcts import Search, SearchConfig
+    from shapemill.engine.gtp import search_priors
+    from shapemill.miner.prior import MovePrior
 from shapemill.go import rules
 from shapemill.go.board import Board
 from shapemill.go.vertices import point_at
-from shapemill.patterns.prior import MovePrior
 from shapemill.patterns.defaults import RATINGS, default_table
 table = MovePrior(default_table(RATINGS))
 rates = {}

@@ -111,7 +111,7 @@ def test_full_legal_game_against_gnugo():
 
 
 def test_warm_up_reads_the_table_and_leaves_the_config_alone():
-    from shapemill.engine.frontends.gtp import warm_up
+    from shapemill.engine.search import warm_up
     from shapemill.patterns.prior import MovePrior
     from shapemill.patterns.defaults import RATINGS, default_table
 
@@ -206,7 +206,7 @@ def test_kata_genmove_analyze_reports_rates_in_0_1_and_ends_with_play(gtp):
     import io
 
     out = io.StringIO()
-    gtp.config.playouts = 3000
+    gtp.state.config.playouts = 3000
     assert gtp.handle("5 kata-genmove_analyze b 1", out) == ("", False)
     text = out.getvalue()
     assert text.startswith("=5\n") and text.endswith("\n\n")
@@ -223,22 +223,22 @@ def test_kata_genmove_analyze_reports_rates_in_0_1_and_ends_with_play(gtp):
 def test_gtp_and_kgs_time_settings(gtp):
     from shapemill.engine.frontends.clock import TimeLeft, TimeSettings
 
-    gtp.config.time_per_move = None
-    assert gtp.handle("time_settings 0 30 0")[0] == "=\n\n" and gtp.time_settings is None  # no limit
-    assert gtp.move_seconds("b") is None  # a search by playouts
+    gtp.state.config.time_per_move = None
+    assert gtp.handle("time_settings 0 30 0")[0] == "=\n\n" and gtp.state.time_settings is None  # no limit
+    assert gtp.clock.move_seconds("b") is None  # a search by playouts
     gtp.handle("time_settings 600 0 0")
-    assert gtp.time_settings == TimeSettings("absolute", 600.0, 0.0, 0)
+    assert gtp.state.time_settings == TimeSettings("absolute", 600.0, 0.0, 0)
     gtp.handle("time_settings 0 60 10")
     gtp.handle("time_left b 30 5")
-    assert gtp.time_settings == TimeSettings("canadian", 0.0, 60.0, 10) and gtp.time_left["b"] == TimeLeft(30.0, 5)
-    assert gtp.move_seconds("b") == pytest.approx(30 / 5 * 0.8)  # 5 stones in 30 s, 4/5 of each share
-    assert gtp.handle("kgs-time_settings none")[0] == "=\n\n" and gtp.time_settings is None
+    assert gtp.state.time_settings == TimeSettings("canadian", 0.0, 60.0, 10) and gtp.state.time_left["b"] == TimeLeft(30.0, 5)
+    assert gtp.clock.move_seconds("b") == pytest.approx(30 / 5 * 0.8)  # 5 stones in 30 s, 4/5 of each share
+    assert gtp.handle("kgs-time_settings none")[0] == "=\n\n" and gtp.state.time_settings is None
     gtp.handle("kgs-time_settings byoyomi 0 10 5")  # Japanese: each move in a 10 s period
-    assert gtp.time_settings == TimeSettings("byoyomi", 0.0, 10.0, 5) and gtp.time_left == {}
+    assert gtp.state.time_settings == TimeSettings("byoyomi", 0.0, 10.0, 5) and gtp.state.time_left == {}
     gtp.handle("kgs-time_settings canadian 0 60 10")
-    assert gtp.time_settings == TimeSettings("canadian", 0.0, 60.0, 10)
+    assert gtp.state.time_settings == TimeSettings("canadian", 0.0, 60.0, 10)
     gtp.handle("kgs-time_settings absolute 270")
-    assert gtp.time_settings == TimeSettings("absolute", 270.0, 0.0, 0)
+    assert gtp.state.time_settings == TimeSettings("absolute", 270.0, 0.0, 0)
     for bad in ("kgs-time_settings", "kgs-time_settings byoyomi 1 2", "kgs-time_settings fischer 1 2 3"):
         assert gtp.handle(bad)[0].startswith("?")
 
@@ -246,12 +246,12 @@ def test_gtp_and_kgs_time_settings(gtp):
 def test_a_clock_reaches_the_search_without_changing_the_engines_config(gtp):
     """genmove under a clock searches for the clock's seconds; the shared config keeps
     the engine's own settings (the old engine wrote each move's time into it)."""
-    gtp.config.playouts = 10**6  # minutes of search: only the clock can end it soon
-    own = gtp.config.time_per_move
+    gtp.state.config.playouts = 10**6  # minutes of search: only the clock can end it soon
+    own = gtp.state.config.time_per_move
     gtp.handle("time_settings 0 0.3 1")
     assert gtp.handle("genmove b")[0].startswith("= ")
-    assert gtp.config.time_per_move == own and gtp.search.config is gtp.config
-    assert gtp.last.playouts < 10**6
+    assert gtp.state.config.time_per_move == own and gtp.state.search.config is gtp.state.config
+    assert gtp.state.last.playouts < 10**6
 
 
 def test_heat_maps_describe_the_current_position():
@@ -264,9 +264,9 @@ def test_heat_maps_describe_the_current_position():
     stones = set(engine.handle("list_stones b")[0][2:].split()) | {"C3"}
     heat = engine.handle("shapemill-visits")[0]  # the search was of an earlier position: searched afresh
     assert heat.startswith("= INFLUENCE ") and not stones & set(heat.split()[2::2])
-    assert engine.last_key == (engine.board.zobrist, "b")
+    assert engine.state.last_key == (engine.state.board.zobrist, "b")
     heat = engine.handle("shapemill-prior")[0]
     assert heat.startswith("= INFLUENCE ") and " C3 " not in heat + " "
     engine.handle("genmove b")
     visits = engine.handle("shapemill-visits")[0]  # Black played: White is to move now
-    assert visits.startswith("= INFLUENCE ") and engine.last_key == (engine.board.zobrist, "w")
+    assert visits.startswith("= INFLUENCE ") and engine.state.last_key == (engine.state.board.zobrist, "w")

@@ -128,7 +128,7 @@ def test_list_commands_lists_exactly_what_is_answered(prior):
         if name == "quit":
             continue
         response = engine.handle(name, out)[0]
-        engine.stop_analysis(out)
+        engine.analysis.stop(out)
         assert not response.startswith("? unknown command"), name
         assert answer(engine, f"known_command {name}") == "true"
     for name in ("kata-raw-nn", "rectangular_boardsize", "frobnicate"):
@@ -139,11 +139,11 @@ def test_list_commands_lists_exactly_what_is_answered(prior):
 def test_stop_and_clear_cache(gtp):
     out = io.StringIO()
     gtp.handle("kata-analyze b 5", out)
-    gtp.stop_analysis(out)
+    gtp.analysis.stop(out)
     assert answer(gtp, "stop") == "" and out.getvalue().endswith("\n\n")
     answer(gtp, "genmove b")
     assert answer(gtp, "clear_cache") == ""
-    assert gtp.last is None  # the next search starts afresh
+    assert gtp.state.last is None  # the next search starts afresh
 
 
 def test_gogui_analyze_commands_answer_gogui_gfx(gtp):
@@ -168,11 +168,11 @@ def test_explain_names_the_capture_and_its_gammas_make_the_prior(gtp, prior):
     text = answer(gtp, "shapemill-explain E6")
     lines = text.split("\n")
     assert lines[0].startswith("TEXT E6 (Black)") and lines[1] == "CIRCLE E6" and lines[2].startswith("LABEL E6 ")
-    why = gtp.explainer(gtp.board, "b", (5, 4))
+    why = gtp.gogui.explainer(gtp.state.board, "b", (5, 4))
     names = [p.name for p in why.parts]
     assert "capture" in names and "capture_size" in names
     assert all(math.isclose(p.elo, 400 * math.log10(p.gamma)) for p in why.parts)
-    strength = prior(gtp.board.b, gtp.board.m, 1)
+    strength = prior(gtp.state.board.b, gtp.state.board.m, 1)
     w = 11
     assert math.isclose(np.prod([p.gamma for p in why.parts]), strength[6 * w + 5], rel_tol=1e-9)
     ratings = pq.read_table(default_table(RATINGS), columns=["feature", "gamma"]).to_pylist()
@@ -272,11 +272,11 @@ def test_the_explain_seam_takes_the_miners_explanation(gtp, prior):
     from shapemill.engine.frontends.explain import knowledge_explanation
 
     answer(gtp, "play b D5")
-    ours = gtp.explainer(gtp.board, "w", (4, 4))
+    ours = gtp.gogui.explainer(gtp.state.board, "w", (4, 4))
     pattern = next(p for p in ours.parts if p.name == "pattern")
     miner = SimpleNamespace(explain=lambda board, colour, vertex: SimpleNamespace(
         probability=ours.probability, pattern=SimpleNamespace(ring=pattern.value, gamma=pattern.gamma),
         features=tuple(SimpleNamespace(feature=p.name, level=p.value, gamma=p.gamma)
                        for p in ours.parts if p.name != "pattern")))
-    adapted = knowledge_explanation(miner)(gtp.board, "w", (4, 4))
+    adapted = knowledge_explanation(miner)(gtp.state.board, "w", (4, 4))
     assert adapted == ours and [p.elo for p in adapted.parts] == [p.elo for p in ours.parts]

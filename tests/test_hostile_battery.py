@@ -196,7 +196,7 @@ def test_gtp_loadsgf_reads_komi_as_scan_does(tmp_path):
     path.write_text("(;GM[1]SZ[9]KM[650];B[ee];W[cc])")
     engine = GtpEngine(SearchConfig(playouts=5, seed=1), size=9)
     assert engine.handle(f"loadsgf {path}")[0] == "= black\n\n"
-    assert engine.config.komi == parse_komi("650") == 6.5
+    assert engine.state.config.komi == parse_komi("650") == 6.5
 
 
 def test_lz_analyze_with_a_huge_interval_reports_without_an_error(monkeypatch):
@@ -206,7 +206,7 @@ def test_lz_analyze_with_a_huge_interval_reports_without_an_error(monkeypatch):
     out = io.StringIO()
     assert engine.handle("lz-analyze 100000000000000000000", stdout=out) == ("", False)  # 1e18 seconds asked
     time.sleep(0.5)
-    engine.stop_analysis(out)
+    engine.analysis.stop(out)
     assert failed == [] and out.getvalue().startswith("=")
 
 

@@ -21,7 +21,9 @@ from click.testing import CliRunner
 from sgfmill import sgf
 from shapemill.cli import main
 from shapemill.engine.frontends import match as match_module
-from shapemill.engine.frontends.gtp import GtpEngine, parse_vertex, warm_up
+from shapemill.engine.frontends.gtp import GtpEngine
+from shapemill.engine.frontends.protocol import parse_vertex
+from shapemill.engine.search import warm_up
 from shapemill.engine.search import SearchConfig
 from shapemill.patterns.features import FEATURES
 from shapemill.patterns.prior import MovePrior
@@ -85,14 +87,13 @@ def test_a_table_whose_rows_cannot_be_used_fails_warm_up_in_one_line_and_genmove
         bad = bad.set_column(1, "value", pa.array([level] * bad.num_rows, pa.uint64()))
     write_table(bad, path, table_metadata("ratings"))
     prior = MovePrior(str(path))  # the columns are right: only the rows are wrong
-    warm_up(SearchConfig(playouts=5, seed=1), 9, prior)
-    err = capsys.readouterr().err
-    assert "Traceback" not in err and err.count("\n") == 1 and str(path) in err
+    failure = warm_up(SearchConfig(playouts=5, seed=1), 9, prior)
+    assert "Traceback" not in failure and "\n" not in failure and str(path) in failure
     engine = GtpEngine(SearchConfig(playouts=5, seed=1), 9, prior)
     response, done = engine.handle("genmove b")
     assert response.startswith(f"? {path}: unusable ratings (ValueError: {reason})") and response.endswith("\n\n")
     assert not done
-    assert engine.movers == [] and not engine.board.stones("b")
+    assert engine.state.movers == [] and not engine.state.board.stones("b")
 
 
 # --- gtp: no command takes the engine down --------------------------------------
@@ -108,16 +109,16 @@ def test_an_internal_error_answers_in_one_line_and_puts_the_position_back(engine
     engine.handle("komi 5.5")
 
     def plays_then_breaks(args: list[str]) -> str:
-        engine.board.play("w", (0, 0))
-        engine.movers.append("w")
-        engine.config.komi = 0.0
+        engine.state.board.play("w", (0, 0))
+        engine.state.movers.append("w")
+        engine.state.config.komi = 0.0
         raise RuntimeError("a bug\nover two lines")
 
     engine.commands["play"] = plays_then_breaks
     response, done = engine.handle("7 play w A1")
     assert response == "?7 internal error: RuntimeError: a bug over two lines\n\n" and not done
-    assert engine.board.stones("w") == set() and engine.board.stones("b") == {(3, 3)}
-    assert engine.movers == ["b"] and engine.config.komi == 5.5
+    assert engine.state.board.stones("w") == set() and engine.state.board.stones("b") == {(3, 3)}
+    assert engine.state.movers == ["b"] and engine.state.config.komi == 5.5
     assert engine.handle("genmove w")[0].startswith("= ")
 
 
@@ -128,8 +129,8 @@ def test_loadsgf_is_all_or_nothing(engine, tmp_path):
     path.write_text("(;GM[1]SZ[9]KM[0.5];B[aa];W[bb];B[aa])")  # move 3 on an occupied point
     response = engine.handle(f"loadsgf {path}")[0]
     assert response.startswith("? cannot load file: move 3 is illegal")
-    assert engine.size == 7 and engine.board.size == 7 and engine.board.stones("b") == {(3, 3)}
-    assert engine.movers == ["b"] and engine.config.komi == 5.5
+    assert engine.state.size == 7 and engine.state.board.size == 7 and engine.state.board.stones("b") == {(3, 3)}
+    assert engine.state.movers == ["b"] and engine.state.config.komi == 5.5
 
 
 def test_loadsgf_without_komi_keeps_the_current_komi_and_says_so(engine, tmp_path, capsys):
@@ -137,10 +138,10 @@ def test_loadsgf_without_komi_keeps_the_current_komi_and_says_so(engine, tmp_pat
     path = tmp_path / "nokm.sgf"
     path.write_text("(;GM[1]SZ[9];B[ee];W[cc])")
     assert engine.handle(f"loadsgf {path}")[0] == "= black\n\n"
-    assert engine.config.komi == 6.5 and "no komi" in capsys.readouterr().err
+    assert engine.state.config.komi == 6.5 and "no komi" in capsys.readouterr().err
     path.write_text("(;GM[1]SZ[9]KM[0];B[ee])")
     engine.handle(f"loadsgf {path}")
-    assert engine.config.komi == 0.0  # an explicit KM still counts
+    assert engine.state.config.komi == 0.0  # an explicit KM still counts
 
 
 def test_time_settings_that_would_make_a_move_search_forever_are_refused_or_capped(engine):
@@ -150,7 +151,7 @@ def test_time_settings_that_would_make_a_move_search_forever_are_refused_or_capp
                  "komi nan"):
         assert engine.handle(line)[0] == "? syntax error\n\n", line
     assert engine.handle("time_settings 1e308 1e308 1")[0] == "=\n\n"
-    assert engine.move_seconds("b") == MAX_MOVE_SECONDS
+    assert engine.clock.move_seconds("b") == MAX_MOVE_SECONDS
 
 
 # --- match: a failing program loses its game, the match goes on ----------------
@@ -354,12 +355,12 @@ def _hostile_line(rng: random.Random, sgfs: list[Path]) -> str:
 
 
 def _legal_genmove_follows(engine: GtpEngine, color: str) -> None:
-    before = engine.board.copy()
+    before = engine.state.board.copy()
     response, done = engine.handle(f"genmove {color}")
     assert response.startswith("= ") and response.endswith("\n\n") and not done, response
     move = response[2:].strip()
     if move != "resign":
-        assert before.is_legal(color, parse_vertex(move, engine.size)), (move, str(before))
+        assert before.is_legal(color, parse_vertex(move, engine.state.size)), (move, str(before))
 
 
 def test_fuzzed_gtp_input_is_answered_line_by_line_and_a_legal_genmove_follows(tmp_path):
@@ -384,5 +385,5 @@ def test_fuzzed_gtp_input_is_answered_line_by_line_and_a_legal_genmove_follows(t
 def test_genmove_on_a_board_without_an_empty_point_passes(engine):
     engine.handle("boardsize 2")
     assert engine.handle("set_free_handicap A1 A2 B1 B2")[0] == "? bad vertex list\n\n"  # GTP: at most size²-1
-    engine.board.setup("b", [(0, 0), (0, 1), (1, 0), (1, 1)])  # as the fuzz test reached it
+    engine.state.board.setup("b", [(0, 0), (0, 1), (1, 0), (1, 1)])  # as the fuzz test reached it
     assert engine.handle("genmove w")[0] == "= pass\n\n"

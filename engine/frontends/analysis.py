@@ -36,9 +36,9 @@ from ...go import rules
 from ...go.board import Board, IllegalMove
 from ...go.vertices import GTP_LETTERS, flat_index, format_vertex
 from ...patterns.prior import MovePrior
-from ..search.search import Budget, Search, SearchConfig
-from .gtp import NAME, PV_LENGTH, VERSION, one_line, search_priors, warm_up
+from ..search import Budget, Search, SearchConfig, warm_up
 from .katago import RulesError, board_order, handicap_bonus, komi_ok, legal_policy, played_rules
+from .protocol import NAME, PV_LENGTH, VERSION, one_line
 from .report import search_report
 
 #: Visits per turn when neither the query nor the config file says (KataGo's example config: 500).
@@ -610,8 +610,8 @@ class AnalysisEngine:
         c = rules.BLACK if job.color == "b" else rules.WHITE
         komi = query.komi + handicap_bonus(query.rules, job.board)
         config = replace(self.config, komi=komi, threads=1, seed=self.config.seed + job.turn)
-        search = Search(config)
-        prior, knowledge = search_priors(config, self.prior, job.board, c)
+        search = Search(config, self.prior)
+        prior, knowledge = search.priors(job.board, c)
         reporter = None
         if query.report_every is not None:
             done = threading.Event()
@@ -686,7 +686,7 @@ def run_analysis(config: SearchConfig, settings: AnalysisSettings, prior: MovePr
     stdout = stdout or sys.stdout
     if isinstance(stdin, io.TextIOWrapper):
         stdin.reconfigure(errors="replace")
-    threading.Thread(target=warm_up, args=(config, WARM_UP_SIZE, prior), daemon=True).start()
+    threading.Thread(target=_warm_up, args=(config, prior), daemon=True).start()
     engine = AnalysisEngine(config, settings, prior, stdout)
     (ready or (lambda text: print(text, file=sys.stderr, flush=True)))(f"{NAME} {VERSION}: {READY}")
     for line in stdin:
@@ -694,3 +694,11 @@ def run_analysis(config: SearchConfig, settings: AnalysisSettings, prior: MovePr
     if not finish:
         engine.terminate(None, None)
     engine.close()
+
+
+def _warm_up(config: SearchConfig, prior: MovePrior | None) -> None:
+    """``warm_up`` in the background; a failure is one line on standard error (the query that
+    meets it again gets the error)."""
+    failure = warm_up(config, WARM_UP_SIZE, prior)
+    if failure:
+        print(f"shapemill analysis: warm-up failed: {failure}", file=sys.stderr, flush=True)

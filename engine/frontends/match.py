@@ -29,7 +29,8 @@ from ...files import write_text_atomic
 from ...go.board import Board
 from ...go.vertices import COLOR_WORDS, VertexError, format_sgf_point, format_vertex, opponent, parse_vertex
 from .clock import GameClock, TimeSettings
-from .gtp import GtpEngine, one_line
+from .gtp import GtpEngine
+from .protocol import one_line
 
 #: What the reason of a game a program's failure ended says after the colour (kept in the SGF).
 FORFEITS = " forfeits: "

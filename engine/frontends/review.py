@@ -26,7 +26,6 @@ from ...patterns.knowledge import Knowledge, likeliest
 from ...plots import pyplot, save_png
 from ...progress import progress_bar, ticker
 from ..search import Search, SearchConfig
-from .gtp import search_priors
 
 #: Board sizes a review serves: those of the rules, which the tables' features serve too.
 MIN_SIZE, MAX_SIZE = 2, rules.MAX_SIZE
@@ -142,7 +141,7 @@ def review_game(path: str, knowledge: Knowledge, config: SearchConfig | None = N
     black, white, _ = root.get_setup_stones()
     board.setup("b", sorted(black))
     board.setup("w", sorted(white))
-    search = Search(replace(config, komi=komi)) if config is not None else None
+    search = Search(replace(config, komi=komi), knowledge) if config is not None else None
     before = _searched(search, knowledge, board, moves[0][1]) if search else None
     for number, (_, colour, point) in enumerate(moves, 1):
         reason = board.illegal_reason(colour, point)
@@ -169,7 +168,7 @@ def review_game(path: str, knowledge: Knowledge, config: SearchConfig | None = N
 def _searched(search: Search, knowledge: Knowledge, board: Board, colour: str) -> tuple[float, float]:
     """The search's win rate and score (the playouts' mean, komi counted) for ``colour`` to move."""
     c = rules.BLACK if colour == "b" else rules.WHITE
-    prior, tree = search_priors(search.config, knowledge, board, c)
+    prior, tree = search.priors(board, c)
     result = search.run(board, c, prior, tree)
     black_lead = float(result.owner.sum()) - search.config.komi
     return result.winrate, black_lead if colour == "b" else -black_lead

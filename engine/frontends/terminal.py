@@ -9,8 +9,9 @@ from ...files import check_writable, output_errors, write_text_atomic
 from ...go.vertices import opponent
 from ...patterns.prior import MovePrior
 from ..search import SearchConfig
-from .gtp import GtpEngine, parse_vertex
+from .gtp import GtpEngine
 from .match import GameRecord, to_sgf
+from .protocol import parse_vertex
 
 HELP = "moves like D4, 'pass', 'undo' (takes back your last move and the engine's), 'quit'"
 
@@ -24,9 +25,9 @@ def _answer(engine: GtpEngine, command: str) -> tuple[bool, str]:
 def _undo_turn(engine: GtpEngine, human: str) -> bool:
     """Take back the person's last move and the engine's moves after it, so that it
     is again the person's turn; False (nothing taken back) before their first move."""
-    if human not in engine.movers:
+    if human not in engine.state.movers:
         return False
-    while engine.movers[-1] != human:
+    while engine.state.movers[-1] != human:
         if not _answer(engine, "undo")[0]:
             return False
     return _answer(engine, "undo")[0]
@@ -67,7 +68,7 @@ def _play(engine: GtpEngine, config: SearchConfig, size: int, human: str, read: 
     to_move, passes = "b", 0
     print(f"You play {'Black (X)' if human == 'b' else 'White (O)'}; {HELP}.", file=out)
     while passes < 2:
-        print(engine.board, file=out)
+        print(engine.state.board, file=out)
         if to_move == computer:
             _, move = _answer(engine, f"genmove {computer}")
             print(f"shapemill plays {move}", file=out)
@@ -84,7 +85,7 @@ def _play(engine: GtpEngine, config: SearchConfig, size: int, human: str, read: 
                 return ""
             if move.lower() == "undo":
                 print("" if _undo_turn(engine, human) else "nothing to undo", file=out)
-                del moves[len(engine.movers):]
+                del moves[len(engine.state.movers):]
                 passes = 0
                 continue
             ok, text = _answer(engine, f"play {human} {move}")

@@ -1,10 +1,6 @@
 """The end-of-game choices around the search: pass, resign, dead stones.
 
-Reading order of the search's rooms, each needing only the ones before it (Michi's
-header, Pachi's ``uct/``): ``selection`` (node fields, the bandit and prior formulas),
-``tree`` (the flat node arrays), ``tree_priors`` (what new children start with),
-``walk`` (one simulation), ``search`` (``Search``: settings, threads, budget),
-``endgame`` (this); ``mcts`` is the public surface.
+A room of the search; the rooms' reading order is in this package's ``__init__``.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
 """The search: its settings, its threads, its result (``Search``).
 
-Reading order of the search's rooms, each needing only the ones before it (Michi's
-header, Pachi's ``uct/``): ``selection`` (node fields, the bandit and prior formulas),
-``tree`` (the flat node arrays), ``tree_priors`` (what new children start with),
-``walk`` (one simulation), ``search`` (this), ``endgame`` (pass, resign, dead
-stones); ``mcts`` is the public surface.
+A room of the search; the rooms' reading order is in this package's ``__init__``.
 
 The numba RNG is seeded by ``Search``, so with one thread equal seeds give equal
 searches. With several threads, root parallelism grows one tree per thread (each
@@ -21,7 +17,7 @@ import math
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 import numba
@@ -29,8 +25,8 @@ import numpy as np
 from numba import njit
 
 from ...go.board import Board
-from ...go.rules import COLOR, EMPTY, HASH, PASS, illegal_reason, play
-from ...patterns.prior import CACHE_SLOTS, NO_KNOWLEDGE, KnowledgeArrays, PatternCache, prior_cache
+from ...go.rules import BLACK, COLOR, EMPTY, HASH, PASS, illegal_reason, play
+from ...patterns.prior import CACHE_SLOTS, NO_KNOWLEDGE, KnowledgeArrays, MovePrior, PatternCache, prior_cache
 from ..playouts.gamma import PpaWeights, ppa_weights
 from .expert import EXPERTS
 from .selection import BANDITS, FIRST, MOVE, PRIOR_MODES, PROB, Selection
@@ -180,7 +176,7 @@ class Search:
     with tree parallelism, one tree that all threads grow, with virtual loss; with
     leaf parallelism, one tree whose leaves get ``threads`` playouts at once."""
 
-    def __init__(self, config: SearchConfig) -> None:
+    def __init__(self, config: SearchConfig, prior: MovePrior | None = None) -> None:
         if config.policy in ("gamma", "ppa") and config.gammas is None:
             raise ValueError(f"the {config.policy} playout policy needs a table of gammas (SearchConfig.gammas)")
         if config.bandit not in BANDITS or config.prior_mode not in PRIOR_MODES:
@@ -193,6 +189,7 @@ class Search:
         if config.parallel == "leaf" and config.threads > 1 and config.policy == "ppa":
             raise ValueError("leaf parallelism runs playouts at once, which ppa's shared weights do not allow")
         self.config = config
+        self.prior = prior  # the move strengths of a ratings table, or None
         self._trees: list[Tree] = []
         self._runs = 0
         self._caches: list[PatternCache] = []
@@ -230,6 +227,15 @@ class Search:
             vloss=float(c.virtual_loss) if self.shared else 0.0,
             policy=POLICIES.index(c.policy), komi=float(c.komi), expert=c.expert == "mogo", leaf=self.leaf)
         return sel, settings
+
+    def priors(self, board: Board, color: int) -> tuple[np.ndarray | None, KnowledgeArrays | None]:
+        """What a search of ``board`` (``color`` to move) takes from the ratings table: the
+        root's move strengths and, with ``config.tree_priors``, the table for the nodes below
+        (``MovePrior.knowledge``); both None without a table."""
+        if self.prior is None:
+            return None, None
+        knowledge = self.prior.knowledge(board.size) if self.config.tree_priors else None
+        return self.prior(board.b, board.m, color), knowledge
 
     def run(self, board: Board, color: int, prior: np.ndarray | None = None,
             knowledge: KnowledgeArrays | None = None, stop=None, budget: Budget | None = None,
@@ -396,3 +402,19 @@ def _mean_stdev(column: np.ndarray) -> tuple[float, float]:
     mean = float(column[1]) / n
     return mean, math.sqrt(max(float(column[2]) / n - mean * mean, 0.0))
 
+
+def warm_up(config: SearchConfig, size: int, prior: MovePrior | None = None) -> str | None:
+    """Load (or, from a cold cache, compile) the search kernel and the priors' kernel with
+    one playout on an empty board, and read the ratings table; the failure's message, or None.
+
+    Front ends run it in a background thread while a GUI sends its first commands, so that
+    the first search need not wait for it; numba's RNG is per thread, so the engine's own
+    seeded stream is untouched."""
+    try:
+        search = Search(replace(config, threads=1), prior)
+        board = Board(size)
+        _, knowledge = search.priors(board, BLACK)
+        search.run(board, BLACK, None, knowledge, budget=Budget(1))
+    except Exception as e:  # a background thread: the caller says it in one line, never a traceback
+        return " ".join(str(e).split()) or type(e).__name__
+    return None

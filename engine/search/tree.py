@@ -1,10 +1,6 @@
 """The search tree in flat arrays: the nodes, the moves a node offers, the root kept between moves.
 
-Reading order of the search's rooms, each needing only the ones before it (Michi's
-header, Pachi's ``uct/``): ``selection`` (node fields, the bandit and prior formulas),
-``tree`` (the flat node arrays), ``tree_priors`` (what new children start with),
-``walk`` (one simulation), ``search`` (``Search``: settings, threads, budget),
-``endgame`` (pass, resign, dead stones); ``mcts`` is the public surface.
+A room of the search; the rooms' reading order is in this package's ``__init__``.
 
 A tree is ``t[MOVE | FIRST | NCHILD | KNOWN, node]`` (a node's children are
 contiguous) and ``f[thread, field, node]`` (the fields in ``selection``); search

@@ -1,10 +1,6 @@
 """What a node's new children start with: virtual visits and wins from prior knowledge.
 
-Reading order of the search's rooms, each needing only the ones before it (Michi's
-header, Pachi's ``uct/``): ``selection`` (node fields, the bandit and prior formulas),
-``tree`` (the flat node arrays), ``tree_priors`` (what new children start with),
-``walk`` (one simulation), ``search`` (``Search``: settings, threads, budget),
-``endgame`` (pass, resign, dead stones); ``mcts`` is the public surface.
+A room of the search; the rooms' reading order is in this package's ``__init__``.
 
 Each child starts with virtual wins: the ratings table's (its move strengths, given
 for the root and, with the table's knowledge, computed in the walk for every node),

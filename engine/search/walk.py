@@ -1,10 +1,6 @@
 """One simulation: descend the tree, expand a leaf, play out, back the result up, AMAF.
 
-Reading order of the search's rooms, each needing only the ones before it (Michi's
-header, Pachi's ``uct/``): ``selection`` (node fields, the bandit and prior formulas),
-``tree`` (the flat node arrays), ``tree_priors`` (what new children start with),
-``walk`` (one simulation), ``search`` (``Search``: settings, threads, budget),
-``endgame`` (pass, resign, dead stones); ``mcts`` is the public surface.
+A room of the search; the rooms' reading order is in this package's ``__init__``.
 
 A simulation descends from the root by the selection formula. A leaf visited
 ``expand_at`` times is expanded with all legal moves that fill no own eye, each
