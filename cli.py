@@ -570,6 +570,18 @@ def _move_prior(ratings: str | None, no_priors: bool, playouts_use_ratings: bool
         raise click.ClickException(str(exc)) from None
 
 
+def _katago_model(ratings: str | None, command: str) -> str | None:
+    """``-model``'s file as the ratings table, or None (the bundled one) when it is a KataGo
+    network, which a tool that starts KataGo passes: a warning says so."""
+    from .engine.frontends.katago import katago_network
+
+    if ratings is not None and katago_network(ratings):
+        click.echo(f"shapemill {command}: -model {ratings} is a KataGo network, which shapemill does not read; "
+                   "the bundled ratings table is used", err=True)
+        return None
+    return ratings
+
+
 def _playout_gammas(ratings: str | None):
     """The gamma playout policy's table, from ``ratings`` or the bundled table
     (also with ``--no-priors``, which concerns the tree only)."""
@@ -584,9 +596,15 @@ def _playout_gammas(ratings: str | None):
 
 
 @main.command()
-@click.option("--ratings", type=Input(dir_okay=False),
+@click.option("--ratings", "-model", "ratings", type=Input(dir_okay=False),
               help="Ratings table (of `rate`) whose move strengths are the search's priors, and whose "
-                   "tactical gammas drive --playout-policy gamma (default: the bundled one).")
+                   "tactical gammas drive --playout-policy gamma (default: the bundled one). -model is "
+                   "KataGo's spelling: a KataGo network is ignored with a warning, the bundled table used.")
+@click.option("-config", "config_file", type=Input(dir_okay=False), default=None,
+              help="A KataGo GTP config: maxVisits or maxPlayouts (--playouts) and numSearchThreads (--threads) "
+                   "are read, its other keys ignored; options given on the command line win.")
+@click.option("-override-config", "override", default=None, metavar="KEY=VALUE,...",
+              help="KataGo's overrides of the config: the keys -config reads (range-checked), the others warned of.")
 @click.option("--no-priors", is_flag=True, help="Search without a ratings table.")
 @click.option("--size", default=19, show_default=True, type=ints(2, 25), help="Initial board size.")
 @click.option("--playouts", default=3000, show_default=True, type=ints(1), help="Playouts per move.")
@@ -640,12 +658,17 @@ def _playout_gammas(ratings: str | None):
               help="Before each genmove, read the life and death of strings in small regions by df-pn; a move that "
                    "kills or saves a string whose fate it decides starts with more of the root's prior.")
 @click.option("--seed", default=0, show_default=True, type=SEED, help="Random seed: equal seeds, equal moves.")
-def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, bandit, c_ucb, c_pb, playout_policy,
-        ppa_rate, tree_priors, prior_n, prior_visits, rave, rave_equiv, expand_at, threads, parallel, expert,
-        check_ladders, read_life, seed) -> None:
+@click.pass_context
+def gtp(ctx, ratings, config_file, override, no_priors, size, playouts, time_per_move, prior_mode, bandit, c_ucb,
+        c_pb, playout_policy, ppa_rate, tree_priors, prior_n, prior_visits, rave, rave_equiv, expand_at, threads,
+        parallel, expert, check_ladders, read_life, seed) -> None:
     """A GTP 2 engine on stdin / stdout (MCTS with RAVE and MoGo playouts)."""
-    from .engine.frontends.gtp import run_gtp
+    from dataclasses import replace
+
+    from .engine.frontends.gtp import katago_gtp_config, run_gtp
     from .engine.search import SearchConfig
+
+    ratings = _katago_model(ratings, "gtp")
 
     prior = _move_prior(ratings, no_priors, playouts_use_ratings=playout_policy in ("gamma", "ppa"))
     gammas = _playout_gammas(ratings) if playout_policy in ("gamma", "ppa") else None
@@ -658,6 +681,18 @@ def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, bandit, c
                           prior_n=prior_n, prior_visits=prior_visits, ppa_rate=ppa_rate, rave=rave,
                           rave_equiv=rave_equiv, expand_at=expand_at, seed=seed, threads=threads,
                           parallel=parallel, expert=expert, check_ladders=check_ladders, read_life=read_life)
+    if config_file is not None or override is not None:
+        try:
+            katago, ignored = katago_gtp_config(config, config_file, override)
+        except ShapemillError as exc:
+            if override is not None and str(exc).startswith("-override-config"):
+                raise click.BadParameter(str(exc).removeprefix("-override-config: "), param_hint="-override-config")
+            raise
+        for line in ignored:
+            click.echo(f"shapemill gtp: {line}", err=True)
+        given = {name: getattr(config, name) for name in ("playouts", "threads")
+                 if ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT}
+        config = replace(katago, **given)  # the command line's own options win over KataGo's config
     run_gtp(config, size, prior)
 
 
@@ -694,7 +729,6 @@ def analysis(ratings, config_file, no_priors, max_visits, workers, report_as, se
     from dataclasses import replace
 
     from .engine.frontends.analysis import AnalysisSettings, override_config, read_katago_config, run_analysis
-    from .engine.frontends.katago import katago_network
     from .engine.search import SearchConfig
 
     settings = AnalysisSettings()
@@ -710,10 +744,7 @@ def analysis(ratings, config_file, no_priors, max_visits, workers, report_as, se
     if human_model is not None:
         click.echo(f"shapemill analysis: -human-model {human_model}: shapemill has no human-like network; ignored",
                    err=True)
-    if ratings is not None and katago_network(ratings):
-        click.echo(f"shapemill analysis: -model {ratings} is a KataGo network, which shapemill does not read; "
-                   "the bundled ratings table is used", err=True)
-        ratings = None
+    ratings = _katago_model(ratings, "analysis")
     overrides = {"max_visits": max_visits, "workers": workers, "report_as": report_as and report_as.upper()}
     settings = replace(settings, **{k: v for k, v in overrides.items() if v is not None})
     prior = _move_prior(ratings, no_priors)

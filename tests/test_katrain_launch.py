@@ -104,3 +104,29 @@ def test_an_override_out_of_range_is_refused_before_any_work_with_exit_2():
     done = subprocess.run([*ANALYSIS, "-override-config", "maxVisits=0,homeDataDir=x"], capture_output=True,
                           text=True, input="", timeout=WAIT)
     assert done.returncode == 2 and "maxVisits must be from 1" in done.stderr and done.stdout == ""
+
+
+def test_gtp_takes_katago_s_config_flags_and_its_own_options_win(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+    from shapemill.cli import main
+    from shapemill.engine.frontends import gtp
+
+    network = tmp_path / "kata1.bin.gz"
+    network.write_bytes(b"\x1f\x8b\x08\x00")
+    config = tmp_path / "gtp.cfg"
+    config.write_text("maxVisits = 50  # KataGo's\nnumSearchThreads = 3\nponderingEnabled = false\n", encoding="utf-8")
+    started = []
+    monkeypatch.setattr(gtp, "run_gtp", lambda config, size, prior: started.append((config, prior)))
+    runner = CliRunner()
+    base = ["gtp", "-model", str(network), "-config", str(config)]
+    result = runner.invoke(main, [*base, "-override-config", "maxPlayouts=70,homeDataDir=/x"])
+    assert result.exit_code == 0, result.output
+    searched, prior = started[-1]
+    assert (searched.playouts, searched.threads) == (70, 3) and prior is not None  # the bundled table
+    assert "KataGo network" in result.stderr and "homeDataDir is KataGo's own" in result.stderr
+    result = runner.invoke(main, [*base, "--playouts", "200"])  # the command line's option wins
+    assert result.exit_code == 0 and (started[-1][0].playouts, started[-1][0].threads) == (200, 3)
+    for bad in ("maxVisits=0", "numSearchThreads=9999", "maxVisits=many", "novalue"):
+        result = runner.invoke(main, [*base, "-override-config", bad])
+        assert result.exit_code == 2 and "-override-config" in result.output, (bad, result.output)
+    assert len(started) == 2

@@ -26,25 +26,35 @@ import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
 
-from ...errors import ShapemillError
 from ...go import rules
 from ...go.board import Board, IllegalMove
 from ...go.vertices import GTP_LETTERS, flat_index, format_vertex
 from ...patterns.prior import MovePrior
 from ..search import Budget, Search, SearchConfig, warm_up
-from .katago import RulesError, board_order, handicap_bonus, komi_ok, legal_policy, played_rules
+from .katago import (
+    MAX_THREADS,
+    MAX_VISITS,
+    RulesError,
+    apply_config,
+    board_order,
+    config_values,
+    handicap_bonus,
+    ignored_keys,
+    komi_ok,
+    legal_policy,
+    override_values,
+    played_rules,
+)
 from .protocol import NAME, PV_LENGTH, VERSION, one_line
 from .report import search_report
 
 #: Visits per turn when neither the query nor the config file says (KataGo's example config: 500).
 DEFAULT_VISITS = 500
 #: The most visits a query may ask for a turn: about ten minutes of search on 19x19 here; more is clamped.
-MAX_VISITS = 1_000_000
 #: Fields of a query (Analysis_Engine.md); those shapemill reads are in ``USED_FIELDS``.
 USED_FIELDS = {"id", "moves", "initialStones", "initialPlayer", "rules", "komi", "boardXSize", "boardYSize",
                "analyzeTurns", "maxVisits", "includeOwnership", "includePolicy", "includePVVisits",
@@ -88,71 +98,24 @@ class AnalysisSettings:
     pv_length: int = PV_LENGTH
 
 
-#: The most turns searched at once a config or -override-config may ask (numAnalysisThreads).
-MAX_WORKERS = 256
+#: The KataGo analysis config keys shapemill reads: the setting each gives and its range (``katago.apply_config``).
+CONFIG_KEYS = {"maxVisits": ("max_visits", 1, MAX_VISITS), "numAnalysisThreads": ("workers", 1, MAX_THREADS),
+               "analysisPVLen": ("pv_length", 1, PV_LENGTH_MAX), "reportAnalysisWinratesAs": ("report_as", PERSPECTIVES)}
 
 
 def read_katago_config(path: str, settings: AnalysisSettings) -> AnalysisSettings:
-    """``settings`` with what a KataGo config file (``key = value`` lines, ``#`` comments)
-    says of the keys shapemill uses: ``maxVisits``, ``numAnalysisThreads``,
-    ``reportAnalysisWinratesAs``, ``analysisPVLen`` (numbers clamped to what shapemill
-    takes); the others are KataGo's own, ignored."""
-    try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError as e:
-        raise ShapemillError(f"{path}: cannot read the config ({one_line(e)})") from None
-    values = {}
-    for line in text.splitlines():
-        line = line.split("#", 1)[0].strip()
-        if "=" in line:
-            key, value = line.split("=", 1)
-            values[key.strip()] = value.strip().strip('"')
-    return _katago_keys(values, settings, path, clamp=True)
+    """``settings`` with what a KataGo config file says of the keys shapemill uses
+    (``CONFIG_KEYS``: numbers clamped to what shapemill takes); the others are KataGo's own, ignored."""
+    return apply_config(config_values(path), settings, CONFIG_KEYS, path, clamp=True)
 
 
 def override_config(text: str, settings: AnalysisSettings) -> tuple[AnalysisSettings, list[str]]:
     """``settings`` with KataGo's ``-override-config "key=value,key=value"`` applied: the
-    keys ``read_katago_config`` reads, range-checked (``ShapemillError`` out of range);
-    and a warning for each other key (KataGo's own, such as KaTrain's ``homeDataDir``)."""
-    values = {}
-    for item in text.split(","):
-        if not item.strip():
-            continue
-        if "=" not in item:
-            raise ShapemillError(f"-override-config: {item.strip()!r} is not key=value")
-        key, value = item.split("=", 1)
-        values[key.strip()] = value.strip().strip('"')
-    ignored = [f"-override-config: {key} is KataGo's own, ignored by shapemill" for key in values
-               if key not in CONFIG_KEYS]
-    return _katago_keys(values, settings, "-override-config", clamp=False), ignored
-
-
-#: The KataGo config keys shapemill reads: the setting each gives and its range (None: a perspective).
-CONFIG_KEYS = {"maxVisits": ("max_visits", 1, MAX_VISITS), "numAnalysisThreads": ("workers", 1, MAX_WORKERS),
-               "analysisPVLen": ("pv_length", 1, PV_LENGTH_MAX), "reportAnalysisWinratesAs": ("report_as", None, None)}
-
-
-def _katago_keys(values: dict[str, str], settings: AnalysisSettings, where: str, clamp: bool) -> AnalysisSettings:
-    """``settings`` with the ``CONFIG_KEYS`` of ``values``; a number out of range is clamped
-    (``clamp``) or refused, as is anything else that is not the key's kind."""
-    changes: dict[str, Any] = {}
-    for key, (name, low, high) in CONFIG_KEYS.items():
-        if key not in values:
-            continue
-        if low is None:
-            report_as = values[key].upper()
-            if report_as not in PERSPECTIVES:
-                raise ShapemillError(f"{where}: reportAnalysisWinratesAs must be BLACK, WHITE or SIDETOMOVE")
-            changes[name] = report_as
-            continue
-        try:
-            number = int(values[key])
-        except ValueError:
-            raise ShapemillError(f"{where}: {key} must be an integer, not {values[key]!r}") from None
-        if not low <= number <= high and not clamp:
-            raise ShapemillError(f"{where}: {key} must be from {low} to {high}, not {number}")
-        changes[name] = max(low, min(high, number))
-    return replace(settings, **changes)
+    ``CONFIG_KEYS``, range-checked (``ShapemillError`` out of range); and a warning for each
+    other key (KataGo's own, such as KaTrain's ``homeDataDir``)."""
+    values = override_values(text)
+    return apply_config(values, settings, CONFIG_KEYS, "-override-config", clamp=False), ignored_keys(values,
+                                                                                                      CONFIG_KEYS)
 
 
 @dataclass

@@ -33,13 +33,39 @@ from .gtp_endgame import EndgameCommands
 from .gtp_gogui import GoGuiCommands
 from .gtp_sgf import SgfCommands
 from .gtp_time import TimeCommands
-from .katago import KGS_RULES, RulesError, parse_rules, rules_text
+from .katago import (
+    KGS_RULES,
+    MAX_THREADS,
+    MAX_VISITS,
+    RulesError,
+    apply_config,
+    config_values,
+    ignored_keys,
+    override_values,
+    played_rules,
+    rules_text,
+)
 from .protocol import NAME, VERSION, GtpError, one_line, parse_color, parse_vertex, seconds_or_komi
 
 #: With ``--read-life``, the share of a move's seconds its reading may take (the rest is
 #: the search's), and the seconds it may take when the search counts playouts instead.
 READ_SHARE = 0.2
 READ_SECONDS = 0.1
+#: The KataGo GTP config keys shapemill reads: the search setting each gives and its range (``katago.apply_config``).
+CONFIG_KEYS = {"maxVisits": ("playouts", 1, MAX_VISITS), "maxPlayouts": ("playouts", 1, MAX_VISITS),
+               "numSearchThreads": ("threads", 1, MAX_THREADS)}
+
+
+def katago_gtp_config(config: SearchConfig, path: str | None, override: str | None) -> tuple[SearchConfig, list[str]]:
+    """``config`` with what a KataGo GTP config file (numbers clamped) and then KataGo's
+    ``-override-config`` (range-checked: ``ShapemillError``) say of ``CONFIG_KEYS``; and a
+    warning for each override key shapemill does not read."""
+    if path is not None:
+        config = apply_config(config_values(path), config, CONFIG_KEYS, path, clamp=True)
+    if override is None:
+        return config, []
+    values = override_values(override)
+    return apply_config(values, config, CONFIG_KEYS, "-override-config", clamp=False), ignored_keys(values, CONFIG_KEYS)
 
 
 def handicap_points(size: int, stones: int) -> list[tuple[int, int]]:
@@ -90,6 +116,7 @@ class GtpEngine:
             "kata-set-rules": self.cmd_kata_set_rules,
             "stop": lambda a: "",  # the loop ends a running analysis before every command
             "clear_cache": self.cmd_clear_cache,
+            "cputime": lambda a: f"{time.process_time():.3f}",  # GoGui's: the engine's CPU seconds, all threads
             **self.clock.commands(),
             **SgfCommands(self.state).commands(),
             **EndgameCommands(self.state, self.clock, self.cmd_genmove).commands(),
@@ -254,26 +281,29 @@ class GtpEngine:
         self._setup_handicap(points)
         return ""
 
-    def _set_rules(self, text: str) -> str:
+    def _set_rules(self, text: str, command: str) -> str:
         try:
-            self.state.rules = parse_rules(text)
+            self.state.rules, area_note = played_rules(text)
         except RulesError as e:
             raise GtpError(one_line(e)) from None
+        if area_note is not None:  # GTP's answer has no room for it: a line on standard error
+            print(f"{command} {text}: {area_note}", file=sys.stderr, flush=True)
         return ""
 
     def cmd_kata_set_rules(self, a: list[str]) -> str:
-        """KataGo's ``kata-set-rules RULES``: a shorthand name or a JSON dictionary; area
-        scoring accepted, other rules refused in one line (the rules stay as they were)."""
+        """KataGo's ``kata-set-rules RULES``: a shorthand name or a JSON dictionary; territory
+        rules (Japanese, Korean) and stone scoring are played and scored by area, which a line on
+        standard error says; button Go is refused in one line (the rules stay as they were)."""
         if not a:
             raise GtpError("syntax error")
-        return self._set_rules(" ".join(a))
+        return self._set_rules(" ".join(a), "kata-set-rules")
 
     def cmd_kgs_rules(self, a: list[str]) -> str:
         """kgsGtp's ``kgs-rules chinese|aga|japanese|new_zealand``: as ``kata-set-rules``
         (``chinese`` is ``chinese-kgs``)."""
         if len(a) != 1 or a[0].lower() not in KGS_RULES:
             raise GtpError("syntax error: kgs-rules chinese|aga|japanese|new_zealand")
-        return self._set_rules(KGS_RULES[a[0].lower()])
+        return self._set_rules(KGS_RULES[a[0].lower()], "kgs-rules")
 
     def cmd_clear_cache(self, a: list[str]) -> str:
         """KataGo's ``clear_cache``: forget the search tree, so the next search starts afresh."""

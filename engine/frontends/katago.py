@@ -12,12 +12,20 @@ top-left point (A19 on 19x19) to the bottom-right.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ...errors import ShapemillError
 from ...go.board import Board
+from .protocol import one_line
 
+#: The most visits a turn or a move may be given: about ten minutes of search on 19x19 here.
+MAX_VISITS = 1_000_000
+#: The most search threads (or turns at once) a KataGo config or -override-config may ask for.
+MAX_THREADS = 256
 #: The fields of KataGo's rules, in the order of ``SHORTHAND``'s rows.
 FIELD_ORDER = ("ko", "scoring", "tax", "suicide", "hasButton", "whiteHandicapBonus")
 #: KataGo's shorthand rule names and what each stands for (GTP_Extensions.md, kata-set-rules).
@@ -65,10 +73,15 @@ def played_rules(value: Any) -> tuple[dict[str, Any], str | None]:
     parsed = _rules_fields(value)
     if parsed["hasButton"]:
         raise RulesError("shapemill plays without a button: not button Go")
-    if parsed["scoring"] == "AREA" and parsed["tax"] == "NONE":
-        return parsed, None
-    return parsed, (f"rules with scoring {parsed['scoring']} and tax {parsed['tax']} are analysed by area scoring "
-                    f"(Chinese counting) by shapemill: scoreLead and final scores are area scores")
+    return parsed, area_note(parsed)
+
+
+def area_note(parsed_rules: dict[str, Any]) -> str | None:
+    """What a warning says of rules that do not score by area (``played_rules``); None for area rules."""
+    if parsed_rules["scoring"] == "AREA" and parsed_rules["tax"] == "NONE":
+        return None
+    return (f"rules with scoring {parsed_rules['scoring']} and tax {parsed_rules['tax']} are analysed by area "
+            f"scoring (Chinese counting) by shapemill: scoreLead and final scores are area scores")
 
 
 def _rules_fields(value: Any) -> dict[str, Any]:
@@ -160,3 +173,62 @@ def katago_network(path: str) -> bool:
             return f.read(len(PARQUET_MAGIC)) != PARQUET_MAGIC
     except OSError:
         return True
+
+
+def config_values(path: str) -> dict[str, str]:
+    """The ``key = value`` lines of a KataGo config file (``#`` comments dropped)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError as e:
+        raise ShapemillError(f"{path}: cannot read the config ({one_line(e)})") from None
+    values = {}
+    for line in text.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if "=" in line:
+            key, value = line.split("=", 1)
+            values[key.strip()] = value.strip().strip('"')
+    return values
+
+
+def override_values(text: str) -> dict[str, str]:
+    """KataGo's ``-override-config "key=value,key=value"`` as a dictionary."""
+    values = {}
+    for item in text.split(","):
+        if not item.strip():
+            continue
+        if "=" not in item:
+            raise ShapemillError(f"-override-config: {item.strip()!r} is not key=value")
+        key, value = item.split("=", 1)
+        values[key.strip()] = value.strip().strip('"')
+    return values
+
+
+def ignored_keys(values: dict[str, str], keys: dict[str, tuple]) -> list[str]:
+    """A warning for each key of ``values`` shapemill does not read (KataGo's own)."""
+    return [f"-override-config: {key} is KataGo's own, ignored by shapemill" for key in values if key not in keys]
+
+
+def apply_config(values: dict[str, str], settings: Any, keys: dict[str, tuple], where: str, clamp: bool) -> Any:
+    """``settings`` (a dataclass) with the ``keys`` of ``values``: each key names the field it
+    sets and its range ``(field, low, high)``, or its choices ``(field, choices)``; a number out
+    of range is clamped (``clamp``: a config file) or refused (``ShapemillError`` naming ``where``)."""
+    changes: dict[str, Any] = {}
+    for key, spec in keys.items():
+        if key not in values:
+            continue
+        if len(spec) == 2:
+            name, choices = spec
+            chosen = values[key].upper()
+            if chosen not in choices:
+                raise ShapemillError(f"{where}: {key} must be {', '.join(choices)}, not {values[key]!r}")
+            changes[name] = chosen
+            continue
+        name, low, high = spec
+        try:
+            number = int(values[key])
+        except ValueError:
+            raise ShapemillError(f"{where}: {key} must be an integer, not {values[key]!r}") from None
+        if not low <= number <= high and not clamp:
+            raise ShapemillError(f"{where}: {key} must be from {low} to {high}, not {number}")
+        changes[name] = max(low, min(high, number))
+    return replace(settings, **changes)
