@@ -314,3 +314,16 @@ def test_the_explain_seam_takes_the_miners_explanation(gtp, prior):
                        for p in ours.parts if p.name != "pattern")))
     adapted = knowledge_explanation(miner)(gtp.state.board, "w", (4, 4))
     assert adapted == ours and [p.elo for p in adapted.parts] == [p.elo for p in ours.parts]
+
+
+def test_gogui_interrupt_ends_a_running_genmove_with_the_move_it_has(prior):
+    # GoGui's protocol: the engine answers gogui-interrupt, and a "# interrupt" line sent while a
+    # command runs ends it early. Here the line is already waiting when genmove starts: its search
+    # of a million playouts ends after its first batch, and the move is answered.
+    engine = GtpEngine(SearchConfig(playouts=1_000_000, seed=1), size=9, prior=prior)
+    out = io.StringIO()
+    engine.loop(io.StringIO("gogui-interrupt\ngenmove b\n# interrupt\ncputime\n"), out)
+    answers = [line for line in out.getvalue().split("\n") if line]
+    assert answers[0] == "=" and answers[1].startswith("= ") and answers[1] != "= resign"
+    assert engine.state.last.playouts < 1_000_000
+    assert float(answers[2][2:]) > 0 and not engine.interrupt.is_set()  # cleared once genmove ended

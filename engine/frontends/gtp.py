@@ -13,6 +13,7 @@ command puts back.
 from __future__ import annotations
 
 import io
+import queue
 import sys
 import threading
 import time
@@ -88,6 +89,10 @@ class GtpEngine:
 
     def __init__(self, config: SearchConfig, size: int = 19, prior: MovePrior | None = None) -> None:
         self.state = GameState.new(config, size, prior)
+        self.interrupt = threading.Event()  # set by GoGui's "# interrupt" while the command it ends runs
+        self._interrupts = threading.Lock()
+        self._running = 0  # the number of the input line running in ``loop`` (0: none)
+        self._interrupt_for = 0  # the line the last "# interrupt" came after
         self.reader = LifeReader()  # with --read-life: its proofs are kept from move to move
         self.clock = TimeCommands(self.state)
         self.analysis = AnalysisStreams(self.state, self.cmd_genmove)
@@ -117,6 +122,7 @@ class GtpEngine:
             "stop": lambda a: "",  # the loop ends a running analysis before every command
             "clear_cache": self.cmd_clear_cache,
             "cputime": lambda a: f"{time.process_time():.3f}",  # GoGui's: the engine's CPU seconds, all threads
+            "gogui-interrupt": lambda a: "",  # GoGui may send "# interrupt" to end a genmove (``loop``)
             **self.clock.commands(),
             **SgfCommands(self.state).commands(),
             **EndgameCommands(self.state, self.clock, self.cmd_genmove).commands(),
@@ -160,15 +166,43 @@ class GtpEngine:
         standard streams as they are when the loop starts)."""
         stdin = stdin or sys.stdin
         stdout = stdout or sys.stdout
-        for line in stdin:
+        lines: queue.Queue = queue.Queue()
+        threading.Thread(target=self._read, args=(stdin, lines), daemon=True).start()
+        for number, line in iter(lines.get, None):
             self.analysis.stop(stdout)
+            with self._interrupts:
+                self._running = number
+                if self._interrupt_for == number:  # it came before the command started
+                    self.interrupt.set()
             response, done = self.handle(line, stdout)
+            with self._interrupts:
+                self._running = 0
+                self.interrupt.clear()  # an interrupt ends the command it came after, no later one
             if response:
                 stdout.write(response)
                 stdout.flush()
             if done:
                 return
         self.analysis.stop(stdout)
+
+    def _read(self, stdin: TextIO, lines: queue.Queue) -> None:
+        """The input lines for ``loop``, numbered, read while a command runs. GoGui's
+        ``# interrupt`` (``gogui-interrupt``), which it sends while it waits for an answer, ends
+        the command read last: ``interrupt`` is set while it runs (a running ``genmove``'s search
+        ends with the move it has). None at the end of input."""
+        number = 0
+        try:
+            for line in stdin:
+                if line.strip() == "# interrupt":
+                    with self._interrupts:
+                        self._interrupt_for = number
+                        if self._running == number:
+                            self.interrupt.set()
+                    continue
+                number += 1
+                lines.put((number, line))
+        finally:
+            lines.put(None)
 
     def cmd_boardsize(self, a: list[str]) -> str:
         if len(a) != 1 or not a[0].isdigit() or not 2 <= int(a[0]) <= rules.MAX_SIZE:
@@ -213,7 +247,8 @@ class GtpEngine:
             prior = raise_urgent(prior, urgent)
             if seconds is not None:  # the reading's time is the search's less
                 seconds = max(seconds - (time.perf_counter() - start), (1 - READ_SHARE) * seconds)
-        s.last = choose_move(s.search, s.board, c, opponent_passed, prior, knowledge, Budget(s.config.playouts, seconds))
+        s.last = choose_move(s.search, s.board, c, opponent_passed, prior, knowledge, Budget(s.config.playouts, seconds),
+                             stop=self.interrupt)
         s.last_key = (s.board.zobrist, color)
         move = s.last.move
         if move == RESIGN:
