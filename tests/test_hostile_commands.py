@@ -197,7 +197,7 @@ def json_half_written(monkeypatch) -> None:
 
 
 def mm_half_written(monkeypatch) -> None:
-    def write_half(teams, group, stream):
+    def write_half(teams, group, stream, progress=None):
         stream.write("! 12\n")
         stream.flush()
         disk_full()
