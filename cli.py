@@ -18,7 +18,7 @@ import threading
 import click
 
 from . import __version__
-from .errors import ShapemillError, Terminated
+from .errors import ShapemillError, Terminated, UsageError
 from .limits import (COUNT_MAX, KOMI_MAX, MEMBER_MB_MAX, SECONDS_MAX, SEED_MAX, WEIGHT_MAX, WORKERS_MAX, out_of_range,
                      range_text)
 from .workers import signal_name
@@ -177,6 +177,20 @@ def _check_goal(ctx, param, value: str | None) -> list[str] | None:
     return words
 
 
+def _check_plot(ctx, param, value: str | None) -> str | None:
+    """``--plot``: refused before any work when matplotlib (the ``plot`` extra) is missing."""
+    import importlib.util
+    import sys
+
+    if value is None:
+        return value
+    found = sys.modules["matplotlib"] is not None if "matplotlib" in sys.modules else \
+        importlib.util.find_spec("matplotlib") is not None
+    if not found:
+        raise click.BadParameter("needs matplotlib: pip install 'shapemill[plot]'")
+    return value
+
+
 def _check_region(ctx, param, value: str | None) -> str | None:
     """``--region``: points and boxes (``A1-E4,F1``), at least one."""
     from .engine.solve.run import points_syntax
@@ -243,6 +257,8 @@ class _Stages(click.Group):
             if _on_stdout(exc):
                 raise  # main's to answer
             raise click.ClickException(f"{exc.filename or ctx.invoked_subcommand}: {exc.strerror or exc}") from None
+        except UsageError as exc:
+            raise click.UsageError(" ".join(str(exc).split())) from None
         except UnicodeEncodeError as exc:
             if "surrogates" not in exc.reason or not isinstance(exc.object, str):
                 raise
@@ -318,6 +334,9 @@ def _interrupted(command: str, exc: BaseException) -> str:
 @click.version_option(__version__, prog_name="shapemill")
 def main() -> None:
     """Mine rated shape patterns from Go game archives, and play with them."""
+    from .compiling import announce
+
+    announce()  # a first use's numba compile says what it compiles, once it lasts
 
 
 @main.command()
@@ -528,7 +547,7 @@ def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limi
 @click.option("--split", default=None, type=click.Choice(["train", "test", "all"]),
               help="Which games to evaluate (default: a games table's test split; every game of SGF input).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-@click.option("--plot", type=click.Path(dir_okay=False), default=None,
+@click.option("--plot", type=click.Path(dir_okay=False), default=None, callback=_check_plot,
               help="Draw the cumulative accuracy curve (k = 1..30) to this PNG (needs matplotlib).")
 @click.option("--max-positions", type=ints(1), default=None, help="Evaluate a seeded sample of positions.")
 @click.option("--limit-games", type=ints(1), default=None, help="Use the first N games only.")
@@ -585,8 +604,11 @@ def evaluate(games, ratings, split, as_json, plot, max_positions, limit_games, s
               help="Draw the fragment with its continuations to this SVG file.")
 @click.option("--sgf-out", type=click.Path(dir_okay=False), default=None,
               help="Write the matching games as one SGF collection, the hit commented and marked.")
+@click.option("--no-save-index", is_flag=True,
+              help="A games table without an index: build it in memory only (by default it is saved beside "
+                   "the table, as `shapemill index` saves it, when the folder takes it).")
 def find(games, sgf, region, pattern_id, patterns_path, anywhere, no_symmetry, no_color_swap, next_color, moves,
-         player, since, until, winner, top, n_games, as_json, output, svg_path, sgf_out) -> None:
+         player, since, until, winner, top, n_games, as_json, output, svg_path, sgf_out, no_save_index) -> None:
     """Where a shape occurs in GAMES, what was played next, and who won.
 
     GAMES are games tables, datasets, SGF files, folders or archives. A hit is
@@ -615,7 +637,7 @@ def find(games, sgf, region, pattern_id, patterns_path, anywhere, no_symmetry, n
         patterns=_table_or_bundled(patterns_path, PATTERNS) if pattern_id is not None else None,
         anywhere=anywhere, symmetry=not no_symmetry, swap=not no_color_swap, next=next_color, moves=moves,
         filters=Filters(player=player, since=since, until=until, winner=winner), top=top, games=n_games,
-        as_json=as_json, output=output, svg=svg_path, sgf_out=sgf_out,
+        as_json=as_json, output=output, svg=svg_path, sgf_out=sgf_out, save_index=not no_save_index,
     )
     run_find(list(games), opt)
 
@@ -661,6 +683,18 @@ def _move_prior(ratings: str | None, no_priors: bool, playouts_use_ratings: bool
         raise click.ClickException(str(exc)) from None
 
 
+def _katago_model(ratings: str | None, command: str) -> str | None:
+    """``-model``'s file as the ratings table, or None (the bundled one) when it is a KataGo
+    network, which a tool that starts KataGo passes: a warning says so."""
+    from .engine.frontends.katago import katago_network
+
+    if ratings is not None and katago_network(ratings):
+        click.echo(f"shapemill {command}: -model {ratings} is a KataGo network, which shapemill does not read; "
+                   "the bundled ratings table is used", err=True)
+        return None
+    return ratings
+
+
 def _playout_gammas(ratings: str | None):
     """The gamma playout policy's table, from ``ratings`` or the bundled table
     (also with ``--no-priors``, which concerns the tree only)."""
@@ -675,16 +709,26 @@ def _playout_gammas(ratings: str | None):
 
 
 @main.command()
-@click.option("--ratings", type=Input(dir_okay=False),
+@click.option("--ratings", "-model", "ratings", type=Input(dir_okay=False),
               help="Ratings table (of `rate`) whose move strengths are the search's priors, and whose "
-                   "tactical gammas drive --playout-policy gamma (default: the bundled one).")
+                   "tactical gammas drive --playout-policy gamma (default: the bundled one). -model is "
+                   "KataGo's spelling: a KataGo network is ignored with a warning, the bundled table used.")
+@click.option("-config", "config_file", type=Input(dir_okay=False), default=None,
+              help="A KataGo GTP config: maxVisits or maxPlayouts (--playouts) and numSearchThreads (--threads) "
+                   "are read, its other keys ignored; options given on the command line win.")
+@click.option("-override-config", "override", default=None, metavar="KEY=VALUE,...",
+              help="KataGo's overrides of the config: the keys -config reads (range-checked), the others warned of.")
 @click.option("--no-priors", is_flag=True, help="Search without a ratings table.")
 @click.option("--size", default=19, show_default=True, type=ints(2, 25), help="Initial board size.")
 @search_options()
-def gtp(ratings, no_priors, size, **settings) -> None:
+@click.pass_context
+def gtp(ctx: click.Context, ratings, config_file, override, no_priors, size, **settings) -> None:
     """A GTP 2 engine on stdin / stdout (MCTS with RAVE and MoGo playouts)."""
-    from .engine.frontends.gtp import run_gtp
+    from dataclasses import replace
 
+    from .engine.frontends.gtp import katago_gtp_config, run_gtp
+
+    ratings = _katago_model(ratings, "gtp")
     policy = settings["playout_policy"]
     prior = _move_prior(ratings, no_priors, playouts_use_ratings=policy in ("gamma", "ppa"))
     gammas = _playout_gammas(ratings) if policy in ("gamma", "ppa") else None
@@ -693,13 +737,26 @@ def gtp(ratings, no_priors, size, **settings) -> None:
     if settings["parallel"] == "leaf" and settings["threads"] > 1 and policy == "ppa":
         raise click.UsageError("--parallel leaf runs playouts at once: not with ppa's shared weights")
     config = search_config(settings, gammas=gammas)
+    if config_file is not None or override is not None:
+        try:
+            katago, ignored = katago_gtp_config(config, config_file, override)
+        except ShapemillError as exc:
+            if override is not None and str(exc).startswith("-override-config"):
+                raise click.BadParameter(str(exc).removeprefix("-override-config: "), param_hint="-override-config")
+            raise
+        for line in ignored:
+            click.echo(f"shapemill gtp: {line}", err=True)
+        given = {name: getattr(config, name) for name in ("playouts", "threads")
+                 if ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT}
+        config = replace(katago, **given)  # the command line's own options win over KataGo's config
     run_gtp(config, size, prior)
 
 
 @main.command()
 @click.option("--ratings", "-model", "ratings", type=Input(dir_okay=False),
               help="Ratings table whose move strengths are the priors and the reported policy (default: the "
-                   "bundled one). -model is KataGo's spelling, for tools that start KataGo.")
+                   "bundled one). -model is KataGo's spelling, for tools that start KataGo: a KataGo network "
+                   "(.bin.gz, .txt.gz) is ignored with a warning, and the bundled table used.")
 @click.option("--config", "-config", "config_file", type=Input(dir_okay=False),
               help="A KataGo analysis config: maxVisits, numAnalysisThreads, reportAnalysisWinratesAs and "
                    "analysisPVLen are read (in the ranges of the options of the same meaning), its other keys "
@@ -709,16 +766,18 @@ def gtp(ratings, no_priors, size, **settings) -> None:
 @click.option("--no-priors", is_flag=True, help="Search without a ratings table (the policy is then even).")
 @click.option("--max-visits", default=None, type=ints(1),
               help="Playouts per turn when a query gives no maxVisits  [default: 500, or the config's]")
-@click.option("--workers", default=None, type=WORKERS,
+@click.option("--workers", "-analysis-threads", "workers", default=None, type=WORKERS,
               help="Turns searched at once  [default: 2, or the config's numAnalysisThreads]")
 @click.option("--report-as", default=None, type=click.Choice(["BLACK", "WHITE", "SIDETOMOVE"], case_sensitive=False),
               help="Whose win rates, scores and ownership are reported  [default: BLACK, or the config's]")
 @search_options("seed")
 @click.option("-quit-without-waiting", "quit_now", is_flag=True,
               help="At the end of input, end the searches and answer the queued turns noResults (KataGo's flag).")
+@click.option("-human-model", "human_model", default=None, type=click.Path(dir_okay=False),
+              help="KataGo's human-like network: accepted for KataGo's launch line, not used (a warning).")
 @click.pass_context
 def analysis(ctx: click.Context, ratings, config_file, no_priors, override_config, max_visits, workers, report_as, seed,
-             quit_now) -> None:
+             quit_now, human_model) -> None:
     """KataGo's JSON analysis engine on stdin / stdout (docs/analysis.md).
 
     One query a line (id, moves, rules, komi, boardXSize, analyzeTurns, maxVisits,
@@ -732,6 +791,10 @@ def analysis(ctx: click.Context, ratings, config_file, no_priors, override_confi
     for where, values in ((config_file, read_katago_config(config_file) if config_file else {}),
                           ("-override-config", _override_values(override_config, parse_override_config))):
         settings = replace(settings, **_config_settings(ctx, where, values))
+    if human_model is not None:
+        click.echo(f"shapemill analysis: -human-model {human_model}: shapemill has no human-like network; ignored",
+                   err=True)
+    ratings = _katago_model(ratings, "analysis")
     overrides = {"max_visits": max_visits, "workers": workers, "report_as": report_as and report_as.upper()}
     settings = replace(settings, **{k: v for k, v in overrides.items() if v is not None})
     prior = _move_prior(ratings, no_priors)
@@ -815,7 +878,7 @@ def export(table, fmt, output) -> None:
 @search_options("playouts", "threads", defaults={"playouts": 1000, "threads": None},
                 none={"threads": "the CPU cores, at most 8"})
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-@click.option("--plot", type=click.Path(dir_okay=False), default=None,
+@click.option("--plot", type=click.Path(dir_okay=False), default=None, callback=_check_plot,
               help="Draw the played moves' probabilities (and the win rate) by move number to this PNG "
                    "(needs matplotlib).")
 @click.pass_context
@@ -950,7 +1013,6 @@ def solve(sgf_file, goal, to_play, region, max_nodes, seconds, algorithm, as_jso
     import json
 
     from .engine.solve.run import GoalError, solve_file
-    from .errors import ShapemillError
 
     def progress(nodes: int, elapsed: float) -> None:
         click.echo(f"{nodes:,} nodes, {elapsed:.0f} s", err=True)
@@ -959,7 +1021,7 @@ def solve(sgf_file, goal, to_play, region, max_nodes, seconds, algorithm, as_jso
     try:
         answer = solve_file(sgf_file, goal, to_play, region, algorithm, max_nodes, seconds, sgf_out,
                             ratings, progress)
-    except GoalError as e:
+    except (GoalError, UsageError) as e:
         raise click.UsageError(str(e)) from None
     except (ShapemillError, OSError) as e:
         raise click.ClickException(str(e)) from None

@@ -7,17 +7,11 @@ import time
 
 from ..errors import ShapemillError
 from ..files import check_writable
+from ..progress import progress_bar
 from ..tables import TableError, check_dataset_output
 from ..workers import WorkerDied
 from .scanner import ScanOptions, ScanResult, default_workers, scan, write_tables
 from .sources import InputError
-
-
-def _stderr_is_tty() -> bool:
-    try:
-        return sys.stderr.isatty()
-    except (AttributeError, ValueError):
-        return False
 
 
 def _check_outputs(output: str, errors_path: str | None, partition_size: int | None) -> None:
@@ -52,11 +46,7 @@ def _parameters(paths: tuple[str, ...], opt: ScanOptions, partition_size: int | 
 def _progress_bar(quiet: bool) -> tuple:
     """A tqdm bar of the files read on a terminal (None otherwise) and the progress
     callback that moves it."""
-    bar = None
-    if not quiet and _stderr_is_tty():
-        from tqdm import tqdm
-
-        bar = tqdm(unit=" files", desc="scan", file=sys.stderr, mininterval=0.5)
+    bar = progress_bar(quiet, None, " files", "scan", mininterval=0.5)
 
     def progress(files: int, kept: int) -> None:
         if bar is not None:

@@ -8,11 +8,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import ShapemillError
+from ..errors import ShapemillError, UsageError
 from ..files import atomic_paths, check_writable, output_errors
+from ..progress import progress_bar, ticker
 from ..tables import TableError, table_files
 from .fragment import query_from_pattern, query_from_sgf
-from .index import GameIndex, build_index, index_path, index_table, load_index, write_index
+from .index import GameIndex, build_index, index_in_memory, index_path, load_index, table_games, write_index
 from .query import Query
 from .report import Summary, sgf_collection, svg, text, write_hits
 from .search import LAST_MOVE, Filters, continuation_table, find, top_games
@@ -38,6 +39,7 @@ class FindOptions:
     output: str | None = None
     svg: str | None = None
     sgf_out: str | None = None
+    save_index: bool = True  # a table without an index gets one saved beside it
 
 
 def _games_tables(path: str) -> list[Path]:
@@ -51,19 +53,17 @@ def _games_tables(path: str) -> list[Path]:
         raise ShapemillError(str(exc)) from None
 
 
-def load_indexes(paths: list[str], quiet: bool = True) -> list[GameIndex]:
-    """An index for every games table among ``paths`` (saved ones when fresh) and
-    one for all SGF input together, built now."""
+def load_indexes(paths: list[str], quiet: bool = True, save: bool = True) -> list[GameIndex]:
+    """An index for every games table among ``paths`` (saved ones when fresh, else
+    built now: ``build_missing``) and one for all SGF input together, built now."""
     indexes, sgf_paths, why = [], [], ""
     for p in paths:
         files = _games_tables(p)
         if not files:
             sgf_paths.append(p)
         for f in files:
-            index, built = index_table(f)
-            if built and not quiet:
-                print(f"{f}: no index, built one in memory (`shapemill index {f}` saves it)", file=sys.stderr)
-            indexes.append(index)
+            index = load_index(f)
+            indexes.append(index if index is not None else build_missing(f, quiet, save))
     if sgf_paths:
         from ..datasets.scanner import ScanOptions, games_table, scan  # numba: SGF input only
         from ..datasets.sources import InputError
@@ -83,6 +83,35 @@ def load_indexes(paths: list[str], quiet: bool = True) -> list[GameIndex]:
     return indexes
 
 
+def build_missing(table: Path, quiet: bool, save: bool) -> GameIndex:
+    """The index of a games table that has no fresh one, built now: saved beside it as
+    ``shapemill index`` saves it (atomically), so that later searches load it, when
+    ``save`` and the folder takes it; else in memory only. Says which on standard
+    error unless ``quiet``; a progress bar of the games on a terminal."""
+    def say(line: str) -> None:
+        if not quiet:
+            print(line, file=sys.stderr)
+
+    if save:
+        bar = progress_bar(quiet, table_games(table), "game", "index")
+        try:
+            out, n = write_index(table, ticker(bar))
+        except OSError as exc:
+            reason = exc.strerror or type(exc).__name__
+            say(f"{table}: no index, and none can be saved beside it ({reason}): built one in memory only")
+        else:
+            found = load_index(table)
+            if found is not None:
+                say(f"{table}: no index; built and saved {out} ({n:,} games), which later searches load")
+                return found
+        finally:
+            if bar is not None:
+                bar.close()
+    else:
+        say(f"{table}: no index, built one in memory (`shapemill index {table}` saves it)")
+    return index_in_memory(table)
+
+
 def parse_moves(text: str | None) -> tuple[int, int]:
     """``FROM:TO`` (either side may be left out) as the move numbers kept."""
     if text is None:
@@ -94,9 +123,9 @@ def parse_moves(text: str | None) -> tuple[int, int]:
         lo = int(parts[0]) if parts[0].strip() else 0
         hi = int(parts[1]) if parts[1].strip() else LAST_MOVE
     except ValueError:
-        raise ShapemillError(f"--moves: {text!r} is not FROM:TO (move numbers)") from None
+        raise UsageError(f"--moves: {text!r} is not FROM:TO (move numbers)") from None
     if lo < 0 or hi < lo:
-        raise ShapemillError(f"--moves: {text!r} is an empty range")
+        raise UsageError(f"--moves: {text!r} is an empty range (FROM is after TO)")
     return lo, min(hi, LAST_MOVE)
 
 
@@ -120,7 +149,7 @@ def run_find(paths: list[str], opt: FindOptions) -> None:
     q = make_query(opt)
     filters = opt.filters or Filters()
     filters.moves = parse_moves(opt.moves)
-    indexes = load_indexes(paths, quiet=opt.as_json)
+    indexes = load_indexes(paths, quiet=opt.as_json, save=opt.save_index)
     t1 = time.perf_counter()
     result = find(indexes, q, filters)
     summary = Summary(result, continuation_table(result), top_games(result, opt.games),
@@ -157,11 +186,15 @@ def run_index(paths: list[str], quiet: bool = False) -> None:
                 if not quiet:
                     print(f"{index_path(f)}: up to date", file=sys.stderr)
                 continue
+            bar = progress_bar(quiet, table_games(f), "game", "index")
             try:
                 with output_errors(index_path(f)):
-                    out, n = write_index(f)
+                    out, n = write_index(f, ticker(bar))
             except TableError as exc:
                 raise ShapemillError(str(exc)) from None
+            finally:
+                if bar is not None:
+                    bar.close()
             if not quiet:
                 mb = out.stat().st_size / 1e6
                 print(f"{out}: {n:,} games, {mb:.0f} MB in {time.perf_counter() - t0:.1f} s", file=sys.stderr)

@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import ShapemillError
+from ..errors import ShapemillError, UsageError
 from ..files import display_name
 from ..tables import TableError, read_table
 from .query import BLACK, EMPTY, WHITE, Query, edge_offs, parse_vertex, vertex
@@ -82,8 +82,11 @@ def parse_region(text: str, size: int) -> list[tuple[int, int]]:
     """The (x, y) of a GTP rectangle ``A1:G7``."""
     parts = text.split(":")
     if len(parts) != 2:
-        raise ShapemillError(f"--region: {text!r} is not a rectangle like A1:G7")
-    (xa, ya), (xb, yb) = (parse_vertex(p, size, "--region") for p in parts)
+        raise UsageError(f"--region: {text!r} is not a rectangle like A1:G7")
+    try:
+        (xa, ya), (xb, yb) = (parse_vertex(p, size, "--region") for p in parts)
+    except ShapemillError as exc:
+        raise UsageError(str(exc)) from None
     return [(x, y) for y in range(min(ya, yb), max(ya, yb) + 1) for x in range(min(xa, xb), max(xa, xb) + 1)]
 
 
@@ -105,7 +108,7 @@ def query_from_sgf(path: str, region: str | None = None, **options) -> Query:
     points = np.array(pts, dtype=np.int64)
     colors = grid[points[:, 1], points[:, 0]].astype(np.int8)
     if not colors.any():
-        raise ShapemillError(f"{path}: no stones inside the region {region or 'marked with SQ'}")
+        raise UsageError(f"{path}: no stones inside the region {region or 'marked with SQ'}")
     return Query(size, points, colors, off=edge_offs(points, size), source=display_name(path), **options)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,7 +38,7 @@ MAGIC = b"SMFINDEX"
 ALIGN = 64
 #: Games table columns the search reports and filters on.
 INFO_COLUMNS = ["id", "source", "board_size", "black", "white", "black_rank", "white_rank",
-                "date", "result", "winner"]
+                "date", "result", "winner", "komi", "handicap", "rules"]
 #: Move numbers splitting the time bitsets: a stone arriving at one or later and an
 #: empty point filled for good before it rule a game out (roughly doubling: openings
 #: and middle games alike).
@@ -232,10 +233,11 @@ def _layout(size: int, n: int, total_moves: int, total_setup: int) -> tuple[dict
     return arrays, at
 
 
-def write_index(table_path: str | os.PathLike) -> tuple[Path, int]:
+def write_index(table_path: str | os.PathLike, progress: Callable[[int], None] | None = None) -> tuple[Path, int]:
     """Build the index of a games table file chunk by chunk straight into its file
     beside the table (atomically), so memory stays near one chunk's worth whatever
-    the table's size. Returns the file and the number of games."""
+    the table's size; ``progress`` hears the games of each chunk. Returns the file and
+    the number of games."""
     table_path = Path(table_path)
     check_table(table_path, "games", REPLAY_COLUMNS)
     sizes_etc, _ = read_table(table_path, "games", columns=["board_size", "n_moves", "setup_black", "setup_white"])
@@ -276,6 +278,8 @@ def write_index(table_path: str | os.PathLike) -> tuple[Path, int]:
                 a = getattr(chunk, name)
                 put(f, name, a, g0 // 64 * (a.size // len(a)))
             done = {"games": g0 + len(chunk), "moves": m0 + len(chunk.moves), "setup": s0 + len(chunk.setup_pt)}
+            if progress is not None:
+                progress(len(chunk))
         if done["moves"] != total_moves:
             raise TableError(f"{table_path}: n_moves does not match the moves column")
         put(f, "offsets", np.array([done["moves"]], dtype=np.int64), n)
@@ -318,5 +322,15 @@ def index_table(table_path: str | os.PathLike) -> tuple[GameIndex, bool]:
     found = load_index(table_path)
     if found is not None:
         return found, False
+    return index_in_memory(table_path), True
+
+
+def index_in_memory(table_path: str | os.PathLike) -> GameIndex:
+    """The index of a games table file, built now in memory (not saved)."""
     table, _ = read_table(table_path, "games", columns=INFO_COLUMNS + REPLAY_COLUMNS[1:])
-    return build_index(table), True
+    return build_index(table)
+
+
+def table_games(table_path: str | os.PathLike) -> int:
+    """The number of games of a games table file, from its footer."""
+    return pq.ParquetFile(table_path).metadata.num_rows

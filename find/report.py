@@ -162,6 +162,23 @@ def _escape(s: str | None) -> str:
     return (s or "").replace("\\", "\\\\").replace("]", "\\]")
 
 
+#: The SGF root properties a game keeps from its games table row, by column.
+ROOT_PROPERTIES = (("PB", "black"), ("PW", "white"), ("BR", "black_rank"), ("WR", "white_rank"), ("DT", "date"),
+                   ("RE", "result"), ("KM", "komi"), ("HA", "handicap"), ("RU", "rules"), ("GN", "id"))
+
+
+def _root_properties(info: dict) -> str:
+    """A game's root properties from its games table row (``ROOT_PROPERTIES``); those the
+    row lacks are left out, as is ``HA`` below 2 (no handicap)."""
+    out = ""
+    for prop, column in ROOT_PROPERTIES:
+        value = info[column]
+        if value is None or value == "" or prop == "HA" and value < 2:
+            continue
+        out += f"{prop}[{_escape(f'{value:g}' if isinstance(value, float) else str(value))}]"
+    return out
+
+
 def sgf_collection(result: FindResult, indexes: list[GameIndex]) -> str:
     """The games with a hit as one SGF collection, each with a comment and the hit's
     stones marked (``TR``) at the position of its first hit."""
@@ -176,15 +193,13 @@ def sgf_collection(result: FindResult, indexes: list[GameIndex]) -> str:
     out = []
     for h in first:
         index, g = indexes[part[h]], int(game[h])
-        info = {c: index.info[c][g].as_py() for c in ("id", "source", "black", "white", "black_rank", "white_rank",
-                                                         "date", "result", "board_size")}
+        info = {c: index.info[c][g].as_py() for c in ("id", "black", "white", "black_rank", "white_rank",
+                                                         "date", "result", "board_size", "komi", "handicap", "rules")}
         row = hits.slice(int(h), 1).to_pylist()[0]
         size = info["board_size"]
         v = int(np.flatnonzero((imgs.sym == row["symmetry"]) & (imgs.swapped == row["swapped"]))[0]) \
             if not result.query.anywhere else None
-        head = (f"(;GM[1]FF[4]SZ[{size}]PB[{_escape(info['black'])}]PW[{_escape(info['white'])}]"
-                f"BR[{_escape(info['black_rank'])}]WR[{_escape(info['white_rank'])}]DT[{_escape(info['date'])}]"
-                f"RE[{_escape(info['result'])}]GN[{info['id']}]")
+        head = f"(;GM[1]FF[4]CA[UTF-8]SZ[{size}]" + _root_properties(info)
         setup = index.setup_pt[index.setup_ptr[g] : index.setup_ptr[g + 1]]
         scol = index.setup_col[index.setup_ptr[g] : index.setup_ptr[g + 1]]
         for c, prop in ((1, "AB"), (2, "AW")):

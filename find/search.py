@@ -8,12 +8,14 @@ turned back to the query's orientation and colours.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..errors import UsageError
 from .index import GameIndex, GameInfo
 from .query import GTP_COLUMNS, Images, Query, images
 from .records import Hits, QueryImages, Replays
@@ -25,6 +27,10 @@ LAST_MOVE = 65534
 FILL_CLASS = 1e6
 #: Continuation labels, most played first.
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+#: A date as ``--since`` and ``--until`` take it (and the games table writes it): a year, a month or a day.
+DATE = re.compile(r"\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?")
 
 
 @dataclass
@@ -42,6 +48,13 @@ class Filters:
     until: str | None = None
     winner: str | None = None
     moves: tuple[int, int] = (0, LAST_MOVE)
+
+    def __post_init__(self) -> None:
+        for option, value in (("--since", self.since), ("--until", self.until)):
+            if value is not None and not DATE.fullmatch(value):
+                raise UsageError(f"{option}: {value!r} is not a date (YYYY, YYYY-MM or YYYY-MM-DD)")
+        if self.since and self.until and self.since[:len(self.until)] > self.until:
+            raise UsageError(f"--since {self.since} is after --until {self.until}: no game can be kept")
 
     def keep(self, info: GameInfo, size: int) -> np.ndarray:
         """Boolean mask of the games of ``info`` kept (and of board ``size``)."""

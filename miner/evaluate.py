@@ -8,6 +8,7 @@ a move tied with others takes the worst of their ranks.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
@@ -93,8 +94,11 @@ def ranked_report(ranked: Ranked) -> dict:
     return report
 
 
-def evaluate_table(knowledge: Knowledge, corpus: Corpus, mask: np.ndarray, workers: int = 1) -> dict:
+def evaluate_table(knowledge: Knowledge, corpus: Corpus, mask: np.ndarray, workers: int = 1,
+                   progress: Callable[[int], None] | None = None) -> dict:
     """``evaluate``'s report of a ratings table: how often the move played in the positions
     of ``corpus`` selected by ``mask`` is the table's first choice, in its first 5 and 10,
-    and its mean log-probability, overall and by move-number band (``evaluate_teams``)."""
-    return evaluate_teams(build_teams(corpus, knowledge.vocabulary, mask, workers=workers), knowledge.gamma)
+    and its mean log-probability, overall and by move-number band (``evaluate_teams``).
+    ``progress`` hears the games read (``build_teams``)."""
+    teams = build_teams(corpus, knowledge.vocabulary, mask, workers=workers, progress=progress)
+    return evaluate_teams(teams, knowledge.gamma)

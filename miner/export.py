@@ -14,6 +14,7 @@ gamma indices.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TextIO
 
 import numpy as np
@@ -23,6 +24,7 @@ import pyarrow.csv as pacsv
 from ..datasets.corpus import load_corpus
 from ..files import atomic_path, output_errors
 from ..patterns.candidates import GROUP_NAMES, ratings_model
+from ..progress import progress_bar, ticker
 from .positions import Teams, build_teams, sample_mask
 
 FORMATS = ("csv", "json", "mm")
@@ -47,8 +49,9 @@ def write_rows(table: pa.Table, fmt: str, path: str) -> None:
                 out.write(json.dumps(row) + "\n")
 
 
-def write_mm(teams: Teams, group: np.ndarray, out: TextIO) -> None:
-    """The competitions of ``teams`` in the input format of Coulom's mm tool."""
+def write_mm(teams: Teams, group: np.ndarray, out: TextIO, progress: Callable[[int], None] | None = None) -> None:
+    """The competitions of ``teams`` in the input format of Coulom's mm tool; ``progress``
+    hears each position written."""
     sizes = np.bincount(group, minlength=len(GROUP_NAMES))
     out.write(f"! {len(group)}\n{len(GROUP_NAMES)}\n")
     for name, n in zip(GROUP_NAMES, sizes):
@@ -62,6 +65,8 @@ def write_mm(teams: Teams, group: np.ndarray, out: TextIO) -> None:
             for p, k in zip(pattern.tolist(), combo.tolist())
         ]
         out.write("#\n" + lines[teams.chosen[j]] + "\n" + "\n".join(lines) + "\n")
+        if progress is not None:
+            progress(1)
 
 
 def export_mm(table: pa.Table, meta: dict, path: str) -> int:
@@ -71,7 +76,14 @@ def export_mm(table: pa.Table, meta: dict, path: str) -> int:
     params = meta["params"]
     vocab, _ = ratings_model(table)
     corpus = load_corpus(params["games"], split=params["split"], limit=params.get("limit_games"))
-    teams = build_teams(corpus, vocab, sample_mask(corpus, params["max_positions"], params["seed"]))
+    bar = progress_bar(False, len(corpus), "game", "positions")
+    teams = build_teams(corpus, vocab, sample_mask(corpus, params["max_positions"], params["seed"]),
+                        progress=ticker(bar))
+    if bar is not None:
+        bar.close()
+    bar = progress_bar(False, teams.n_positions, "position", "mm")
     with output_errors(path), atomic_path(path) as tmp, open(tmp, "w", encoding="ascii") as out:
-        write_mm(teams, vocab.group, out)
+        write_mm(teams, vocab.group, out, ticker(bar))
+    if bar is not None:
+        bar.close()
     return teams.n_positions

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import resource
-import sys
 import time
 from dataclasses import asdict
 
@@ -16,6 +15,7 @@ from ..datasets.corpus import Corpus, load_corpus
 from ..errors import ShapemillError
 from ..files import check_writable, output_errors
 from ..go.rings import ring_points
+from ..progress import progress_bar
 from ..tables import TableError, table_metadata, write_table
 from ..workers import WorkerDied
 from .feature_counts import count_features
@@ -72,20 +72,11 @@ def peak_memory_parts_mb() -> tuple[float, float]:
     return own / 1024, children / 1024
 
 
-def progress_bar(quiet: bool, total: int | None, unit: str, desc: str = "mine"):
-    """A tqdm bar on stderr when it is a terminal (and not ``quiet``), else None."""
-    if quiet or not sys.stderr.isatty():
-        return None
-    from tqdm import tqdm
-
-    return tqdm(total=total, unit=unit, desc=desc, file=sys.stderr)
-
-
 def _mine_here(paths: list[str], params: MineParams, split: str, workers: int, limit: int | None, quiet: bool) -> Mined:
     """Mine in this process and ``workers`` forked ones."""
     corpus = command_corpus(paths, split, limit)
     discovery = len(discovery_sample(len(corpus), params)) * (1 + params.discovery_rounds)
-    bar = progress_bar(quiet, discovery + 2 * len(corpus), "game")
+    bar = progress_bar(quiet, discovery + 2 * len(corpus), "game", "mine")
     seconds: dict[str, float] = {}
     rows = mine_patterns(corpus, params, workers, bar.update if bar is not None else None, seconds)
     features_start = time.perf_counter()
@@ -103,7 +94,7 @@ def _mine_on_dask(paths: list[str], params: MineParams, split: str, scheduler: s
     """Mine on the Dask cluster ``scheduler``, with progress in shard tasks."""
     from .cluster import ClusterError, dask_client, mine_on_cluster
 
-    bar = progress_bar(quiet, None, "shard")
+    bar = progress_bar(quiet, None, "shard", "mine")
 
     def planned(n: int) -> None:
         bar.total = n

@@ -17,9 +17,10 @@ from ..files import check_writable, output_errors
 from ..patterns.candidates import GROUP_NAMES, Vocabulary
 from ..patterns.knowledge import Knowledge
 from ..plots import pyplot, save_png
+from ..progress import progress_bar
 from ..tables import TableError, read_table, table_metadata, write_table
 from .evaluate import evaluate_table
-from .mine_command import command_corpus, peak_memory_mb, peak_memory_parts_mb, progress_bar
+from .mine_command import command_corpus, peak_memory_mb, peak_memory_parts_mb
 from .positions import fit_memory, positions_within, sample_mask, use_threads
 from .rate import fit_competitions
 from .team_shards import OnDisk, WorkFolder, build_shards, identity_of, shard_bytes
@@ -236,7 +237,10 @@ def run_evaluate(
     corpus = command_corpus(games, split, limit)
     mask = sample_mask(corpus, max_positions, seed)
     if scheduler is None:
-        report = evaluate_table(knowledge, corpus, mask, workers)
+        bar = progress_bar(False, len(corpus), "game", "evaluate")
+        report = evaluate_table(knowledge, corpus, mask, workers, progress=bar.update if bar is not None else None)
+        if bar is not None:
+            bar.close()
     else:
         from .cluster import dask_client
         from .rate_cluster import evaluate_on_cluster

@@ -219,7 +219,7 @@ class Knowledge(MovePrior):
         candidate_tactical(board.b, board.m, color, points, vocab.level_index, reading_scratch(board.b, board.m),
                            levels)
         cached_patterns(board.b, board.m, color, points, self.knowledge(board.size),
-                        prior_cache(board.b.shape[1], 1), pattern)
+                        prior_cache(board.b.shape[1], 1), pattern, 0)
         team = np.zeros(N_FEATURES + 1, dtype=np.int32)
         team_of(pattern[0], levels[0], vocab.level_index, team)
         return team[team >= 0].astype(np.int64)

@@ -101,7 +101,7 @@ def _reuse(points: np.ndarray, w: int, cache: PatternCache, slot: int, base: int
 
 @njit(cache=True)
 def cached_patterns(b: np.ndarray, m: np.ndarray, color: int, points: np.ndarray, knowledge: KnowledgeArrays,
-                    cache: PatternCache, pattern: np.ndarray, base: int = 0) -> None:
+                    cache: PatternCache, pattern: np.ndarray, base: int) -> None:
     """``pattern[i]``: the largest known pattern of the move ``color`` at ``points[i]``, read
     from ``cache`` when it holds the position (same stones, same colour to move: the
     patterns depend on nothing else), else read from the board and kept there. The
@@ -143,7 +143,7 @@ def cached_patterns(b: np.ndarray, m: np.ndarray, color: int, points: np.ndarray
 
 @njit(cache=True)
 def move_strengths(b: np.ndarray, m: np.ndarray, color: int, knowledge: KnowledgeArrays, out: np.ndarray,
-                   cache: PatternCache, base: int = 0) -> None:
+                   cache: PatternCache, base: int) -> None:
     """``out[p]``: the strength of the move ``color`` at ``p`` (0 where illegal), the
     product of its team's gammas; ``knowledge`` is ``MovePrior.knowledge``'s record,
     ``cache`` a ``prior_cache`` of the board size (the patterns of positions seen
@@ -219,5 +219,5 @@ class MovePrior:
     def __call__(self, b: np.ndarray, m: np.ndarray, color: int) -> np.ndarray:
         """``out[p]``: the strength of point ``p`` for ``color`` (0 where illegal)."""
         out = np.zeros(b.shape[1])
-        move_strengths(b, m, color, self.knowledge(int(m[SIZE])), out, prior_cache(b.shape[1], 1))
+        move_strengths(b, m, color, self.knowledge(int(m[SIZE])), out, prior_cache(b.shape[1], 1), 0)
         return out

@@ -29,8 +29,9 @@ from sgfmill import boards
 
 LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 ENGINE = [sys.executable, "-m", "shapemill.cli", "analysis"]
-#: Seconds a test waits for one response (a cold numba cache compiles the kernel first).
-WAIT = 180
+#: Seconds a test waits for one response (a cold numba cache compiles the kernels first: minutes
+#: on a loaded two-core machine). A guard against a hang, not a timing.
+WAIT = 900
 
 
 class Client:
@@ -171,8 +172,7 @@ def test_hostile_queries_get_one_error_each_and_the_engine_goes_on(client):
         ({**good, "id": "zero", "boardXSize": 0, "boardYSize": 0}, "zero", "boardXSize"),
         ({**good, "id": "fifty", "boardXSize": 50, "boardYSize": 50}, "fifty", "boardXSize"),
         ({**good, "id": "oblong", "boardYSize": 13}, "oblong", "boardYSize"),
-        ({**good, "id": "japanese", "rules": "japanese"}, "japanese", "rules"),
-        ({**good, "id": "territory", "rules": {"scoring": "TERRITORY"}}, "territory", "rules"),
+        ({**good, "id": "button", "rules": "aga-button"}, "button", "rules"),
         ({**good, "id": "komi", "komi": 7.3}, "komi", "komi"),
         ({**good, "id": "turns", "analyzeTurns": [5]}, "turns", "analyzeTurns"),
         ({**good, "id": "visits", "maxVisits": 0}, "visits", "maxVisits"),
@@ -208,6 +208,74 @@ def test_hostile_queries_get_one_error_each_and_the_engine_goes_on(client):
     check_analysis(responses[-1], huge, {"E5"}, to_move="W")  # what the search found until then
     client.send(good)
     check_analysis(client.until_final(good)[-1], good, {"E5"}, to_move="W")
+
+
+@pytest.mark.parametrize("rules", ["japanese", "korean", "stone_scoring", {"scoring": "TERRITORY"}])
+def test_territory_rules_are_analysed_by_area_with_a_warning_that_says_so(client, rules):
+    # the same position under Chinese rules is the reference: area scoring inside, same seed, same answer
+    chinese = {"id": "chinese", "moves": [["B", "E5"], ["W", "C3"]], "rules": "chinese", "komi": 6.5,
+               "boardXSize": 9, "boardYSize": 9, "maxVisits": 60, "includeOwnership": True}
+    client.send(chinese)
+    reference = client.until_final(chinese)[-1]
+    territory = {**chinese, "id": "territory", "rules": rules}
+    client.send(territory)
+    got = client.until_final(territory)
+    warnings = [o for o in got if response_kind(o) == "warning"]
+    assert len(warnings) == 1 and warnings[0]["field"] == "rules" and "area" in warnings[0]["warning"]
+    answer = got[-1]
+    check_analysis(answer, territory, None, to_move="B")
+    assert answer["rootInfo"]["scoreLead"] == reference["rootInfo"]["scoreLead"]
+    assert answer["moveInfos"] == reference["moveInfos"] and answer["ownership"] == reference["ownership"]
+
+
+def test_avoid_and_allow_moves_restrict_the_search_as_katago_s_until_depth_says(client):
+    base = {"id": "free", "moves": [["B", "E5"], ["W", "C3"]], "rules": "chinese", "komi": 7.5,
+            "boardXSize": 9, "boardYSize": 9, "maxVisits": 80}
+    client.send(base)
+    free = client.until_final(base)[-1]
+    top = [m["move"] for m in free["moveInfos"][:3]]
+    avoid = {**base, "id": "avoid", "avoidMoves": [{"player": "B", "moves": top, "untilDepth": 1}]}
+    client.send(avoid)
+    got = client.until_final(avoid)
+    assert not [o for o in got if response_kind(o) == "warning"]
+    moves = [m["move"] for m in got[-1]["moveInfos"]]
+    assert moves and not set(moves) & set(top)
+    # untilDepth 1 is the root only: Black may play them later in a variation
+    allow = {**base, "id": "allow", "allowMoves": [{"player": "B", "moves": ["C7", "G7", "G3"], "untilDepth": 1}]}
+    client.send(allow)
+    assert {m["move"] for m in client.until_final(allow)[-1]["moveInfos"]} <= {"C7", "G7", "G3"}
+    # White's replies, the second ply, avoid the points given for White until depth 2
+    white = ["D5", "E4", "F5", "E6", "D4", "F4", "D6", "F6"]
+    deep = {**base, "id": "deep", "maxVisits": 200,
+            "avoidMoves": [{"player": "W", "moves": white, "untilDepth": 2}]}
+    client.send(deep)
+    infos = client.until_final(deep)[-1]["moveInfos"]
+    replies = [m["pv"][1] for m in infos if len(m["pv"]) > 1]
+    assert replies and not set(replies) & set(white)
+    bad = {**base, "id": "bad", "allowMoves": [{"player": "B", "moves": ["C7"], "untilDepth": 1}] * 2}
+    client.send(bad)
+    check_error(client.read(), "bad", "allowMoves")
+
+
+def test_moves_ownership_is_each_move_s_and_they_average_to_the_root_s(client):
+    query = {"id": "own", "moves": [["B", "E5"], ["W", "C3"]], "rules": "chinese", "komi": 7.5, "boardXSize": 9,
+             "boardYSize": 9, "maxVisits": 120, "includeOwnership": True, "includeMovesOwnership": True}
+    client.send(query)
+    got = client.until_final(query)
+    assert not [o for o in got if response_kind(o) == "warning"]
+    answer = got[-1]
+    infos = [m for m in answer["moveInfos"] if m["visits"] > 0]
+    for m in infos:
+        own = m["ownership"]
+        assert len(own) == 81 and all(-1.0 <= v <= 1.0 for v in own)
+    # the point the search's favourite move takes is Black's at the end of most of its playouts
+    best = infos[0]
+    row, col = int(best["move"][1:]), LETTERS.index(best["move"][0])
+    assert best["ownership"][(9 - row) * 9 + col] > 0.5, best["move"]
+    # every playout but the root's own passed through one root move: the visit-weighted mean is the root's
+    total = sum(m["visits"] for m in infos)
+    mean = [sum(m["visits"] * m["ownership"][i] for m in infos) / total for i in range(81)]
+    assert max(abs(a - b) for a, b in zip(mean, answer["ownership"])) < 0.15
 
 
 def test_action_queries(client):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import zipfile
 from collections import Counter
 from functools import lru_cache
@@ -192,6 +193,8 @@ def test_turned_and_swapped_queries_find_the_same_hits(records, index):
 
 
 CAPTURE_GAME = "(;GM[1]FF[4]SZ[19]DT[2020-01-01]RE[B+R]PB[Kuro]PW[Shiro];B[aa];W[ba];B[pd];W[ab];B[dp];W[cc];B[pp])"
+RULED_GAME = ("(;GM[1]FF[4]SZ[19]KM[6.5]RU[Japanese]DT[2020-01-01]RE[W+2.5]PB[Kuro]PW[Shiro]BR[3d]WR[4d]"
+              ";B[aa];W[ba];B[pd];W[ab];B[dp];W[cc];B[pp])")
 # White captures the corner stone at a1 (SGF aa) with b1 and a2: the region A1:C3 then has
 # white at B1 and A2 and empty A1, which the index cannot decide (a stone was captured there).
 
@@ -233,12 +236,16 @@ def test_outputs_and_bad_input(tmp_path):
     for args, code, word in (
         (["--sgf", str(junk)], 1, "junk.sgf"),
         (["--sgf", str(empty)], 1, "no stones"),
-        (["--sgf", str(frag), "--region", "A1:Z30"], 1, "--region"),
+        (["--sgf", str(frag), "--region", "A1:Z30"], 2, "--region"),
+        (["--sgf", str(frag), "--region", "Z30"], 2, "--region"),
+        (["--sgf", str(frag), "--region", "A1:T1"], 2, "no stones inside"),
+        (["--sgf", str(frag), "--since", "notadate"], 2, "--since"),
+        (["--sgf", str(frag), "--since", "2016", "--until", "2015-12"], 2, "--since"),
         (["--pattern-id", "0123456789abcdef"], 1, "--pattern-id"),
         (["--pattern-id", "12", "--patterns", str(hits)], 1, "hits"),
         (["--sgf", str(frag), "--pattern-id", "12"], 2, "one of"),
         (["--pattern-id", "12", "--no-symmetry"], 2, "--no-symmetry"),
-        (["--sgf", str(frag), "--moves", "9:3"], 1, "--moves"),
+        (["--sgf", str(frag), "--moves", "9:3"], 2, "--moves"),
     ):
         out = runner.invoke(main, ["find", str(games), *args, "-o", str(out_file)])
         assert out.exit_code == code, (args, out.output)
@@ -249,6 +256,43 @@ def test_outputs_and_bad_input(tmp_path):
     far.write_text("(;GM[1]FF[4]SZ[19]AB[jj][jk][kj][kk]AW[ij])")
     out = runner.invoke(main, ["find", str(games), "--sgf", str(far), "--json"])
     assert out.exit_code == 0 and json.loads(out.output)["hits"] == 0
+
+
+def test_find_saves_the_index_it_builds_and_says_so_or_keeps_it_in_memory(tmp_path, monkeypatch):
+    from shapemill.find import find_command
+
+    games = tmp_path / "g.sgf"
+    games.write_text(RULED_GAME)
+    table = tmp_path / "games.parquet"
+    runner = CliRunner()
+    assert runner.invoke(main, ["scan", str(games), "-o", str(table), "--min-moves", "0", "-q"]).exit_code == 0
+    frag = tmp_path / "f.sgf"
+    frag.write_text("(;GM[1]FF[4]SZ[19];B[pd])")
+    args = ["find", str(table), "--sgf", str(frag)]
+    # a full disk: the index is built in memory, the search answers all the same
+    monkeypatch.setattr(find_command, "write_index",
+                        lambda *a: (_ for _ in ()).throw(OSError(28, "No space left on device")))
+    full = runner.invoke(main, args)
+    assert full.exit_code == 0 and "in memory only" in full.stderr and "No space left" in full.stderr
+    assert not load_index(table) and sorted(p.name for p in tmp_path.iterdir()) == ["f.sgf", "g.sgf", "games.parquet"]
+    monkeypatch.undo()
+    no_save = runner.invoke(main, [*args, "--no-save-index"])
+    assert no_save.exit_code == 0 and load_index(table) is None
+    coll = tmp_path / "hits.sgf"
+    first = runner.invoke(main, [*args, "--sgf-out", str(coll)])
+    assert first.exit_code == 0 and "saved" in first.stderr and load_index(table) is not None
+    # the collection's games keep the root properties the games table holds of them (sgfmill reads both)
+    original = sgf.Sgf_game.from_string(RULED_GAME).get_root()
+    root = sgf.Sgf_game.from_bytes(coll.read_bytes()).get_root()
+    for prop in ("KM", "RU", "PB", "PW", "BR", "WR", "DT", "RE"):
+        assert root.get(prop) == original.get(prop), prop
+    coll.unlink()
+    again = runner.invoke(main, args)
+    assert again.exit_code == 0 and "index" not in again.stderr
+
+    def answer(result) -> str:
+        return re.sub(r"\(\d+\.\d+ s\)", "", result.stdout)  # the search's seconds
+    assert answer(full) == answer(no_save) == answer(first) == answer(again) and "hits in 1 of 1 games" in answer(first)
 
 
 @pytest.mark.shared_data

@@ -97,7 +97,7 @@ def test_genmove_cleanup_captures_the_dead_stone_before_passing(prior):
     assert answer(engine, "genmove_cleanup b") == "pass"  # nothing dead is left: as genmove
 
 
-def test_rules_area_accepted_territory_refused_in_one_line(gtp):
+def test_rules_area_accepted_territory_played_by_area_with_a_line_on_stderr(gtp, capsys):
     rules = check_rules(answer(gtp, "kata-get-rules"))
     assert rules["scoring"] == "AREA"
     answer(gtp, "kata-set-rules tromp-taylor")
@@ -109,13 +109,47 @@ def test_rules_area_accepted_territory_refused_in_one_line(gtp):
         "ko": "SITUATIONAL", "whiteHandicapBonus": "N-1"}
     answer(gtp, 'kata-set-rules {"scoring":"AREA","ko":"SIMPLE"}')
     assert check_rules(answer(gtp, "kata-get-rules"))["ko"] == "SIMPLE"
+    # territory rules and stone scoring: accepted as given (kata-get-rules says them), scored by area,
+    # and a line on standard error says so; GTP_Extensions.md's fields for japanese
+    capsys.readouterr()
+    for line, scoring in (("kata-set-rules japanese", "TERRITORY"), ("kata-set-rules korean", "TERRITORY"),
+                          ("kgs-rules japanese", "TERRITORY"), ('kata-set-rules {"scoring":"TERRITORY"}', "TERRITORY"),
+                          ("kata-set-rules stone-scoring", "AREA")):
+        answer(gtp, line)
+        assert check_rules(answer(gtp, "kata-get-rules"))["scoring"] == scoring
+        assert "analysed by area scoring" in capsys.readouterr().err, line
     before = answer(gtp, "kata-get-rules")
-    for line in ("kata-set-rules japanese", "kata-set-rules korean", "kgs-rules japanese",
-                 'kata-set-rules {"scoring":"TERRITORY"}', "kata-set-rules aga-button", "kata-set-rules stone-scoring",
-                 "kata-set-rules nonsense", "kata-set-rules {bad json", "kgs-rules", "kata-set-rules"):
+    for line in ("kata-set-rules aga-button", "kata-set-rules nonsense", "kata-set-rules {bad json", "kgs-rules",
+                 "kata-set-rules"):
         response = gtp.handle(line)[0]
         assert response.startswith("? ") and response.count("\n") == 2, (line, response)
     assert answer(gtp, "kata-get-rules") == before
+
+
+def test_loadsgf_takes_the_game_s_rules_and_territory_ones_are_scored_by_area(gtp, tmp_path, capsys):
+    game = tmp_path / "korean.sgf"
+    game.write_text("(;GM[1]FF[4]SZ[9]KM[6.5]RU[Korean];B[ee];W[cc])")
+    capsys.readouterr()
+    assert answer(gtp, f"loadsgf {game}") == "black"
+    assert check_rules(answer(gtp, "kata-get-rules"))["scoring"] == "TERRITORY"
+    assert "RU[Korean]" in capsys.readouterr().err
+    score = answer(gtp, "final_score")  # an area score, said on standard error
+    assert score[0] in "BW0" and "area scores" in capsys.readouterr().err
+    chinese = tmp_path / "chinese.sgf"
+    chinese.write_text("(;GM[1]FF[4]SZ[9]KM[7.5]RU[Chinese];B[ee])")
+    answer(gtp, f"loadsgf {chinese}")
+    assert check_rules(answer(gtp, "kata-get-rules"))["scoring"] == "AREA" and capsys.readouterr().err == ""
+    odd = tmp_path / "odd.sgf"
+    odd.write_text("(;GM[1]FF[4]SZ[9]RU[Moon rules];B[ee])")
+    before = answer(gtp, "kata-get-rules")
+    answer(gtp, f"loadsgf {odd}")  # the game loads; the rules stay, and a line says why
+    assert answer(gtp, "kata-get-rules") == before and "RU[Moon rules]" in capsys.readouterr().err
+
+
+def test_cputime_is_the_engine_s_processor_seconds_and_grows_with_a_search(gtp):
+    first = float(answer(gtp, "cputime"))
+    answer(gtp, "genmove b")
+    assert float(answer(gtp, "cputime")) > first >= 0.0
 
 
 def test_list_commands_lists_exactly_what_is_answered(prior):
@@ -280,3 +314,16 @@ def test_the_explain_seam_takes_the_miners_explanation(gtp, prior):
                        for p in ours.parts if p.name != "pattern")))
     adapted = knowledge_explanation(miner)(gtp.state.board, "w", (4, 4))
     assert adapted == ours and [p.elo for p in adapted.parts] == [p.elo for p in ours.parts]
+
+
+def test_gogui_interrupt_ends_a_running_genmove_with_the_move_it_has(prior):
+    # GoGui's protocol: the engine answers gogui-interrupt, and a "# interrupt" line sent while a
+    # command runs ends it early. Here the line is already waiting when genmove starts: its search
+    # of a million playouts ends after its first batch, and the move is answered.
+    engine = GtpEngine(SearchConfig(playouts=1_000_000, seed=1), size=9, prior=prior)
+    out = io.StringIO()
+    engine.loop(io.StringIO("gogui-interrupt\ngenmove b\n# interrupt\ncputime\n"), out)
+    answers = [line for line in out.getvalue().split("\n") if line]
+    assert answers[0] == "=" and answers[1].startswith("= ") and answers[1] != "= resign"
+    assert engine.state.last.playouts < 1_000_000
+    assert float(answers[2][2:]) > 0 and not engine.interrupt.is_set()  # cleared once genmove ended

@@ -431,6 +431,23 @@ def test_solve_names_points_as_gtp_vertices_and_never_gives_an_empty_reason(made
     assert line.startswith(f"Error: {offboard}: ") and len(line) > len(f"Error: {offboard}: ") + 3
 
 
+@pytest.mark.parametrize("goal, reason", [
+    ("kill A3", "A3 is Black's string and Black is to play"),  # the solver's own stone
+    ("capture C3", "C3 is Black's string and Black is to play"),
+    ("live A4", "A4 is White's string and Black is to play"),
+    ("kill Z9", "bad points"), ("kill A6", "bad points"),  # off the 5x5 board
+])
+def test_a_goal_off_the_board_or_on_the_wrong_side_s_string_is_a_usage_error_before_any_search(
+        tmp_path, monkeypatch, goal, reason):
+    from shapemill.engine.solve import run as solve_run
+
+    sgf = tmp_path / "three.sgf"
+    sgf.write_text("(;GM[1]SZ[5]PL[B]AB[ac][bc][cc][dc][ec][eb][ea]AW[ab][bb][cb][db][da])")
+    monkeypatch.setattr(solve_run, "ALGORITHMS", {})  # any search would fail with a KeyError
+    line = clean(run("solve", str(sgf), "--goal", goal), 2)
+    assert reason in line
+
+
 # -- signals -----------------------------------------------------------------------------
 
 def patched_cli(setup: str) -> list[str]:

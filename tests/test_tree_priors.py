@@ -47,7 +47,7 @@ MOVES = [(2, 2), (6, 6), (2, 6), (6, 2), (4, 4), (3, 3), (3, 2), (4, 3), (5, 4),
 
 def strengths(board: Board, color: int, knowledge: tuple, cache: tuple) -> np.ndarray:
     out = np.zeros(board.b.shape[1])
-    move_strengths(board.b, board.m, color, knowledge, out, cache)
+    move_strengths(board.b, board.m, color, knowledge, out, cache, 0)
     return out
 
 

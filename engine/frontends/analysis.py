@@ -29,28 +29,39 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
+import numpy as np
+
 from ...errors import ShapemillError
 from ...go import rules
 from ...go.board import Board, IllegalMove
-from ...go.vertices import GTP_LETTERS, format_vertex
+from ...go.vertices import GTP_LETTERS, flat_index, format_vertex
 from ...limits import PV_LENGTH_MAX, SECONDS_MAX
 from ...patterns.prior import MovePrior
 from ..search import Budget, Search, SearchConfig, warm_up
-from .katago import RulesError, board_order, handicap_bonus, komi_ok, legal_policy, parse_rules
+from .katago import (
+    MAX_VISITS,
+    RulesError,
+    board_order,
+    handicap_bonus,
+    komi_ok,
+    legal_policy,
+    played_rules,
+)
 from .protocol import NAME, PV_LENGTH, VERSION, one_line
 from .report import search_report
 
 #: Visits per turn when neither the query nor the config file says (KataGo's example config: 500).
 DEFAULT_VISITS = 500
 #: The most visits a query may ask for a turn: about ten minutes of search on 19x19 here; more is clamped.
-MAX_VISITS = 1_000_000
 #: Fields of a query (Analysis_Engine.md); those shapemill reads are in ``USED_FIELDS``.
 USED_FIELDS = {"id", "moves", "initialStones", "initialPlayer", "rules", "komi", "boardXSize", "boardYSize",
                "analyzeTurns", "maxVisits", "includeOwnership", "includePolicy", "includePVVisits",
-               "reportDuringSearchEvery", "priority", "priorities", "whiteHandicapBonus", "overrideSettings"}
+               "reportDuringSearchEvery", "priority", "priorities", "whiteHandicapBonus", "overrideSettings",
+               "avoidMoves", "allowMoves", "includeMovesOwnership"}
 #: Documented fields shapemill accepts but does not act on: a warning, and the query goes on.
-UNUSED_FIELDS = {"rootPolicyTemperature", "rootFpuReductionMax", "includeMovesOwnership", "avoidMoves",
-                 "allowMoves", "includeNoResultValue"}
+UNUSED_FIELDS = {"rootPolicyTemperature", "rootFpuReductionMax", "includeNoResultValue"}
+#: The deepest ply an avoidMoves or allowMoves entry may restrict (``untilDepth``).
+MAX_RESTRICTED_DEPTH = 1000
 #: Perspectives of ``reportAnalysisWinratesAs``.
 PERSPECTIVES = ("BLACK", "WHITE", "SIDETOMOVE")
 #: The engine's shortest interval between two reports during a search, in seconds.
@@ -138,6 +149,67 @@ class Query:
     report_as: str = "BLACK"  # reportAnalysisWinratesAs: the settings', or the query's overrideSettings
     pv_length: int = PV_LENGTH
     warnings: list[dict] = field(default_factory=list)
+    restrictions: list[Restriction] = field(default_factory=list)  # avoidMoves, then allowMoves
+    moves_ownership: bool = False  # includeMovesOwnership: each move's ownership
+
+
+@dataclass
+class Restriction:
+    """One entry of ``avoidMoves`` (``avoid``) or ``allowMoves``: the points ``player``'s
+    moves in the first ``until_depth`` plies of the search may not (may only) take."""
+
+    avoid: bool
+    player: str
+    points: list[tuple[int, int]]
+    until_depth: int
+
+
+def _restrictions(obj: dict, size: int) -> list[Restriction]:
+    """The query's ``avoidMoves`` and ``allowMoves`` (Analysis_Engine.md: each a list of
+    ``{"player", "moves", "untilDepth"}``, at most one entry of ``allowMoves``). A pass in
+    ``moves`` is dropped: the search passes only when it has no other move."""
+    out = []
+    for key in ("avoidMoves", "allowMoves"):
+        entries = obj.get(key, [])
+        if not isinstance(entries, list) or key == "allowMoves" and len(entries) > 1:
+            raise QueryError(f"{key} must be a list of {{player, moves, untilDepth}} objects"
+                             + (" (at most one for allowMoves)" if key == "allowMoves" else ""), key)
+        for i, entry in enumerate(entries):
+            if not isinstance(entry, dict) or not {"player", "moves", "untilDepth"} <= set(entry):
+                raise QueryError(f"{key}[{i}] must hold player, moves and untilDepth", key)
+            try:
+                until = _int(entry, "untilDepth", 1, MAX_RESTRICTED_DEPTH)
+                player = _player(entry["player"], f"{key}[{i}]")
+            except QueryError as e:
+                raise QueryError(f"{key}[{i}]: {e}", key) from None
+            if not isinstance(entry["moves"], list):
+                raise QueryError(f"{key}[{i}].moves must be a list of locations", key)
+            try:
+                points = [parse_location(v, size) for v in entry["moves"]]
+            except ValueError as e:
+                raise QueryError(f"{key}[{i}]: {e}", key) from None
+            out.append(Restriction(key == "avoidMoves", player, [p for p in points if p is not None], until))
+    return out
+
+
+def restriction_masks(restrictions: list[Restriction], size: int, color: str) -> np.ndarray | None:
+    """bool[depth, points]: the points the moves at each depth of the search (``color`` to
+    move at the root) may take under ``restrictions`` (``Search.run``'s ``masks``); None without any."""
+    if not restrictions:
+        return None
+    w = size + 2
+    depth = max(r.until_depth for r in restrictions)
+    masks = np.ones((depth, w * w), dtype=np.bool_)
+    for d in range(depth):
+        mover = color if d % 2 == 0 else ("w" if color == "b" else "b")
+        for r in restrictions:
+            if r.player != mover or d >= r.until_depth:
+                continue
+            chosen = np.zeros(w * w, dtype=np.bool_)
+            for point in r.points:
+                chosen[flat_index(point, size)] = True
+            masks[d] &= ~chosen if r.avoid else chosen
+    return masks
 
 
 def parse_location(text: Any, size: int) -> tuple[int, int] | None:
@@ -217,12 +289,15 @@ def _field_warnings(obj: dict, qid) -> list[dict]:
     return warnings
 
 
-def _query_rules(obj: dict) -> dict:
-    """The query's ``rules``, with its ``whiteHandicapBonus`` when it gives one."""
+def _query_rules(obj: dict, warnings: list[dict], qid) -> dict:
+    """The query's ``rules``, with its ``whiteHandicapBonus`` when it gives one; territory
+    rules add a warning that they are analysed by area (``played_rules``)."""
     try:
-        parsed_rules = parse_rules(obj["rules"])
+        parsed_rules, area_note = played_rules(obj["rules"])
     except RulesError as e:
         raise QueryError(str(e), "rules") from None
+    if area_note is not None:
+        warnings.append({"warning": area_note, "field": "rules", "id": qid})
     if "whiteHandicapBonus" in obj:
         if obj["whiteHandicapBonus"] not in ("0", "N-1", "N"):
             raise QueryError("whiteHandicapBonus must be \"0\", \"N-1\" or \"N\"", "whiteHandicapBonus")
@@ -292,7 +367,7 @@ def parse_query(obj: dict, settings: AnalysisSettings) -> Query:
     y = _int(obj, "boardYSize", 2, rules.MAX_SIZE)
     if x != y:
         raise QueryError("shapemill plays on square boards only: boardXSize must equal boardYSize", "boardYSize")
-    parsed_rules = _query_rules(obj)
+    parsed_rules = _query_rules(obj, warnings, qid)
     komi = obj.get("komi", DEFAULT_KOMI)
     if isinstance(komi, bool) or not isinstance(komi, (int, float)) or not komi_ok(float(komi)):
         raise QueryError("komi must be an integer or half-integer within [-150, 150]", "komi")
@@ -312,7 +387,7 @@ def parse_query(obj: dict, settings: AnalysisSettings) -> Query:
     return Query(qid, obj, x, float(komi), parsed_rules, initial, moves, initial_player, turns,
                  priorities, visits, _bool(obj, "includeOwnership"), _bool(obj, "includePolicy"),
                  _bool(obj, "includePVVisits"), None if every is None else max(float(every), MIN_REPORT_SECONDS),
-                 report_as, pv_length, warnings)
+                 report_as, pv_length, warnings, _restrictions(obj, x), _bool(obj, "includeMovesOwnership"))
 
 
 def positions(query: Query) -> dict[int, tuple[Board, str]]:
@@ -530,7 +605,9 @@ class AnalysisEngine:
             reporter = threading.Thread(target=self._report_during, args=(job, search, done), daemon=True)
             reporter.start()
         try:
-            result = search.run(job.board, c, prior, knowledge, stop=job.stop, budget=Budget(query.max_visits))
+            result = search.run(job.board, c, prior, knowledge, stop=job.stop, budget=Budget(query.max_visits),
+                                masks=restriction_masks(query.restrictions, query.size, job.color),
+                                move_ownership=query.moves_ownership)
         finally:
             if reporter is not None:
                 done.set()
@@ -556,6 +633,9 @@ class AnalysisEngine:
                     "pv": [format_vertex(p) for p in move.pv]}
             if query.pv_visits:
                 info["pvVisits"] = move.pv_visits
+            if query.moves_ownership:
+                info["ownership"] = self._ownership(search.move_owner(flat_index(move.point, query.size)),
+                                                    query.size, perspective)
             infos.append(info)
         root = report.root
         obj: dict[str, Any] = {
@@ -565,14 +645,20 @@ class AnalysisEngine:
                          "utility": root.utility, "lcb": root.lcb, "utilityLcb": root.utility_lcb,
                          "thisHash": report.this_hash, "symHash": report.sym_hash}}
         if query.ownership:
-            sign = 1.0 if perspective == "b" else -1.0
-            obj["ownership"] = [round(sign * float(v), OWNERSHIP_DECIMALS) for v in board_order(owner, query.size)]
+            obj["ownership"] = self._ownership(owner, query.size, perspective)
         if query.policy:
             if prior is None and self.prior is not None:
                 c = rules.BLACK if job.color == "b" else rules.WHITE
                 prior = self.prior(job.board.b, job.board.m, c)
             obj["policy"] = legal_policy(job.board, job.color, prior)
         return obj
+
+
+    @staticmethod
+    def _ownership(owner: np.ndarray, size: int, perspective: str) -> list[float]:
+        """An ownership array as KataGo writes it: board order, from ``perspective``'s side."""
+        sign = 1.0 if perspective == "b" else -1.0
+        return [round(sign * float(v), OWNERSHIP_DECIMALS) for v in board_order(owner, size)]
 
 
 def run_analysis(config: SearchConfig, settings: AnalysisSettings, prior: MovePrior | None = None,

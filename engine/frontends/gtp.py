@@ -13,6 +13,7 @@ command puts back.
 from __future__ import annotations
 
 import io
+import queue
 import sys
 import threading
 import time
@@ -34,13 +35,39 @@ from .gtp_endgame import EndgameCommands
 from .gtp_gogui import GoGuiCommands
 from .gtp_sgf import SgfCommands
 from .gtp_time import TimeCommands
-from .katago import KGS_RULES, RulesError, parse_rules, rules_text
+from .katago import (
+    KGS_RULES,
+    MAX_THREADS,
+    MAX_VISITS,
+    RulesError,
+    apply_config,
+    config_values,
+    ignored_keys,
+    override_values,
+    played_rules,
+    rules_text,
+)
 from .protocol import NAME, NUMERIC, VERSION, GtpError, one_line, parse_color, parse_komi, parse_vertex
 
 #: With ``--read-life``, the share of a move's seconds its reading may take (the rest is
 #: the search's), and the seconds it may take when the search counts playouts instead.
 READ_SHARE = 0.2
 READ_SECONDS = 0.1
+#: The KataGo GTP config keys shapemill reads: the search setting each gives and its range (``katago.apply_config``).
+CONFIG_KEYS = {"maxVisits": ("playouts", 1, MAX_VISITS), "maxPlayouts": ("playouts", 1, MAX_VISITS),
+               "numSearchThreads": ("threads", 1, MAX_THREADS)}
+
+
+def katago_gtp_config(config: SearchConfig, path: str | None, override: str | None) -> tuple[SearchConfig, list[str]]:
+    """``config`` with what a KataGo GTP config file (numbers clamped) and then KataGo's
+    ``-override-config`` (range-checked: ``ShapemillError``) say of ``CONFIG_KEYS``; and a
+    warning for each override key shapemill does not read."""
+    if path is not None:
+        config = apply_config(config_values(path), config, CONFIG_KEYS, path, clamp=True)
+    if override is None:
+        return config, []
+    values = override_values(override)
+    return apply_config(values, config, CONFIG_KEYS, "-override-config", clamp=False), ignored_keys(values, CONFIG_KEYS)
 
 
 def handicap_points(size: int, stones: int) -> list[tuple[int, int]]:
@@ -63,6 +90,10 @@ class GtpEngine:
 
     def __init__(self, config: SearchConfig, size: int = 19, prior: MovePrior | None = None) -> None:
         self.state = GameState.new(config, size, prior)
+        self.interrupt = threading.Event()  # set by GoGui's "# interrupt" while the command it ends runs
+        self._interrupts = threading.Lock()
+        self._running = 0  # the number of the input line running in ``loop`` (0: none)
+        self._interrupt_for = 0  # the line the last "# interrupt" came after
         self.reader = LifeReader()  # with --read-life: its proofs are kept from move to move
         self.clock = TimeCommands(self.state)
         self.analysis = AnalysisStreams(self.state, self.cmd_genmove)
@@ -91,6 +122,8 @@ class GtpEngine:
             "kata-set-rules": self.cmd_kata_set_rules,
             "stop": lambda a: "",  # the loop ends a running analysis before every command
             "clear_cache": self.cmd_clear_cache,
+            "cputime": lambda a: f"{time.process_time():.3f}",  # GoGui's: the engine's CPU seconds, all threads
+            "gogui-interrupt": lambda a: "",  # GoGui may send "# interrupt" to end a genmove (``loop``)
             **self.clock.commands(),
             **SgfCommands(self.state).commands(),
             **EndgameCommands(self.state, self.clock, self.cmd_genmove).commands(),
@@ -137,15 +170,43 @@ class GtpEngine:
         standard streams as they are when the loop starts)."""
         stdin = stdin or sys.stdin
         stdout = stdout or sys.stdout
-        for line in stdin:
+        lines: queue.Queue = queue.Queue()
+        threading.Thread(target=self._read, args=(stdin, lines), daemon=True).start()
+        for number, line in iter(lines.get, None):
             self.analysis.stop(stdout)
+            with self._interrupts:
+                self._running = number
+                if self._interrupt_for == number:  # it came before the command started
+                    self.interrupt.set()
             response, done = self.handle(line, stdout)
+            with self._interrupts:
+                self._running = 0
+                self.interrupt.clear()  # an interrupt ends the command it came after, no later one
             if response:
                 stdout.write(response)
                 stdout.flush()
             if done:
                 return
         self.analysis.stop(stdout)
+
+    def _read(self, stdin: TextIO, lines: queue.Queue) -> None:
+        """The input lines for ``loop``, numbered, read while a command runs. GoGui's
+        ``# interrupt`` (``gogui-interrupt``), which it sends while it waits for an answer, ends
+        the command read last: ``interrupt`` is set while it runs (a running ``genmove``'s search
+        ends with the move it has). None at the end of input."""
+        number = 0
+        try:
+            for line in stdin:
+                if line.strip() == "# interrupt":
+                    with self._interrupts:
+                        self._interrupt_for = number
+                        if self._running == number:
+                            self.interrupt.set()
+                    continue
+                number += 1
+                lines.put((number, line))
+        finally:
+            lines.put(None)
 
     def cmd_boardsize(self, a: list[str]) -> str:
         if len(a) != 1 or not a[0].isdigit() or not 2 <= int(a[0]) <= rules.MAX_SIZE:
@@ -189,7 +250,8 @@ class GtpEngine:
             prior = raise_urgent(prior, urgent)
             if seconds is not None:  # the reading's time is the search's less
                 seconds = max(seconds - (time.perf_counter() - start), (1 - READ_SHARE) * seconds)
-        s.last = choose_move(s.search, s.board, c, opponent_passed, prior, knowledge, Budget(s.config.playouts, seconds))
+        s.last = choose_move(s.search, s.board, c, opponent_passed, prior, knowledge, Budget(s.config.playouts, seconds),
+                             stop=self.interrupt)
         s.last_key = (s.board.zobrist, color)
         move = s.last.move
         if move == RESIGN:
@@ -257,26 +319,29 @@ class GtpEngine:
         self._setup_handicap(points)
         return ""
 
-    def _set_rules(self, text: str) -> str:
+    def _set_rules(self, text: str, command: str) -> str:
         try:
-            self.state.rules = parse_rules(text)
+            self.state.rules, area_note = played_rules(text)
         except RulesError as e:
             raise GtpError(one_line(e)) from None
+        if area_note is not None:  # GTP's answer has no room for it: a line on standard error
+            print(f"{command} {text}: {area_note}", file=sys.stderr, flush=True)
         return ""
 
     def cmd_kata_set_rules(self, a: list[str]) -> str:
-        """KataGo's ``kata-set-rules RULES``: a shorthand name or a JSON dictionary; area
-        scoring accepted, other rules refused in one line (the rules stay as they were)."""
+        """KataGo's ``kata-set-rules RULES``: a shorthand name or a JSON dictionary; territory
+        rules (Japanese, Korean) and stone scoring are played and scored by area, which a line on
+        standard error says; button Go is refused in one line (the rules stay as they were)."""
         if not a:
             raise GtpError("syntax error")
-        return self._set_rules(" ".join(a))
+        return self._set_rules(" ".join(a), "kata-set-rules")
 
     def cmd_kgs_rules(self, a: list[str]) -> str:
         """kgsGtp's ``kgs-rules chinese|aga|japanese|new_zealand``: as ``kata-set-rules``
         (``chinese`` is ``chinese-kgs``)."""
         if len(a) != 1 or a[0].lower() not in KGS_RULES:
             raise GtpError("syntax error: kgs-rules chinese|aga|japanese|new_zealand")
-        return self._set_rules(KGS_RULES[a[0].lower()])
+        return self._set_rules(KGS_RULES[a[0].lower()], "kgs-rules")
 
     def cmd_clear_cache(self, a: list[str]) -> str:
         """KataGo's ``clear_cache``: forget the search tree, so the next search starts afresh."""

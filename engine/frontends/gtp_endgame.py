@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 
 import numpy as np
@@ -15,6 +16,7 @@ from ..search import Budget, Search, dead_stones, score_without_dead
 from ..solve.status import proven_status
 from .game_state import GameState
 from .gtp_time import TimeCommands
+from .katago import area_note
 from .protocol import GtpError, parse_color
 
 
@@ -39,6 +41,8 @@ class EndgameCommands:
 
     def cmd_final_score(self, a: list[str]) -> str:
         score = score_without_dead(self.state.board, self._ownership(), self.state.config.komi)
+        if area_note(self.state.rules) is not None:
+            print(f"final_score: {area_note(self.state.rules)}", file=sys.stderr, flush=True)
         if score == 0:
             return "0"
         return f"B+{score:g}" if score > 0 else f"W+{-score:g}"

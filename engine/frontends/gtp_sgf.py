@@ -13,7 +13,11 @@ from ...files import output_errors, read_bounded, write_text_atomic
 from ...go import rules
 from ...go.board import IllegalMove
 from .game_state import GameState
+from .katago import RulesError, played_rules, rules_text
 from .protocol import NAME, VERSION, GtpError, one_line
+
+#: SGF's ``RU`` values that KataGo names otherwise (FF[4]'s AGA, Japanese, Chinese, Korean read as written).
+SGF_RULES = {"nz": "new-zealand"}
 
 
 class SgfCommands:
@@ -67,7 +71,22 @@ class SgfCommands:
         else:
             print(f"loadsgf: {a[0]} gives no komi (KM) that can be read; it stays {s.config.komi:g}",
                   file=sys.stderr, flush=True)
+        self._rules(line.game.get_root(), a[0])
         return "white" if s.to_move() == "w" else "black"
+
+    def _rules(self, root, path: str) -> None:
+        """The game's ``RU`` as the session's rules (``played_rules``: territory rules are played
+        and scored by area, which a line on standard error says); without ``RU``, or with one
+        that names no rule set shapemill knows, the rules stay as they were, said the same way."""
+        if not root.has_property("RU"):
+            return
+        name = root.get("RU")
+        try:
+            self.state.rules, note = played_rules(SGF_RULES.get(name.strip().lower(), name))
+        except RulesError as e:
+            note = f"{one_line(e)}; the rules stay {rules_text(self.state.rules)}"
+        if note is not None:
+            print(f"loadsgf: {path}: RU[{name}]: {note}", file=sys.stderr, flush=True)
 
     def game_sgf(self) -> str:
         """The game so far as SGF: board size, komi, rules, the setup stones and the moves."""

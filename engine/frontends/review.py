@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
@@ -25,6 +26,7 @@ from ...go.board import Board
 from ...go.vertices import format_vertex, parse_vertex
 from ...patterns.knowledge import Knowledge, likeliest
 from ...plots import pyplot, save_png
+from ...progress import progress_bar, ticker
 from ..search import Search, SearchConfig
 
 #: The largest board a review serves: the rules', which the tables' features serve too.
@@ -118,11 +120,11 @@ def read_game(path: str) -> GameLine:
 
 
 def review_game(path: str, knowledge: Knowledge, config: SearchConfig | None = None,
-                line: GameLine | None = None) -> GameReview:
+                line: GameLine | None = None, progress: Callable[[int], None] | None = None) -> GameReview:
     """Review the main line of the SGF game at ``path`` with ``knowledge`` and, with
     ``config``, a search of every position (its komi the game's, 0 without one). Setup
     stones apply where they stand; an illegal move ends the review there (``stopped``
-    says which and why)."""
+    says which and why). ``progress`` hears each move reviewed."""
     line = line or read_game(path)
     komi = 0.0 if line.komi is None else line.komi
     review = GameReview(display_name(path), line.size, komi, line.players, warnings=list(line.warnings))
@@ -153,6 +155,8 @@ def review_game(path: str, knowledge: Knowledge, config: SearchConfig | None = N
             row.winrate_after, row.score_after = 1 - after[0], -after[1]
             before = after
         review.moves.append(row)
+        if progress is not None:
+            progress(1)
     if not review.moves:
         raise ShapemillError(f"{path}: {review.stopped}; no move to review")
     return review
@@ -270,7 +274,12 @@ def run_review(path: str, ratings: str | None, output: str | None, config: Searc
     line = read_game(path)
     for warning in line.warnings:
         print(f"warning: {path}: {warning}", file=sys.stderr, flush=True)
-    review = review_game(path, Knowledge.load(ratings), config, line)
+    bar = progress_bar(config is None, len(line.moves), "move", "review")  # the search's moves take long
+    try:
+        review = review_game(path, Knowledge.load(ratings), config, line, ticker(bar))
+    finally:
+        if bar is not None:
+            bar.close()
     if output:
         with output_errors(output), atomic_path(output) as tmp:
             tmp.write_bytes(annotate(line, review))

@@ -45,7 +45,7 @@ def score_without_dead(board: Board, owner: np.ndarray, komi: float) -> float:
 
 def choose_move(
     search: Search, board: Board, color: int, opponent_passed: bool, prior: np.ndarray | None = None,
-    knowledge: KnowledgeArrays | None = None, budget: Budget | None = None,
+    knowledge: KnowledgeArrays | None = None, budget: Budget | None = None, stop=None,
 ) -> SearchResult:
     """The engine's move: pass once the opponent has passed and the game is won as
     the board stands both counting every stone (Tromp-Taylor) and with the
@@ -53,10 +53,11 @@ def choose_move(
     the result; else the search's most visited move, or resign below the threshold.
     ``prior`` is the per-point prior of the root's moves (e.g. ``MovePrior``),
     ``knowledge`` that of the nodes below (``MovePrior.knowledge``), ``budget`` the
-    search's playouts or seconds (default: the config's). With
+    search's playouts or seconds (default: the config's), ``stop`` an Event that ends the
+    search early when set (GoGui's interrupt). With
     ``check_ladders``, a move that runs a dead ladder gives way to the root's most
     visited move (then highest prior) that does not."""
-    result = search.run(board, color, prior, knowledge, budget=budget)
+    result = search.run(board, color, prior, knowledge, stop=stop, budget=budget)
     if (result.move != PASS and result.winrate < search.config.resign
             and result.visits[result.move] >= RESIGN_MIN_VISITS):
         result.move = RESIGN

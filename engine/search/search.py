@@ -32,7 +32,7 @@ from ..settings import BANDITS, EXPERTS, PARALLEL, POLICIES, PRIOR_MODES, Search
 from .selection import FIRST, MOVE, PROB, Selection
 from .tree import Tree
 from .tree_priors import default_prior_n
-from .walk import NO_GAMMAS, ROOT_SCORES, Lane, Root, SearchSettings, simulate
+from .walk import ROOT_SCORES, Lane, Root, SearchSettings, simulate
 
 #: Simulations a thread runs between looks at its clock and the stop event: few
 #: enough that a search by time overruns it by little, many enough that the look costs nothing.
@@ -103,24 +103,26 @@ class MoveInfo:
 
 
 def grow(tree: Tree, here: Root, lane: Lane, sel: Selection, settings: SearchSettings, knowledge: KnowledgeArrays,
-         playouts: int, seconds: float | None, stop=None) -> int:
+         playouts: int, seconds: float | None, stop=None, gammas: np.ndarray | None = None) -> int:
     """Simulate from ``tree``'s root (the position ``here``) in batches as the search
     thread of ``lane`` until ``playouts`` are played or, when ``seconds`` is given,
     those seconds are spent, or ``stop`` (an Event) is set; returns the number of
     playouts. A search by time also ends once the rest of its time, at the rate so
     far, could not change the most visited move (``Tree.settled``): the time it saves
     is there for later moves under a clock. The numba kernel releases the GIL, so
-    other threads grow their trees (or this one) at the same time."""
+    other threads grow their trees (or this one) at the same time. ``gammas``: the gamma
+    and ppa policies' table (None for the others)."""
     start = time.perf_counter()
     done = 0
     root = here._replace(node=tree.root)
     nodes = tree.nodes
     target = playouts if seconds is None else UNLIMITED
     n = 1  # a search by time learns its rate from one simulation first
+    leaves = settings.leaf if settings.leaf > 1 else None  # None: the kernel without the parallel loop
     while done < target:
         if seconds is None:
             n = min(BATCH, -(-(target - done) // settings.leaf))  # a simulation plays settings.leaf playouts
-        simulate(n, nodes, root, lane, sel, settings, knowledge)
+        simulate(n, nodes, root, lane, sel, settings, knowledge, gammas, leaves)
         done += n * settings.leaf
         if seconds is not None:
             spent = time.perf_counter() - start
@@ -190,8 +192,8 @@ class Search:
             prior_visits=int(c.prior_visits) if c.widen <= 0 else 0,  # widening orders the children by their priors
             prior_n=float(prior_n) if c.prior_mode not in ("puct", "puct-c") else 0.0,
             virtual_loss=float(c.virtual_loss) if self.shared else 0.0,
-            playout_policy=POLICIES.index(c.playout_policy), komi=float(c.komi),
-            gammas=c.gammas if c.gammas is not None else NO_GAMMAS, expert=c.expert == "mogo", leaf=self.leaf)
+            playout_policy=POLICIES.index(c.playout_policy), komi=float(c.komi), expert=c.expert == "mogo",
+            leaf=self.leaf)
         return sel, settings
 
     def priors(self, board: Board, color: int) -> tuple[np.ndarray | None, KnowledgeArrays | None]:
@@ -204,12 +206,16 @@ class Search:
         return self.prior(board.b, board.m, color), knowledge
 
     def run(self, board: Board, color: int, prior: np.ndarray | None = None,
-            knowledge: KnowledgeArrays | None = None, stop=None, budget: Budget | None = None) -> SearchResult:
+            knowledge: KnowledgeArrays | None = None, stop=None, budget: Budget | None = None,
+            masks: np.ndarray | None = None, move_ownership: bool = False) -> SearchResult:
         """Search the position (``color`` to move) and return the most visited move.
         ``prior``: the root's move strengths; ``knowledge`` (``MovePrior.knowledge``):
         the ratings table that gives the nodes below the root theirs; ``stop``: an
         Event that ends the search early when set; ``budget``: the playouts or seconds
-        of this search (default: the config's ``playouts`` and ``time_per_move``)."""
+        of this search (default: the config's ``playouts`` and ``time_per_move``); ``masks``:
+        bool[depth, points], the points the moves at each depth of the tree may take (the
+        root's first; KataGo's avoidMoves and allowMoves), every point past them;
+        ``move_ownership``: also sum the final boards' ownership by root move (``move_owner``)."""
         cfg = self.config
         threads = max(1, cfg.threads) if self.leaf == 1 else 1  # leaf: one search thread, its playouts at once
         if not self._trees:
@@ -222,12 +228,15 @@ class Search:
         if prior is None:
             prior = np.zeros(w * w)  # no external prior: uniform, and no virtual wins from it
         allowed = self._superko_mask(board, color)
+        masks = np.ones((0, w * w), dtype=np.bool_) if masks is None else np.ascontiguousarray(masks, dtype=np.bool_)
+        if len(masks):
+            allowed &= masks[0]
         sel, settings = self.records(board.size, knowledge is not None)
         knowledge = NO_KNOWLEDGE if knowledge is None else knowledge
-        lanes = self._lanes(threads, w * w, knowledge)
+        lanes = self._lanes(threads, w * w, knowledge, move_ownership)
         for tree in self._trees:
             tree.find_root(board, color, allowed)
-        here = Root(board.b, board.m, color, 0, prior, allowed)
+        here = Root(board.b, board.m, color, 0, prior, allowed, masks)
         playouts, seconds = budget if budget is not None else Budget(cfg.playouts, cfg.time_per_move)
         done = self._grow(here, lanes, sel, settings, knowledge, playouts, seconds, stop)
         self._runs += 1
@@ -241,7 +250,7 @@ class Search:
         owner = sum(lane.owner for lane in lanes) / max(sum(done), 1)
         return SearchResult(best, winrate, visits, owner, sum(done), time.perf_counter() - start, stats[0][2], done)
 
-    def _lanes(self, threads: int, points: int, knowledge: KnowledgeArrays) -> list[Lane]:
+    def _lanes(self, threads: int, points: int, knowledge: KnowledgeArrays, move_ownership: bool) -> list[Lane]:
         """Each search thread's lane on a board of ``points`` points: its prior cache
         (kept while the board size and the table stay), fresh ppa weights (they live for
         one search) and empty ownership and score sums."""
@@ -254,7 +263,7 @@ class Search:
         adapts = [ppa_weights(points, rate) for _ in range(threads)]
         self.adapted = adapts
         lanes = [Lane(k if self.shared else 0, np.zeros(points), np.zeros((ROOT_SCORES, points)), self._caches[k],
-                      adapts[k]) for k in range(threads)]
+                      adapts[k], np.zeros((points if move_ownership else 0, points))) for k in range(threads)]
         self.lanes = lanes  # read by analysis while the search runs
         return lanes
 
@@ -263,24 +272,25 @@ class Search:
         """Grow the trees from ``here`` with one search thread per lane (the playouts
         shared out, each thread seeded apart); returns each thread's playouts."""
         cfg = self.config
+        gammas = cfg.gammas if cfg.playout_policy in ("gamma", "ppa") else None  # None: the kernel without them
         threads = len(lanes)
         if threads == 1:
             if self._runs == 0:
                 seed_rng(cfg.seed)  # once: later moves go on with the same stream
             if self.leaf > 1:
                 numba.set_num_threads(min(self.leaf, numba.config.NUMBA_NUM_THREADS))
-            return [grow(self._trees[0], here, lanes[0], sel, settings, knowledge, playouts, seconds, stop)]
+            return [grow(self._trees[0], here, lanes[0], sel, settings, knowledge, playouts, seconds, stop, gammas)]
         share = -(-playouts // threads)
         head = 0
         if self.shared and self._trees[0].t[FIRST, self._trees[0].root] < 0:
             seed_rng(cfg.seed + SEED_STRIDE * self._runs)  # the root's children, before the threads share them
-            head = grow(self._trees[0], here, lanes[0], sel, settings, knowledge, 1, None)
+            head = grow(self._trees[0], here, lanes[0], sel, settings, knowledge, 1, None, None, gammas)
 
         def work(k: int) -> int:
             seed_rng(cfg.seed + SEED_STRIDE * self._runs + k)  # numba's RNG is per thread
             tree = self._trees[0] if self.shared else self._trees[k]
             mine = share - head if k == 0 else share
-            return grow(tree, here, lanes[k], sel, settings, knowledge, mine, seconds, stop)
+            return grow(tree, here, lanes[k], sel, settings, knowledge, mine, seconds, stop, gammas)
 
         with ThreadPoolExecutor(threads) as pool:
             done = list(pool.map(work, range(threads)))
@@ -330,6 +340,15 @@ class Search:
             return np.zeros(0)
         done = sum(lane.scores[0].sum() for lane in self.lanes)
         return np.clip(sum(lane.owner for lane in self.lanes) / max(done, 1.0), -1.0, 1.0)
+
+    def move_owner(self, point: int) -> np.ndarray:
+        """Per board point, the mean final ownership (+1 Black) of the playouts of the last
+        or running ``run`` that followed the root move ``point`` (zeros without any, or
+        when that run was not asked for ``move_ownership``)."""
+        if not self.lanes or not len(self.lanes[0].move_owner):
+            return np.zeros(len(self.lanes[0].owner) if self.lanes else 0)
+        done = sum(lane.scores[0, point] for lane in self.lanes)
+        return np.clip(sum(lane.move_owner[point] for lane in self.lanes) / max(done, 1.0), -1.0, 1.0)
 
     @staticmethod
     def _superko_mask(board: Board, color: int) -> np.ndarray:

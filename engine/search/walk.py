@@ -63,11 +63,12 @@ from .tree_priors import UNIFORM_N, add_table_prior, atari_moves, expert_prior, 
 SEQ_PER_POINT = 4
 #: Room past those bounds in ``seq`` and ``path`` (the descent stops two short of the end).
 SEQ_SLACK = 8
+#: A constant passed to a kernel is typed as its own literal, which compiles the kernel a
+#: second time beside the calls that pass a variable: ``np.bool_(True)`` passes a plain bool.
 #: The steps run once a simulation (``descend``, ``grow``, ``_play_out``, ``_back_up``) are inlined
 #: into ``simulate``: a plain call passes the records' arrays one by one, counting their
 #: references, which cost 3-4% of the 9x9 playouts a second (``bench/search_speed.py``).
 ONCE_A_SIMULATION = "always"
-NO_GAMMAS = np.ones((1, 1))  # the gamma table passed when the policy is not gamma
 
 
 class SearchSettings(NamedTuple):
@@ -80,7 +81,6 @@ class SearchSettings(NamedTuple):
     virtual_loss: float  # lost visits a thread puts on each node of its path (tree parallelism)
     playout_policy: int  # index in POLICIES
     komi: float
-    gammas: np.ndarray  # the gamma and ppa policies' table (NO_GAMMAS for the others)
     expert: bool  # whether new children get MoGo's expert knowledge (``--expert mogo``, ``expert``)
     leaf: int  # playouts run at once from each leaf (leaf parallelism; 1: one)
 
@@ -93,7 +93,8 @@ class Root(NamedTuple):
     color: int  # the colour to move
     node: int  # the tree's root node
     prior: np.ndarray  # float64[points]: the root's move strengths (0 everywhere: none)
-    allowed: np.ndarray  # bool[points]: the points the root may play (the superko mask)
+    allowed: np.ndarray  # bool[points]: the points the root may play (the superko mask, and ``masks[0]``)
+    masks: np.ndarray  # bool[depth, points]: the points a node that deep may play (avoidMoves); deeper: all
 
 
 #: Rows of a lane's ``scores``, by the root move each playout followed (the root's own column
@@ -110,6 +111,8 @@ class Lane(NamedTuple):
     scores: np.ndarray  # float64[ROOT_SCORES, points]: the final scores by the root move they followed
     cache: PatternCache  # its patterns of the positions seen (``prior_cache``)
     adapt: PpaWeights  # its Playout Policy Adaptation, which the ppa policy's playouts follow and adapt
+    move_owner: np.ndarray  # float64[points, points]: the final boards' ownership by the root move they
+    # followed (KataGo's includeMovesOwnership), or float64[0, points] when not asked for
 
 
 class ChildPriors(NamedTuple):
@@ -206,10 +209,11 @@ def walk_scratch(m: np.ndarray) -> WalkScratch:
 
 @njit(cache=True, nogil=True)
 def simulate(n_sims: int, nodes: Nodes, root: Root, lane: Lane, sel: Selection, settings: SearchSettings,
-             knowledge: KnowledgeArrays) -> None:
+             knowledge: KnowledgeArrays, gammas: np.ndarray | None, leaves: int | None) -> None:
     """Run ``n_sims`` simulations from ``root`` as search thread ``lane.thread``: its
     statistics go to ``f[lane.thread]``, its new nodes to its share of the arrays, the
-    final boards' ownership (+1 Black, -1 White per point) to ``lane.owner`` and their
+    final boards' ownership (+1 Black, -1 White per point) to ``lane.owner`` (and by the
+    root move they followed to ``lane.move_owner`` when it has rows) and their
     scores, by the root move they followed, to ``lane.scores``.
     ``knowledge``: the ratings table (``MovePrior.knowledge``) whose move strengths are
     the prior of the nodes below the root when ``settings.tree_prior`` is set, given
@@ -217,15 +221,19 @@ def simulate(n_sims: int, nodes: Nodes, root: Root, lane: Lane, sel: Selection, 
     or later by ``add_table_prior``), their patterns kept in ``lane.cache``; the ppa
     policy's playouts follow and adapt ``lane.adapt``. With ``settings.virtual_loss`` each
     node on the way down counts that many lost visits until the playout's result
-    replaces them (virtual loss), so that other threads descending meanwhile spread out."""
+    replaces them (virtual loss), so that other threads descending meanwhile spread out.
+    ``gammas``: the gamma and ppa policies' table, None for the others; ``leaves``: leaf
+    parallelism's playouts at once from each leaf, None for one. Each None is a type, and
+    numba prunes the branch it closes: the kernel of the usual search compiles neither the
+    gamma playouts nor the parallel loop (a third of a cold compile, ``bench/first_use.py``)."""
     walk = walk_scratch(root.m)
     for _ in range(n_sims):
         b, m = root.b.copy(), root.m.copy()
         depth, c = descend(b, m, nodes, root, lane, sel, settings, knowledge, walk)
-        if settings.leaf <= 1:
-            _play_out(b, m, c, depth, nodes, root, lane, sel, settings, walk)
+        if leaves is None:
+            _play_out(b, m, c, depth, nodes, root, lane, sel, settings, walk, gammas)
         else:
-            _play_out_leaves(b, m, c, depth, nodes, root, lane, sel, settings, walk)
+            _play_out_leaves(b, m, c, depth, nodes, root, lane, sel, settings, walk, gammas, leaves)
 
 
 @njit(cache=True, inline=ONCE_A_SIMULATION)
@@ -277,15 +285,16 @@ def grow(b: np.ndarray, m: np.ndarray, c: int, node: int, depth: int, nodes: Nod
     if t[FIRST, node] < 0:
         if node == root.node:
             kids = ChildPriors(prior=root.prior, allowed=root.allowed, prior_n=settings.prior_n,
-                               by_prob=sel.widen > 0, known=True, table=np.any(root.prior > 0),
+                               by_prob=sel.widen > 0, known=np.bool_(True), table=np.any(root.prior > 0),
                                expert=settings.expert)
             pool[thread, 0] = expand(b, m, c, node, t, f, pool[thread, 0], pool[thread, 1], kids)
         elif visits >= settings.expand_at - 1:
+            allowed = root.masks[depth] if depth < len(root.masks) else walk.everywhere
             below = walk.uniform
             if due:
                 move_strengths(b, m, c, knowledge, walk.node_prior, lane.cache, base)
                 below = walk.node_prior
-            kids = ChildPriors(prior=below, allowed=walk.everywhere, prior_n=settings.prior_n,
+            kids = ChildPriors(prior=below, allowed=allowed, prior_n=settings.prior_n,
                                by_prob=sel.widen > 0, known=due or not settings.tree_prior, table=due,
                                expert=settings.expert)
             pool[thread, 0] = expand(b, m, c, node, t, f, pool[thread, 0], pool[thread, 1], kids)
@@ -300,31 +309,39 @@ def grow(b: np.ndarray, m: np.ndarray, c: int, node: int, depth: int, nodes: Nod
 
 @njit(cache=True, inline=ONCE_A_SIMULATION)
 def _play_out(b: np.ndarray, m: np.ndarray, c: int, depth: int, nodes: Nodes, root: Root, lane: Lane,
-              sel: Selection, settings: SearchSettings, walk: WalkScratch) -> None:
+              sel: Selection, settings: SearchSettings, walk: WalkScratch, gammas: np.ndarray | None) -> None:
     """One playout from the node ``descend`` reached (``c`` to move at ``depth``): its
     final board's ownership and score into ``lane``, its result and AMAF up the path."""
     size, w = m[SIZE], m[STRIDE]
-    score, n = playout(b, m, c, settings, walk.seq[depth:], lane.adapt)
-    _add_score(lane.scores, _root_move(nodes.t, walk.path, depth), score)
+    score, n = playout(b, m, c, settings, walk.seq[depth:], lane.adapt, gammas)
+    first = _root_move(nodes.t, walk.path, depth)
+    _add_score(lane.scores, first, score)
+    by_move = len(lane.move_owner) > 0
     for row in range(1, size + 1):
         for p in range(row * w + 1, row * w + size + 1):
-            lane.owner[p] += _owner(b, w, p)
+            owner = _owner(b, w, p)
+            lane.owner[p] += owner
+            if by_move:
+                lane.move_owner[first, p] += owner
     _back_up(score > 0, walk.seq, depth + n, depth, nodes, root.color, lane, sel.rave, settings.virtual_loss, walk)
 
 
 @njit(cache=True)
 def _play_out_leaves(b: np.ndarray, m: np.ndarray, c: int, depth: int, nodes: Nodes, root: Root, lane: Lane,
-                     sel: Selection, settings: SearchSettings, walk: WalkScratch) -> None:
-    """Leaf parallelism: ``settings.leaf`` playouts at once from the node ``descend``
+                     sel: Selection, settings: SearchSettings, walk: WalkScratch, gammas: np.ndarray | None,
+                     leaves: int) -> None:
+    """Leaf parallelism: ``leaves`` playouts at once from the node ``descend``
     reached (``leaf_playouts``), each added and backed up in turn as ``_play_out`` does."""
     first = _root_move(nodes.t, walk.path, depth)
-    seqs = np.empty((settings.leaf, len(walk.seq)), dtype=np.int64)
-    for i in range(settings.leaf):
+    seqs = np.empty((leaves, len(walk.seq)), dtype=np.int64)
+    for i in range(leaves):
         seqs[i, :depth] = walk.seq[:depth]
-    owns = np.zeros((settings.leaf, len(lane.owner)))
-    leaf_scores, ns = leaf_playouts(b, m, c, settings, depth, seqs, lane.adapt, owns)
-    for i in range(settings.leaf):
+    owns = np.zeros((leaves, len(lane.owner)))
+    leaf_scores, ns = leaf_playouts(b, m, c, settings, depth, seqs, lane.adapt, owns, gammas)
+    for i in range(leaves):
         lane.owner[:] += owns[i]
+        if len(lane.move_owner) > 0:
+            lane.move_owner[first] += owns[i]
         _add_score(lane.scores, first, leaf_scores[i])
         _back_up(leaf_scores[i] > 0, seqs[i], depth + ns[i], depth, nodes, root.color, lane, sel.rave,
                  settings.virtual_loss, walk)
@@ -332,22 +349,25 @@ def _play_out_leaves(b: np.ndarray, m: np.ndarray, c: int, depth: int, nodes: No
 
 @njit(cache=True)
 def playout(b: np.ndarray, m: np.ndarray, color: int, settings: SearchSettings, moves: np.ndarray,
-            adapt: PpaWeights) -> tuple[float, int]:
+            adapt: PpaWeights, gammas: np.ndarray | None) -> tuple[float, int]:
     """A playout of ``settings.playout_policy`` from the position (``color`` to move), in place:
-    the area score and how many moves it wrote to ``moves`` (none for ``random``)."""
+    the area score and how many moves it wrote to ``moves`` (none for ``random``).
+    ``gammas`` is given for the gamma and ppa policies only (None compiles without them)."""
+    if gammas is not None:
+        return gamma_playout(b, m, color, settings.komi, moves, gammas, adapt)
     policy = settings.playout_policy
     if policy == MOGO_PLAYOUTS or policy == MOGO_LOCAL_PLAYOUTS:
         return mogo_playout(b, m, color, settings.komi, moves, policy == MOGO_LOCAL_PLAYOUTS)
     if policy == NESTED1_PLAYOUTS or policy == NESTED2_PLAYOUTS:
-        return nested_playout(b, m, color, settings.komi, moves, 1 if policy == NESTED1_PLAYOUTS else 2, False)
-    if policy == GAMMA_PLAYOUTS or policy == PPA_PLAYOUTS:
-        return gamma_playout(b, m, color, settings.komi, moves, settings.gammas, adapt)
+        return nested_playout(b, m, color, settings.komi, moves, 1 if policy == NESTED1_PLAYOUTS else 2,
+                              np.bool_(False))
     return random_playout(b, m, color, settings.komi), 0
 
 
 @njit(cache=True, parallel=True)
 def leaf_playouts(b: np.ndarray, m: np.ndarray, color: int, settings: SearchSettings, depth: int,
-                  seqs: np.ndarray, adapt: PpaWeights, owns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                  seqs: np.ndarray, adapt: PpaWeights, owns: np.ndarray,
+                  gammas: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """``len(seqs)`` playouts from the same position at once (numba's parallel loop, one
     numba thread each while there are threads), each on its own copy: their scores and
     move counts; playout ``i`` writes its moves to ``seqs[i, depth:]`` and its final
@@ -358,7 +378,7 @@ def leaf_playouts(b: np.ndarray, m: np.ndarray, color: int, settings: SearchSett
     ns = np.empty(k, dtype=np.int64)
     for i in prange(k):
         bi, mi = b.copy(), m.copy()
-        score, n = playout(bi, mi, color, settings, seqs[i, depth:], adapt)
+        score, n = playout(bi, mi, color, settings, seqs[i, depth:], adapt, gammas)
         scores[i], ns[i] = score, n
         for row in range(1, size + 1):
             for p in range(row * w + 1, row * w + size + 1):

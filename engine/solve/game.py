@@ -237,7 +237,7 @@ def expand_ordered(b: np.ndarray, m: np.ndarray, color: int, passed: bool, regio
     if knowledge is None:
         return moves, hashes, kos, values
     strength = np.zeros(b.shape[1])
-    move_strengths(b, m, color, knowledge, strength, cache)
+    move_strengths(b, m, color, knowledge, strength, cache, np.int64(0))  # int64: the search's specialization
     order = _strongest_first(moves, strength)
     return moves[order], hashes[order], kos[order], values[order]
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ...datasets.sources import DEFAULT_MAX_BYTES
-from ...errors import ShapemillError
+from ...errors import ShapemillError, UsageError
 from ...files import read_bounded
 from ...go.rules import BLACK, COLOR, HEAD, MAX_SIZE, NEXT, WHITE, in_atari, new_board, place_setup
 from ...go.vertices import color_code, color_name, flat_index, format_vertex, opponent, point_at
@@ -41,14 +41,14 @@ def make_problem(size: int, black: Iterable[Point], white: Iterable[Point], to_p
             place_setup(b, m, color, flat_index(p, size))
     g = np.zeros(5, dtype=np.int64)
     if goal not in GOALS:
-        raise ShapemillError(f"unknown goal {goal!r}: one of {', '.join(GOALS)}")
+        raise UsageError(f"unknown goal {goal!r}: one of {', '.join(GOALS)}")
     need = {"connect": 2, "score": 0}.get(goal, 1)
     if len(targets) != need:
-        raise ShapemillError(f"goal {goal} needs {need} point(s), got {len(targets)}")
+        raise UsageError(f"goal {goal} needs {need} point(s), got {len(targets)}")
     pts = [flat_index(t, size) for t in targets]
     for t, p in zip(targets, pts):
         if b[COLOR, p] not in (BLACK, WHITE):
-            raise ShapemillError(f"goal {goal}: no stone at {format_vertex(t)}")
+            raise UsageError(f"goal {goal}: no stone at {format_vertex(t)}")
     if goal == "score":
         g[0] = SCORE
         lo, hi = -size * size, size * size
@@ -58,14 +58,14 @@ def make_problem(size: int, black: Iterable[Point], white: Iterable[Point], to_p
         g[2] = pts[-1]
         g[3] = b[COLOR, pts[0]]
         if goal == "connect" and b[COLOR, pts[1]] != g[3]:
-            raise ShapemillError("goal connect: the two strings are not of one colour")
+            raise UsageError("goal connect: the two strings are not of one colour")
         g[4] = ESCAPE_LIBERTIES if goal in ("capture", "ladder") else 0
         lo, hi = -1, 1
     w = size + 2
     mask = np.zeros(w * w, dtype=np.uint8)
     if goal == "ladder":
         if to_play == color_name(int(g[3])) and not in_atari(b, b[HEAD, pts[0]]):
-            raise ShapemillError("goal ladder: with its own side to move the string must be in atari")
+            raise UsageError("goal ladder: with its own side to move the string must be in atari")
         region = [(r, c) for r in range(size) for c in range(size)]  # its moves are its own
     if region is None:
         region = strings_box(b, pts, size)

@@ -6,10 +6,10 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from ...errors import ShapemillError
+from ...errors import ShapemillError, UsageError
 from ...files import check_writable
-from ...go.rules import BLACK, PASS
-from ...go.vertices import format_vertex, parse_vertex, point_at
+from ...go.rules import BLACK, COLOR, PASS
+from ...go.vertices import color_name, flat_index, format_vertex, parse_vertex, point_at
 from ...patterns.knowledge import Knowledge
 from ...tables import TableError
 from .alphabeta import alphabeta
@@ -47,7 +47,7 @@ def parse_points(text: str, size: int) -> list[tuple[int, int]]:
             else:
                 points.append(parse_vertex(part, size))
     except (TypeError, ValueError) as e:
-        raise ShapemillError(f"bad points {text!r}: {e}") from None
+        raise UsageError(f"bad points {text!r}: {e}") from None
     return points
 
 
@@ -58,6 +58,18 @@ FIRST_MOVE_NODES = 10_000
 class GoalError(ShapemillError):
     """A ``--goal`` the position cannot take: a point off the board, or not a stone of the
     colour the goal needs (a usage error, found before any search)."""
+
+
+def _check_side(problem, goal: str, targets: list[tuple[int, int]], size: int, to_play: str) -> None:
+    """A command's goal on the wrong side's string (``kill`` or ``capture`` the side to move's
+    own, ``live`` the opponent's) is refused before the search, which could only say unknown."""
+    for t in targets:
+        owner = color_name(int(problem.root.b[COLOR, flat_index(t, size)]))
+        if goal in ("kill", "capture") and owner == to_play or goal == "live" and owner != to_play:
+            names = {"b": "Black", "w": "White"}
+            aim = "a string of the opponent of the side to play" if goal != "live" else "a string of the side to play"
+            raise GoalError(f"goal {goal}: {format_vertex(t)} is {names[owner]}'s string and {names[to_play]} "
+                             f"is to play; {goal} takes {aim}")
 
 
 def solve_file(path: str | Path, goal: list[str] | None, to_play: str | None, region: str | None,
@@ -86,6 +98,8 @@ def solve_file(path: str | Path, goal: list[str] | None, to_play: str | None, re
         offset = small.offset
     else:
         problem = make_problem(size, black, white, color, goal[0], targets, area or (book and book.region))
+        if book is None:
+            _check_side(problem, goal[0], targets, size, color)
     if ratings:
         try:
             problem.prior = Knowledge.load(ratings)

@@ -1,0 +1,107 @@
+"""The README's example outputs are what their commands print.
+
+Each example block is a ``$ command`` line followed by its output. The examples that need
+nothing but the README itself and the bundled tables run here (``SELF_CONTAINED``); their
+output must equal the README's, with the machine's seconds masked and ``...`` standing for
+lines the README leaves out. The README stays under 25,000 bytes.
+
+Not yet checked here (they need the Tygem corpus scanned and a 300-game mine and rate
+first, minutes of work): scan, mine, rate, evaluate, show, find, export, info, match,
+play, demo.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+SHAPEMILL = [sys.executable, "-m", "shapemill.cli"]
+#: Seconds the machine takes, as the README writes them: masked on both sides.
+SECONDS = re.compile(r"\d+\.\d+ s\b")
+#: The examples run here, by their command's first words.
+SELF_CONTAINED = ("shapemill solve", "shapemill gtp")
+
+
+def examples() -> list[tuple[str, str, list[str]]]:
+    """(command, its stdin, its output lines) of each ``$ shapemill`` example, with the
+    files its block writes with ``$ cat`` before it."""
+    found = []
+    for lines in _blocks(README.read_text(encoding="utf-8")):
+        for i, line in enumerate(lines):
+            if line.startswith("$ shapemill"):
+                command = line[2:].split("  #")[0].strip()
+                rest = lines[i + 1:]
+                found.append((command, rest, lines[:i]))
+    return found
+
+
+def _blocks(text: str) -> list[list[str]]:
+    """The lines of each fenced block of a Markdown text."""
+    blocks, inside = [], None
+    for line in text.splitlines():
+        if line.startswith("```"):
+            if inside is None:
+                inside = []
+            else:
+                blocks.append(inside)
+                inside = None
+        elif inside is not None:
+            inside.append(line)
+    return blocks
+
+
+def _files(before: list[str], folder: Path) -> None:
+    """The ``$ cat NAME`` lines of a block and what follows them, written as files."""
+    name, text = None, []
+    for line in before + ["$"]:
+        if line.startswith("$"):
+            if name is not None:
+                (folder / name).write_text("\n".join(text) + "\n", encoding="utf-8")
+            name, text = (line.split()[2], []) if line.startswith("$ cat ") else (None, [])
+        elif name is not None:
+            text.append(line)
+
+
+def _matches(expected: list[str], got: list[str]) -> bool:
+    """Whether ``got`` is ``expected`` line by line, ``...`` there standing for any lines."""
+    pattern = "\n".join(".*?" if line.strip() == "..." else re.escape(SECONDS.sub("S", line))
+                        for line in expected)
+    return re.fullmatch(pattern, "\n".join(SECONDS.sub("S", line) for line in got), flags=re.S) is not None
+
+
+def _gtp_session(rest: list[str]) -> tuple[str, list[str]]:
+    """A GTP example's commands (stdin) and its answers (the lines after each command)."""
+    commands, answers = [], []
+    for line in rest:
+        if line and not line.startswith(("=", "?")):
+            commands.append(line)
+        else:
+            answers.append(line)
+    return "\n".join(commands + ["quit"]) + "\n", answers
+
+
+@pytest.mark.parametrize("command, rest, before",
+                         [e for e in examples() if e[0].startswith(SELF_CONTAINED)], ids=lambda v: str(v)[:40])
+def test_a_self_contained_example_prints_what_the_readme_shows(tmp_path, command, rest, before):
+    _files(before, tmp_path)
+    args = shlex.split(command)[1:]
+    gtp = args[0] == "gtp"
+    stdin, expected = _gtp_session(rest) if gtp else ("", rest)
+    done = subprocess.run([*SHAPEMILL, *args], input=stdin, capture_output=True, text=True, cwd=tmp_path,
+                          timeout=1800)
+    assert done.returncode == 0, done.stderr
+    got = [line.rstrip() for line in done.stdout.rstrip("\n").split("\n")]
+    if gtp:  # the answers without GTP's blank lines, less the answer to the quit sent last
+        expected = [line for line in expected if line]
+        got = [line for line in got if line][:-1]
+    assert _matches(expected, got), (expected, got)
+
+
+def test_the_readme_is_under_25_kb():
+    assert README.stat().st_size < 25_000
