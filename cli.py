@@ -575,20 +575,28 @@ def _playout_gammas(ratings: str | None):
               help="How the prior enters the score: virtual wins, + H/(n+1) (Chaslot), the AlphaGo lecture's "
                    "PUCT P/(1+n), the published c P sqrt(N)/(1+n), or MoGo's Eq. 3 (docs/search.md).")
 @click.option("--bandit", default="amaf", show_default=True,
-              type=click.Choice(["ucb1", "tuned1", "tuned2", "auer-tuned", "ucb-v", "amaf"]),
-              help="Exploration term: MoGo's UCB1, UCB-Tuned.1 or .2, Auer's UCB1-Tuned, UCB-V, or none beside "
-                   "RAVE's AMAF values (MoGo's Eq. 1).")
+              type=click.Choice(["ucb1", "tuned1", "tuned2", "auer-tuned", "ucb-v", "amaf", "uct"]),
+              help="Exploration term: MoGo's UCB1, UCB-Tuned.1 or .2, Auer's UCB1-Tuned, UCB-V, none beside "
+                   "RAVE's AMAF values (MoGo's Eq. 1), or course 004's UCT p + K sqrt(log N / n), K = --c-ucb.")
 @click.option("--c-ucb", default=1.0, show_default=True, type=floats(), help="Exploration constant.")
+@click.option("--bandit-stats", default="own", show_default=True, type=click.Choice(["own", "virtual"]),
+              help="What ucb1, tuned1, tuned2 and uct read: own, the move's own Wins / Sims (Algorithm 3 as "
+                   "written); virtual, the prior mode's value with its virtual visits counted.")
+@click.option("--rave-schedule", default="silver", show_default=True, type=click.Choice(["silver", "eq1"]),
+              help="The AMAF value's weight: Gelly & Silver's schedule, or MoGo 2008's Eq. 1 with alpha "
+                   "depending on the move's simulations alone, 1 - alpha = K / (K + n), K = --rave-equiv.")
 @click.option("--c-pb", default=1.0, show_default=True, type=floats(),
               help="Weight of the progressive-bias / PUCT / Eq. 3 delta term.")
 @click.option("--playout-policy", default="mogo-local", show_default=True,
-              type=click.Choice(["mogo-local", "mogo", "nested1", "nested2", "gamma", "ppa", "random"]),
+              type=click.Choice(["mogo-local", "mogo", "nested1", "nested2", "gamma", "ppa", "ppa-paper",
+                                 "ppa-simple", "random"]),
               help="mogo: MoGo's rules in the seed's order; mogo-local: in the order that captures near the last "
                    "moves; nested1, nested2: nested playouts of level 1, 2 over mogo (Cazenave 2016); gamma: moves drawn by their rated tactical gammas (about 30x slower); "
-                   "ppa: gamma, its weights adapted during each search toward the playouts' winners' moves "
-                   "(Cazenave's Playout Policy Adaptation); random: uniform.")
-@click.option("--ppa-rate", default=0.32, show_default=True, type=floats(),
-              help="Learning rate of --playout-policy ppa.")
+                   "ppa: Playout Policy Adaptation as course 004 writes it (Cazenave 2015); ppa-simple: its "
+                   "adapt_simple; ppa-paper: gamma, its weights adapted by the paper's rule; random: uniform.")
+@click.option("--ppa-rate", default=None, type=floats(),
+              help="Learning rate alpha of the ppa policies (default: 1 for ppa, the course's; 0.32 for "
+                   "ppa-paper).")
 @click.option("--tree-priors/--root-priors", default=True, show_default=True,
               help="The ratings table's priors at every node of the tree, or at the root only (faster).")
 @click.option("--prior-n", default=None, type=floats(),
@@ -618,21 +626,23 @@ def _playout_gammas(ratings: str | None):
               help="Before each genmove, read the life and death of strings in small regions by df-pn; a move that "
                    "kills or saves a string whose fate it decides starts with more of the root's prior.")
 @click.option("--seed", default=0, show_default=True, type=SEED, help="Random seed: equal seeds, equal moves.")
-def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, bandit, c_ucb, c_pb, playout_policy,
+def gtp(ratings, no_priors, size, playouts, time_per_move, prior_mode, bandit, c_ucb, bandit_stats, rave_schedule,
+        c_pb, playout_policy,
         ppa_rate, tree_priors, prior_n, prior_visits, rave, rave_equiv, expand_at, threads, parallel, expert,
         check_ladders, read_life, seed) -> None:
     """A GTP 2 engine on stdin / stdout (MCTS with RAVE and MoGo playouts)."""
     from .engine.gtp import run_gtp
     from .engine.mcts import SearchConfig
 
-    prior = _move_prior(ratings, no_priors, playouts_use_ratings=playout_policy in ("gamma", "ppa"))
-    gammas = _playout_gammas(ratings) if playout_policy in ("gamma", "ppa") else None
+    prior = _move_prior(ratings, no_priors, playouts_use_ratings=playout_policy in ("gamma", "ppa-paper"))
+    gammas = _playout_gammas(ratings) if playout_policy in ("gamma", "ppa-paper") else None
     if bandit == "amaf" and not rave:
         raise click.UsageError("--bandit amaf explores by the AMAF values: it needs --rave")
-    if parallel == "leaf" and threads > 1 and playout_policy == "ppa":
+    if parallel == "leaf" and threads > 1 and playout_policy.startswith("ppa"):
         raise click.UsageError("--parallel leaf runs playouts at once: not with ppa's shared weights")
     config = SearchConfig(playouts=playouts, time_per_move=time_per_move, prior_mode=prior_mode, bandit=bandit,
-                          c_ucb=c_ucb, c_pb=c_pb, policy=playout_policy, gammas=gammas, tree_priors=tree_priors,
+                          c_ucb=c_ucb, bandit_stats=bandit_stats, rave_schedule=rave_schedule, c_pb=c_pb,
+                          policy=playout_policy, gammas=gammas, tree_priors=tree_priors,
                           prior_n=prior_n, prior_visits=prior_visits, ppa_rate=ppa_rate, rave=rave,
                           rave_equiv=rave_equiv, expand_at=expand_at, seed=seed, threads=threads,
                           parallel=parallel, expert=expert, check_ladders=check_ladders, read_life=read_life)

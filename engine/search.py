@@ -33,7 +33,8 @@ from ..go.rules import COLOR, EMPTY, HASH, PASS, illegal_reason, play
 from ..miner.prior import CACHE_SLOTS, NO_KNOWLEDGE, KnowledgeArrays, PatternCache, prior_cache
 from .expert import EXPERTS
 from .playout_gamma import PpaWeights, ppa_weights
-from .selection import BANDITS, FIRST, MOVE, PRIOR_MODES, PROB, Selection
+from .playout_ppa import ppa_rate
+from .selection import BANDIT_STATS, BANDITS, FIRST, MOVE, PRIOR_MODES, PROB, RAVE_SCHEDULES, Selection
 from .tree import Tree
 from .tree_priors import default_prior_n
 from .walk import NO_GAMMAS, POLICIES, ROOT_SCORES, Lane, Root, SearchSettings, simulate
@@ -87,13 +88,15 @@ class SearchConfig:
     prior_mode: str = "virtual-wins"  # virtual-wins | progressive-bias | puct | puct-c | mogo
     tree_priors: bool = True  # the ratings table's priors at every node, not only at the root
     prior_visits: int = 2  # visits a node below the root has when its children get the table's priors
-    policy: str = "mogo-local"  # mogo-local | mogo | nested1 | nested2 | gamma | ppa | random
+    policy: str = "mogo-local"  # mogo-local | mogo | nested1 | nested2 | gamma | ppa | ppa-paper | ppa-simple | random
     expert: str = "none"  # none | mogo: MoGo 2008 section 4's virtual AMAF results and bonus near the last move
-    ppa_rate: float = 0.32  # Playout Policy Adaptation's learning rate alpha (policy ppa)
+    ppa_rate: float | None = None  # PPA's learning rate alpha; None: the policy's (ppa 1, the course's; ppa-paper 0.32)
     gammas: np.ndarray | None = None  # the gamma policy's table (engine.gamma.playout_gammas)
     rave: bool = True
     bandit: str = "amaf"  # ucb1 | tuned1 | tuned2 | auer-tuned | ucb-v | amaf (RAVE alone explores)
-    c_ucb: float = 1.0  # the exploration constant of the bandits (1: Algorithm 3's formulas)
+    c_ucb: float = 1.0  # the exploration constant of the bandits (1: Algorithm 3's formulas; uct: K)
+    bandit_stats: str = "own"  # own: Algorithm 3 reads the move's Wins / Sims | virtual: the prior's visits too
+    rave_schedule: str = "silver"  # silver: Gelly & Silver's AMAF weight | eq1: MoGo 2008's, by Sims(s, d) alone
     c_pb: float = 1.0  # weight of the progressive-bias, PUCT or Eq. 3 delta term (1: the lecture's PUCT)
     fpu: float = 0.1  # first-play value: the parent's value for the mover less this (progressive-bias, puct)
     prior_n: float | None = None  # won visits of a move of probability P: prior_n sqrt(P); None: default_prior_n
@@ -179,16 +182,18 @@ class Search:
     leaf parallelism, one tree whose leaves get ``threads`` playouts at once."""
 
     def __init__(self, config: SearchConfig) -> None:
-        if config.policy in ("gamma", "ppa") and config.gammas is None:
+        if config.policy in ("gamma", "ppa-paper") and config.gammas is None:
             raise ValueError(f"the {config.policy} playout policy needs a table of gammas (SearchConfig.gammas)")
         if config.bandit not in BANDITS or config.prior_mode not in PRIOR_MODES:
             raise ValueError(f"unknown bandit {config.bandit!r} or prior mode {config.prior_mode!r}")
+        if config.bandit_stats not in BANDIT_STATS or config.rave_schedule not in RAVE_SCHEDULES:
+            raise ValueError(f"unknown bandit stats {config.bandit_stats!r} or rave schedule {config.rave_schedule!r}")
         if config.bandit == "amaf" and not config.rave:
             raise ValueError("the amaf bandit explores by the AMAF values: it needs RAVE")
         if config.parallel not in PARALLEL or config.expert not in EXPERTS or config.policy not in POLICIES:
             raise ValueError(f"unknown parallelism {config.parallel!r}, expert {config.expert!r} "
                              f"or playout policy {config.policy!r}")
-        if config.parallel == "leaf" and config.threads > 1 and config.policy == "ppa":
+        if config.parallel == "leaf" and config.threads > 1 and config.policy.startswith("ppa"):
             raise ValueError("leaf parallelism runs playouts at once, which ppa's shared weights do not allow")
         self.config = config
         self._trees: list[Tree] = []
@@ -219,7 +224,8 @@ class Search:
         or without the ratings table's priors below the root (``tree_prior``)."""
         c = self.config
         sel = Selection(BANDITS.index(c.bandit), float(c.c_ucb), PRIOR_MODES.index(c.prior_mode), float(c.c_pb),
-                        bool(c.rave), float(c.rave_equiv), float(c.fpu), float(c.widen), c.expert == "mogo")
+                        bool(c.rave), float(c.rave_equiv), float(c.fpu), float(c.widen), c.expert == "mogo",
+                        BANDIT_STATS.index(c.bandit_stats), RAVE_SCHEDULES.index(c.rave_schedule))
         prior_n = c.prior_n if c.prior_n is not None else default_prior_n(size)
         settings = SearchSettings(
             expand_at=int(c.expand_at), tree_prior=bool(tree_prior),
@@ -277,7 +283,7 @@ class Search:
             slots = 1 if knowledge is NO_KNOWLEDGE else CACHE_SLOTS
             self._caches = [prior_cache(points, slots) for _ in range(threads)]
             self._cache_of = (points, id(knowledge.lookup))
-        rate = cfg.ppa_rate if cfg.policy == "ppa" else 0.0
+        rate = ppa_rate(cfg.policy, cfg.ppa_rate)
         adapts = [ppa_weights(points, rate) for _ in range(threads)]
         self.adapted = adapts
         lanes = [Lane(k if self.shared else 0, np.zeros(points), np.zeros((ROOT_SCORES, points)), self._caches[k],

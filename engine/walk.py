@@ -37,6 +37,7 @@ from .expert import near_last_bonus, shape_amaf
 from .playout_gamma import PpaWeights, gamma_playout
 from .playout_mogo import mogo_playout
 from .playout_nested import nested_playout
+from .playout_ppa import ppa_playout
 from .playout_random import random_playout
 from .selection import (
     AVISITS,
@@ -60,10 +61,12 @@ from .tree_priors import UNIFORM_N, add_table_prior, atari_moves, expert_prior, 
 
 #: Playout policies, by their value at ``SearchSettings.policy``; ``mogo``: the seed's order
 #: of MoGo's rules, ``mogo-local``: the engine's order before it (``playout_mogo``);
-#: ``nested1``, ``nested2``: nested playouts of level 1 and 2 over ``mogo`` (``playout_nested``).
-POLICIES = ("random", "mogo", "gamma", "ppa", "mogo-local", "nested1", "nested2")
+#: ``nested1``, ``nested2``: nested playouts of level 1 and 2 over ``mogo`` (``playout_nested``);
+#: ``ppa``, ``ppa-simple``: course 004's PPA and ``adapt_simple`` (``playout_ppa``); ``ppa-paper``:
+#: the paper's PPA over the gammas (``playout_gamma``).
+POLICIES = ("random", "mogo", "gamma", "ppa", "mogo-local", "nested1", "nested2", "ppa-paper", "ppa-simple")
 (RANDOM_PLAYOUTS, MOGO_PLAYOUTS, GAMMA_PLAYOUTS, PPA_PLAYOUTS, MOGO_LOCAL_PLAYOUTS, NESTED1_PLAYOUTS,
- NESTED2_PLAYOUTS) = range(7)
+ NESTED2_PLAYOUTS, PPA_PAPER_PLAYOUTS, PPA_SIMPLE_PLAYOUTS) = range(9)
 
 #: A simulation's moves (``seq``): the tree's, at most one a point, then a playout's,
 #: which stops at three a point (the playouts' limit): four a point.
@@ -338,8 +341,10 @@ def playout(b: np.ndarray, m: np.ndarray, color: int, settings: SearchSettings, 
         return mogo_playout(b, m, color, settings.komi, moves, policy == MOGO_LOCAL_PLAYOUTS)
     if policy == NESTED1_PLAYOUTS or policy == NESTED2_PLAYOUTS:
         return nested_playout(b, m, color, settings.komi, moves, 1 if policy == NESTED1_PLAYOUTS else 2, False)
-    if policy == GAMMA_PLAYOUTS or policy == PPA_PLAYOUTS:
+    if policy == GAMMA_PLAYOUTS or policy == PPA_PAPER_PLAYOUTS:
         return gamma_playout(b, m, color, settings.komi, moves, settings.gammas, adapt)
+    if policy == PPA_PLAYOUTS or policy == PPA_SIMPLE_PLAYOUTS:
+        return ppa_playout(b, m, color, settings.komi, moves, adapt, policy == PPA_SIMPLE_PLAYOUTS)
     return random_playout(b, m, color, settings.komi), 0
 
 

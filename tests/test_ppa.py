@@ -82,7 +82,7 @@ def test_weights_move_toward_the_winners_moves():
 def test_a_ppa_search_returns_a_legal_move_and_adapts():
     board = Board(9)
     board.play("b", (4, 4))
-    search = Search(SearchConfig(playouts=200, seed=2, policy="ppa", gammas=ONES))
+    search = Search(SearchConfig(playouts=200, seed=2, policy="ppa-paper", gammas=ONES))
     result = search.run(board, rules.WHITE)
     assert board.is_legal("w", (result.move // 11 - 1, result.move % 11 - 1))
     weights = search.adapted[0].weights
