@@ -175,11 +175,10 @@ def algorithm5_rule(candidates: dict[str, set]) -> str:
 
 
 def fill_board_points(grid: Sequence[str]) -> set[tuple[int, int]]:
-    """Fill-board's candidates: the empty points whose 3x3 block (its on-board points) is empty."""
+    """Fill-board's candidates: the points whose 3x3 block is empty (all nine on the board)."""
     n = len(grid)
-    return {(r, c) for r in range(n) for c in range(n)
-            if all(grid[rr][cc] == "." for rr in range(max(r - 1, 0), min(r + 2, n))
-                   for cc in range(max(c - 1, 0), min(c + 2, n)))}
+    return {(r, c) for r in range(1, n - 1) for c in range(1, n - 1)
+            if all(grid[rr][cc] == "." for rr in range(r - 1, r + 2) for cc in range(c - 1, c + 2))}
 
 
 # --- Playout Policy Adaptation (course 004) and adapt_simple ---------------------------------
@@ -303,6 +302,10 @@ HAND = {
     # z from P before the update: 1 + 2 + 1 = 4; each less 0.5 / 4 exp(P): 0.125, 0.25, 0.125
     "ppa-paper": (ppa_paper({("b", 1): math.log(2)}, [("b", 1, (0, 1, 2))], "b", 0.5),
                   {("b", 0): -0.125, ("b", 1): math.log(2) + 0.25, ("b", 2): -0.125}),
+    # 4x4: the points whose block lies on the board are (1, 1), (1, 2), (2, 1), (2, 2); a stone at
+    # (1, 1) is in all four blocks: none. A stone at (0, 0) is in (1, 1)'s block only.
+    "fill-board": ([fill_board_points(["....", ".X..", "....", "...."]),
+                    fill_board_points(["X...", "....", "....", "...."])], [set(), {(1, 2), (2, 1), (2, 2)}]),
     "adapt-simple": ([adapt_simple(w) for w in (0, 1, 9, 10, 99, 100)], [1, 3, 11, 14, 103, 101]),
     # Step 1: L's playout draws RR (LRR 10), R's draws LL (RLL 5): best 10, sequence LRR, play L.
     # Step 2: LL's playout draws L (LLL 4: the step's argmax), LR's draws L (LRL 2); the memorised
