@@ -111,8 +111,8 @@ def test_puct_c_is_q_plus_c_p_sqrt_n_over_one_plus_n():
 
 
 #: Scores of the three children worked by hand (c = 0.7; Q with the virtual wins 41/70,
-#: 25/30, 5/10 over m = 70, 30, 10 visits). MoGo 2006's Algorithm 3 with log N = ln 100 =
-#: 4.60517 and V = max(0.001, Q (1 - Q)): UCB1 Q + c sqrt(2 log N / m), UCB-Tuned.1
+#: 25/30, 5/10 over m = 70, 30, 10 visits). MoGo 2008's Algorithm 3 fed Q and m (the form of
+#: --bandit-stats virtual) with log N = ln 100 = 4.60517 and V = max(0.001, Q (1 - Q)): UCB1 Q + c sqrt(2 log N / m), UCB-Tuned.1
 #: Q + c sqrt(V log N / m), UCB-Tuned.2 Q + c sqrt(V log N / m + log N / m). With
 #: L = ln 101 = 4.61512: Auer's UCB1-Tuned Q + c sqrt(L / m min(1/4, Q - Q^2 + sqrt(2 L / m)));
 #: UCB-V (Audibert et al. 2007) Q + sqrt(2 c Q (1 - Q) L / m) + 3 c L / m; amaf: no
