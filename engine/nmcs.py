@@ -26,7 +26,7 @@ from numba import njit
 
 from ..go.board import Board
 from ..go.rules import BLACK, PASS, area_score, play
-from .playout_ppa import playout_moves
+from .playout_random import playout_moves
 
 
 class SingleAgentGame(Protocol):

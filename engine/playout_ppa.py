@@ -24,8 +24,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..go.rules import BLACK, EMPTIES, N_EMPTY, PASS, SIZE, WHITE, area_score, illegal_reason, is_eye, play
+from ..go.rules import BLACK, PASS, SIZE, WHITE, area_score, play
 from .playout_gamma import PpaWeights
+from .playout_random import playout_moves
 
 #: The PPA policies and each one's learning rate alpha when none is given: the course's 1
 #: (``ppa``), 0.32 for the paper's form over the gammas (``ppa-paper``, tuned before issue 48);
@@ -39,19 +40,6 @@ def ppa_rate(policy: str, rate: float | None) -> float:
     if policy not in PPA_RATES:
         return 0.0
     return PPA_RATES[policy] if rate is None else float(rate)
-
-
-@njit(cache=True)
-def playout_moves(b: np.ndarray, m: np.ndarray, color: int, out: np.ndarray) -> int:
-    """The moves a PPA playout may draw for ``color``: legal, filling no own eye, into
-    ``out``; returns how many."""
-    k = 0
-    for i in range(m[N_EMPTY]):
-        p = b[EMPTIES, i]
-        if not is_eye(b, m, color, p) and illegal_reason(b, m, color, p) == 0:
-            out[k] = p
-            k += 1
-    return k
 
 
 @njit(cache=True)

@@ -185,34 +185,21 @@ def fill_board_points(grid: Sequence[str]) -> set[tuple[int, int]]:
 
 
 def ppa_course(weights: dict, steps: Sequence[tuple[str, object, Sequence]], winner: str,
-               alpha: float = 1.0) -> dict:
+               alpha: float = 1.0, paper: bool = False) -> dict:
     """The course's ``adapt``: ``P2 = P``; for each step ``(player, move, legal moves of the
     position)`` of the playout in order, where the player is the winner: ``P2[m] += alpha``,
     ``z = sum exp(P2[m'])`` over the legal moves, ``P2[m'] -= alpha / z exp(P2[m'])``; P
-    becomes P2. ``weights`` maps (player, move) -> P; returns the new map."""
+    becomes P2. ``weights`` maps (player, move) -> P; returns the new map. With ``paper``,
+    the paper's form: ``z`` and the subtracted ``exp`` from ``P``, before the update."""
     p2 = dict(weights)
     for player, move, legal in steps:
         if player != winner:
             continue
         p2[(player, move)] = p2.get((player, move), 0.0) + alpha
-        z = sum(math.exp(p2.get((player, x), 0.0)) for x in legal)
+        policy = weights if paper else p2
+        z = sum(math.exp(policy.get((player, x), 0.0)) for x in legal)
         for x in legal:
-            p2[(player, x)] = p2.get((player, x), 0.0) - alpha / z * math.exp(p2.get((player, x), 0.0))
-    return p2
-
-
-def ppa_paper(weights: dict, steps: Sequence[tuple[str, object, Sequence]], winner: str,
-              alpha: float) -> dict:
-    """The paper's form: the same, ``z`` and the subtracted probabilities from ``P`` before
-    the update."""
-    p2 = dict(weights)
-    for player, move, legal in steps:
-        if player != winner:
-            continue
-        p2[(player, move)] = p2.get((player, move), 0.0) + alpha
-        z = sum(math.exp(weights.get((player, x), 0.0)) for x in legal)
-        for x in legal:
-            p2[(player, x)] = p2.get((player, x), 0.0) - alpha / z * math.exp(weights.get((player, x), 0.0))
+            p2[(player, x)] = p2.get((player, x), 0.0) - alpha / z * math.exp(policy.get((player, x), 0.0))
     return p2
 
 
@@ -300,7 +287,7 @@ HAND = {
     "ppa-course-alpha1": (ppa_course({("b", 1): math.log(2)}, [("b", 1, (0, 1, 2))], "b", 1.0),
                           {("b", 0): -0.134471, ("b", 1): math.log(2) + 0.268941, ("b", 2): -0.134471}),
     # z from P before the update: 1 + 2 + 1 = 4; each less 0.5 / 4 exp(P): 0.125, 0.25, 0.125
-    "ppa-paper": (ppa_paper({("b", 1): math.log(2)}, [("b", 1, (0, 1, 2))], "b", 0.5),
+    "ppa-paper": (ppa_course({("b", 1): math.log(2)}, [("b", 1, (0, 1, 2))], "b", 0.5, paper=True),
                   {("b", 0): -0.125, ("b", 1): math.log(2) + 0.25, ("b", 2): -0.125}),
     # 4x4: the points whose block lies on the board are (1, 1), (1, 2), (2, 1), (2, 2); a stone at
     # (1, 1) is in all four blocks: none. A stone at (0, 0) is in (1, 1)'s block only.

@@ -19,7 +19,8 @@ from shapemill.engine.mcts import Search, SearchConfig
 from shapemill.engine.nmcs import OwnMoves, nmcs
 from shapemill.engine.playout_gamma import ppa_update, ppa_weights
 from shapemill.engine.playout_mogo import fill_board_move
-from shapemill.engine.playout_ppa import adapt_simple, playout_moves, ppa_course_update, ppa_playout
+from shapemill.engine.playout_ppa import adapt_simple, ppa_course_update, ppa_playout
+from shapemill.engine.playout_random import playout_moves
 from shapemill.engine.selection import FIRST, NCHILD, N_FIELDS, N_NODE_INTS, PROB, PVISITS, PWINS, VISITS, WINS, \
     select_child
 from shapemill.go import rules
@@ -71,7 +72,7 @@ def test_ppa_paper_form_on_the_small_position():
     adapt.weights[rules.BLACK, points[1]] = math.log(2)
     adapt.mass[rules.BLACK, points] = [0.25, 0.5, 0.25]
     ppa_update(adapt, np.array([points[1]]), 1, rules.BLACK, rules.BLACK)
-    want = so.ppa_paper({("b", 1): math.log(2)}, [("b", 1, (0, 1, 2))], "b", 0.5)
+    want = so.ppa_course({("b", 1): math.log(2)}, [("b", 1, (0, 1, 2))], "b", 0.5, paper=True)
     assert adapt.weights[rules.BLACK, points] == pytest.approx([want[("b", k)] for k in range(3)], abs=1e-12)
 
 
