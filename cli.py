@@ -616,9 +616,10 @@ def _playout_gammas(ratings: str | None):
 @click.option("--parallel", default="root", show_default=True, type=click.Choice(["root", "tree", "leaf"]),
               help="root: one tree per thread, merged at the root; tree: one shared tree with virtual loss; "
                    "leaf: one tree, --threads playouts at once from each leaf.")
-@click.option("--expert", default="none", show_default=True, type=click.Choice(["none", "mogo"]),
-              help="mogo: MoGo's expert knowledge, eight shapes as virtual AMAF results and a bonus near the "
-                   "last move by chain distance (docs/search.md).")
+@click.option("--expert", default="none", show_default=True, type=click.Choice(["none", "mogo", "mogo-features"]),
+              help="mogo: MoGo's expert knowledge, eight shapes as virtual AMAF results (Figure 1's as its caption "
+                   "conditions them) and a bonus near the last move by chain distance; mogo-features: the shapes "
+                   "as the miner's features (docs/search.md).")
 @click.option("--check-ladders", is_flag=True,
               help="Read the ladder of a string the chosen move extends from atari; if it dies anyway, play the "
                    "most visited move that does not run a dead ladder.")

@@ -24,18 +24,32 @@ from ..go.chains import chain_distances
 from ..go.reading import reading_scratch
 from ..go.rules import LAST, PASS
 from ..miner.features import N_FEATURES, tactical_features_with
-from ..miner.features.table import F_CONNECT, F_EMPTY_TRIANGLE, F_PEEP_CONNECT, F_WALL
+from ..miner.features.table import (
+    F_BAD_KOGEIMA,
+    F_CONNECT,
+    F_EMPTY_TRIANGLE,
+    F_HANE,
+    F_LINE1_ALONE,
+    F_LINE3,
+    F_PEEP_CONNECT,
+    F_WALL,
+)
 from .figure1 import figure1_shapes
 
-#: The knowledge sources of ``--expert``, by their index.
-EXPERTS = ("none", "mogo")
-NO_EXPERT, MOGO_EXPERT = range(2)
+#: The knowledge sources of ``--expert``, by their index: ``mogo`` with Figure 1's shapes as its
+#: caption conditions them, ``mogo-features`` with the miner's features for all eight (the form
+#: before issue 48).
+EXPERTS = ("none", "mogo", "mogo-features")
+NO_EXPERT, MOGO_EXPERT, MOGO_FEATURES_EXPERT = range(3)
 
-#: The section's shapes the caption does not condition (features of ``miner.features.table``),
-#: their virtual AMAF visits, and whether those are wins (1) or losses (0), as the paper gives them.
-SHAPE_FEATURES = np.array([F_PEEP_CONNECT, F_CONNECT, F_WALL, F_EMPTY_TRIANGLE])
-SHAPE_VISITS = np.array([5.0, 5.0, 3.33, 5.0])
-SHAPE_WON = np.array([1.0, 1.0, 1.0, 0.0])
+#: The section's eight shapes as the miner's features (``miner.features.table``), their virtual
+#: AMAF visits, and whether those are wins (1) or losses (0), as the paper gives them; and
+#: whether Figure 1's caption conditions the shape (``mogo`` reads those from ``figure1``).
+SHAPE_FEATURES = np.array([F_LINE3, F_LINE1_ALONE, F_PEEP_CONNECT, F_HANE, F_CONNECT, F_WALL, F_BAD_KOGEIMA,
+                           F_EMPTY_TRIANGLE])
+SHAPE_VISITS = np.array([6.67, 6.67, 5.0, 5.0, 5.0, 3.33, 2.5, 5.0])
+SHAPE_WON = np.array([1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0])
+SHAPE_IN_FIGURE1 = np.array([True, True, False, True, False, False, True, False])
 #: Figure 1's shapes in ``figure1.FIGURE1``'s order (hane, kosumi, kogeima, bad kogeima, bad
 #: tobi, alone on the first line, third line): their virtual AMAF visits and whether won. The
 #: kosumi, kogeima and bad tobi are drawn in the figure with no value in the text: none.
@@ -55,18 +69,19 @@ NEAR_LAST_HALF = 100.0
 
 @njit(cache=True)
 def shape_amaf(b: np.ndarray, m: np.ndarray, color: int, moves: np.ndarray, visits: np.ndarray,
-               wins: np.ndarray) -> None:
+               wins: np.ndarray, figure1: bool) -> None:
     """``visits[i]``, ``wins[i]``: the virtual AMAF results of the move ``color`` at
-    ``moves[i]`` from the section's eight shapes (0 for a move with none)."""
+    ``moves[i]`` from the section's eight shapes (0 for a move with none); with ``figure1``
+    the shapes Figure 1's caption conditions are ``figure1``'s, else the miner's features."""
     levels = np.zeros((len(moves), N_FEATURES), dtype=np.int32)
     tactical_features_with(b, m, color, moves, levels, reading_scratch(b, m))
     for i in range(len(moves)):
         visits[i], wins[i] = 0.0, 0.0
         for k in range(len(SHAPE_FEATURES)):
-            if levels[i, SHAPE_FEATURES[k]] > 0:
+            if levels[i, SHAPE_FEATURES[k]] > 0 and not (figure1 and SHAPE_IN_FIGURE1[k]):
                 visits[i] += SHAPE_VISITS[k]
                 wins[i] += SHAPE_VISITS[k] * SHAPE_WON[k]
-        shapes = figure1_shapes(b, m, color, moves[i])
+        shapes = figure1_shapes(b, m, color, moves[i]) if figure1 else 0
         for k in range(len(FIGURE1_VISITS)):
             if shapes & (1 << k):
                 visits[i] += FIGURE1_VISITS[k]

@@ -89,11 +89,11 @@ class SearchConfig:
     tree_priors: bool = True  # the ratings table's priors at every node, not only at the root
     prior_visits: int = 2  # visits a node below the root has when its children get the table's priors
     policy: str = "mogo-local"  # mogo-local | mogo | nested1 | nested2 | gamma | ppa | ppa-paper | ppa-simple | random
-    expert: str = "none"  # none | mogo: MoGo 2008 section 4's virtual AMAF results and bonus near the last move
+    expert: str = "none"  # none | mogo | mogo-features: MoGo 2008 section 4's virtual AMAF results and near bonus
     ppa_rate: float | None = None  # PPA's learning rate alpha; None: the policy's (ppa 1, the course's; ppa-paper 0.32)
     gammas: np.ndarray | None = None  # the gamma policy's table (engine.gamma.playout_gammas)
     rave: bool = True
-    bandit: str = "amaf"  # ucb1 | tuned1 | tuned2 | auer-tuned | ucb-v | amaf (RAVE alone explores)
+    bandit: str = "amaf"  # ucb1 | tuned1 | tuned2 | auer-tuned | ucb-v | uct | amaf (RAVE alone explores)
     c_ucb: float = 1.0  # the exploration constant of the bandits (1: Algorithm 3's formulas; uct: K)
     bandit_stats: str = "own"  # own: Algorithm 3 reads the move's Wins / Sims | virtual: the prior's visits too
     rave_schedule: str = "silver"  # silver: Gelly & Silver's AMAF weight | eq1: MoGo 2008's, by Sims(s, d) alone
@@ -224,7 +224,7 @@ class Search:
         or without the ratings table's priors below the root (``tree_prior``)."""
         c = self.config
         sel = Selection(BANDITS.index(c.bandit), float(c.c_ucb), PRIOR_MODES.index(c.prior_mode), float(c.c_pb),
-                        bool(c.rave), float(c.rave_equiv), float(c.fpu), float(c.widen), c.expert == "mogo",
+                        bool(c.rave), float(c.rave_equiv), float(c.fpu), float(c.widen), c.expert != "none",
                         BANDIT_STATS.index(c.bandit_stats), RAVE_SCHEDULES.index(c.rave_schedule))
         prior_n = c.prior_n if c.prior_n is not None else default_prior_n(size)
         settings = SearchSettings(
@@ -233,7 +233,7 @@ class Search:
             prior_n=float(prior_n) if c.prior_mode not in ("puct", "puct-c") else 0.0,
             vloss=float(c.virtual_loss) if self.shared else 0.0,
             policy=POLICIES.index(c.policy), komi=float(c.komi),
-            gammas=c.gammas if c.gammas is not None else NO_GAMMAS, expert=c.expert == "mogo", leaf=self.leaf)
+            gammas=c.gammas if c.gammas is not None else NO_GAMMAS, expert=EXPERTS.index(c.expert), leaf=self.leaf)
         return sel, settings
 
     def run(self, board: Board, color: int, prior: np.ndarray | None = None,

@@ -33,7 +33,7 @@ from numba import njit, prange
 
 from ..go.rules import BLACK, COLOR, EMPTY, PASS, SIZE, STRIDE, WHITE, play
 from ..miner.prior import KnowledgeArrays, PatternCache, move_strengths, position_key
-from .expert import near_last_bonus, shape_amaf
+from .expert import MOGO_EXPERT, NO_EXPERT, near_last_bonus, shape_amaf
 from .playout_gamma import PpaWeights, gamma_playout
 from .playout_mogo import mogo_playout
 from .playout_nested import nested_playout
@@ -91,7 +91,7 @@ class SearchSettings(NamedTuple):
     policy: int  # index in POLICIES
     komi: float
     gammas: np.ndarray  # the gamma and ppa policies' table (NO_GAMMAS for the others)
-    expert: bool  # whether new children get MoGo's expert knowledge (``--expert mogo``, ``expert``)
+    expert: int  # index in ``expert.EXPERTS``: MoGo's expert knowledge new children get (``--expert``)
     leaf: int  # playouts run at once from each leaf (leaf parallelism; 1: one)
 
 
@@ -125,7 +125,7 @@ class Lane(NamedTuple):
 @njit(cache=True)
 def expand(b: np.ndarray, m: np.ndarray, color: int, node: int, t: np.ndarray, f: np.ndarray,
            n_nodes: int, limit: int, prior: np.ndarray, allowed: np.ndarray, prior_n: float, by_prob: bool,
-           known: bool, table: bool, expert: bool) -> int:
+           known: bool, table: bool, expert: int) -> int:
     """Give ``node`` its children (legal moves of ``color`` filling no own eye), sorted by
     prior value, at nodes ``n_nodes`` on; returns the next free node (unchanged when
     the children would pass ``limit``, the end of this thread's share of the arrays).
@@ -153,8 +153,8 @@ def expand(b: np.ndarray, m: np.ndarray, color: int, node: int, t: np.ndarray, f
         total += prior[moves[j]]
     near = np.zeros(0, dtype=np.bool_) if table else atari_moves(b, m, color)
     amaf_n, amaf_w, near_last = np.zeros(k), np.zeros(k), np.zeros(k)
-    if expert:  # MoGo 2008 section 4
-        shape_amaf(b, m, color, moves, amaf_n, amaf_w)
+    if expert != NO_EXPERT:  # MoGo 2008 section 4
+        shape_amaf(b, m, color, moves, amaf_n, amaf_w, expert == MOGO_EXPERT)
         near_last_bonus(b, m, moves, near_last)
     for j in range(k):
         prob = prior[moves[j]] / total if total > 0 else 1.0 / k

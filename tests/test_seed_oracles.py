@@ -209,9 +209,23 @@ def test_expert_mogo_gives_section_4s_values_to_figure_1s_shapes():
         board.setup("b", black)
         board.setup("w", white)
         visits, wins = np.zeros(1), np.zeros(1)
-        shape_amaf(board.b, board.m, rules.BLACK, np.array([flat_index(move, 19)]), visits, wins)
+        shape_amaf(board.b, board.m, rules.BLACK, np.array([flat_index(move, 19)]), visits, wins, True)
         want = (sum(so.MOGO_EXPERT[s][0] for s in shapes), sum(so.MOGO_EXPERT[s][1] for s in shapes))
         assert (visits[0], wins[0]) == pytest.approx(want), (black, white, move)
+
+
+def test_expert_mogo_features_keeps_the_miners_definitions():
+    # --expert mogo-features (the form before issue 48): a third-line move next to stones is no
+    # line3 feature (the miner asks an empty 5x5 square), where the caption's third line counts.
+    board = Board(19)
+    board.setup("b", [(2, 10)])
+    board.setup("w", [(3, 9)])
+    move = np.array([flat_index((2, 9), 19)])
+    visits, wins = np.zeros(1), np.zeros(1)
+    shape_amaf(board.b, board.m, rules.BLACK, move, visits, wins, False)
+    assert (visits[0], wins[0]) == (0.0, 0.0)
+    shape_amaf(board.b, board.m, rules.BLACK, move, visits, wins, True)
+    assert (visits[0], wins[0]) == pytest.approx(so.MOGO_EXPERT["line3"])
 
 
 def test_fill_board_draws_points_whose_3x3_block_is_empty():
