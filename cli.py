@@ -730,11 +730,11 @@ def gtp(ctx: click.Context, ratings, config_file, override, no_priors, size, **s
 
     ratings = _katago_model(ratings, "gtp")
     policy = settings["playout_policy"]
-    prior = _move_prior(ratings, no_priors, playouts_use_ratings=policy in ("gamma", "ppa"))
-    gammas = _playout_gammas(ratings) if policy in ("gamma", "ppa") else None
+    prior = _move_prior(ratings, no_priors, playouts_use_ratings=policy in ("gamma", "ppa-paper"))
+    gammas = _playout_gammas(ratings) if policy in ("gamma", "ppa-paper") else None
     if settings["bandit"] == "amaf" and not settings["rave"]:
         raise click.UsageError("--bandit amaf explores by the AMAF values: it needs --rave")
-    if settings["parallel"] == "leaf" and settings["threads"] > 1 and policy == "ppa":
+    if settings["parallel"] == "leaf" and settings["threads"] > 1 and policy.startswith("ppa"):
         raise click.UsageError("--parallel leaf runs playouts at once: not with ppa's shared weights")
     config = search_config(settings, gammas=gammas)
     if config_file is not None or override is not None:

@@ -192,8 +192,8 @@ def main() -> int:
     ps = args.policy_size
     if "policies" in parts:
         for other in ("mogo-local", "gamma"):
-            matches.append((f"ppa vs {other} {ps}x{ps}", lambda o=other: (
-                shapemill(args, ps, seconds(ps), "--playout-policy ppa"),
+            matches.append((f"ppa-paper vs {other} {ps}x{ps}", lambda o=other: (
+                shapemill(args, ps, seconds(ps), "--playout-policy ppa-paper"),
                 shapemill(args, ps, seconds(ps), f"--playout-policy {o}", 2)), ps, False))
     if "selection" in parts:
         for option in (o.strip() for o in args.selection.split(";") if o.strip()):

@@ -19,16 +19,26 @@ from typing import Any, NamedTuple
 from ..limits import COUNT_MAX, KOMI_MAX, SECONDS_MAX, SEED_MAX, WEIGHT_MAX, WORKERS_MAX, out_of_range
 
 #: Bandit formulas, by their value at ``Selection.bandit``: Algorithm 3 of MoGo 2008
-#: (``ucb1``, ``tuned1``, ``tuned2``), Auer's UCB1-Tuned, UCB-V, and none beside AMAF (Eq. 1).
-BANDITS = ("ucb1", "tuned1", "tuned2", "auer-tuned", "ucb-v", "amaf")
+#: (``ucb1``, ``tuned1``, ``tuned2``), Auer's UCB1-Tuned, UCB-V, none beside AMAF (Eq. 1),
+#: and UCT as course 004 writes it (``p + K sqrt(log N / n)``, ``K = c_ucb``; 0.4 there).
+BANDITS = ("ucb1", "tuned1", "tuned2", "auer-tuned", "ucb-v", "amaf", "uct")
+#: What Algorithm 3's bandits read, by their value at ``Selection.bandit_stats``: ``own``, the
+#: seed's ``Wins / Sims`` of the move; ``virtual``, the prior mode's value and virtual visits.
+BANDIT_STATS = ("own", "virtual")
+#: The AMAF weight's schedules, by their value at ``Selection.rave_schedule``: Gelly & Silver's,
+#: and MoGo 2008's Eq. 1 with ``alpha(d)`` depending on ``Sims(s, d)`` alone.
+RAVE_SCHEDULES = ("silver", "eq1")
 #: Ways the offline knowledge enters the score, by their value at ``Selection.prior_mode``.
 PRIOR_MODES = ("virtual-wins", "progressive-bias", "puct", "puct-c", "mogo")
 #: Playout policies, by their value at ``SearchSettings.playout_policy``; ``mogo``: the seed's
 #: order of MoGo's rules, ``mogo-local``: the engine's order before it (``playouts.mogo``);
-#: ``nested1``, ``nested2``: nested playouts of level 1 and 2 over ``mogo`` (``playouts.nested``).
-POLICIES = ("random", "mogo", "gamma", "ppa", "mogo-local", "nested1", "nested2")
-#: The knowledge sources of ``--expert``, by their index.
-EXPERTS = ("none", "mogo")
+#: ``nested1``, ``nested2``: nested playouts of level 1 and 2 over ``mogo`` (``playouts.nested``);
+#: ``ppa``, ``ppa-simple``: course 004's PPA and ``adapt_simple`` (``playouts.ppa``); ``ppa-paper``:
+#: the paper's PPA over the gammas (``playouts.gamma``).
+POLICIES = ("random", "mogo", "gamma", "ppa", "mogo-local", "nested1", "nested2", "ppa-paper", "ppa-simple")
+#: The knowledge sources of ``--expert``, by their index: ``mogo`` with Figure 1's shapes as its
+#: caption conditions them, ``mogo-features`` with the miner's features for all eight.
+EXPERTS = ("none", "mogo", "mogo-features")
 #: Parallel searches (docs/search.md).
 PARALLEL = ("root", "tree", "leaf")
 
@@ -77,19 +87,31 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("playout_policy", "mogo-local",
             "mogo: MoGo's rules in the seed's order; mogo-local: in the order that captures near the last moves; "
             "nested1, nested2: nested playouts of level 1, 2 over mogo (Cazenave 2016); gamma: moves drawn by "
-            "their rated tactical gammas (about 30x slower); ppa: gamma, its weights adapted during each search "
-            "toward the playouts' winners' moves (Cazenave's Playout Policy Adaptation); random: uniform.", str,
+            "their rated tactical gammas (about 30x slower); ppa: Playout Policy Adaptation as course 004 writes it "
+            "(Cazenave 2015); ppa-simple: its adapt_simple; ppa-paper: gamma, its weights adapted by the paper's "
+            "rule; random: uniform.", str,
             POLICIES, feeds="SearchSettings.playout_policy"),
-    Setting("ppa_rate", 0.32, "Learning rate of --playout-policy ppa.", float, feeds="PpaWeights (alpha)"),
+    Setting("ppa_rate", None, "Learning rate alpha of the ppa policies.", float, feeds="PpaWeights (alpha)",
+            none="1 for ppa and ppa-simple, the course's; 0.32 for ppa-paper"),
     Setting("expert", "none",
-            "mogo: MoGo's expert knowledge, eight shapes as virtual AMAF results and a bonus near the last move by "
-            "chain distance (docs/search.md).", str, EXPERTS, feeds="Selection.expert, SearchSettings.expert"),
+            "mogo: MoGo's expert knowledge, eight shapes as virtual AMAF results (Figure 1's as its caption "
+            "conditions them) and a bonus near the last move by chain distance; mogo-features: the shapes as the "
+            "miner's features (docs/search.md).", str, EXPERTS, feeds="Selection.expert, SearchSettings.expert"),
     Setting("rave", True, "RAVE / AMAF values in the tree.", bool, off="--no-rave", feeds="Selection.rave"),
     Setting("bandit", "amaf",
-            "Exploration term: MoGo's UCB1, UCB-Tuned.1 or .2, Auer's UCB1-Tuned, UCB-V, or none beside RAVE's "
-            "AMAF values (MoGo's Eq. 1).", str, BANDITS, feeds="Selection.bandit"),
-    Setting("c_ucb", 1.0, "Exploration constant of the bandits (1: Algorithm 3's formulas).", float,
+            "Exploration term: MoGo's UCB1, UCB-Tuned.1 or .2, Auer's UCB1-Tuned, UCB-V, none beside RAVE's "
+            "AMAF values (MoGo's Eq. 1), or course 004's UCT p + K sqrt(log N / n), K = --c-ucb.", str, BANDITS,
+            feeds="Selection.bandit"),
+    Setting("c_ucb", 1.0, "Exploration constant of the bandits (1: Algorithm 3's formulas; uct: K).", float,
             feeds="Selection.c_ucb"),
+    Setting("bandit_stats", "own",
+            "What ucb1, tuned1, tuned2 and uct read: own, the move's own Wins / Sims (Algorithm 3 as written); "
+            "virtual, the prior mode's value with its virtual visits counted.", str, BANDIT_STATS,
+            feeds="Selection.bandit_stats"),
+    Setting("rave_schedule", "silver",
+            "The AMAF value's weight: Gelly & Silver's schedule, or MoGo 2008's Eq. 1 with alpha depending on the "
+            "move's simulations alone, 1 - alpha = K / (K + n), K = --rave-equiv.", str, RAVE_SCHEDULES,
+            feeds="Selection.rave_schedule"),
     Setting("c_pb", 1.0, "Weight of the progressive-bias / PUCT / Eq. 3 delta term.", float,
             feeds="Selection.c_pb"),
     Setting("fpu", 0.1,

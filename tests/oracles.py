@@ -2,8 +2,8 @@
 
 ``mine_game`` counts a game's patterns by hashing every ring of every candidate
 afresh (the reference for the incremental kernel of ``shapemill.miner.pattern_counts``).
-The selection formulas (``ucb1`` ... ``puct_published``) as the seeds write them, the
-references of ``shapemill.engine.search.selection``.
+Auer's UCB1-Tuned and UCB-V, the references of ``shapemill.engine.search.selection``'s
+``auer-tuned`` and ``ucb-v`` (the seeds' formulas: ``tests/seed_oracles.py``).
 """
 
 from __future__ import annotations
@@ -99,30 +99,8 @@ def mine_game(corpus, i, params, table):
     return table
 
 
-# The selection formulas as the seeds write them (docs/search.md gives the sources), in
-# plain Python: p the move's win rate, n its simulations, N the node's; the engine's
-# ``selection.child_score`` must equal them.
-
-
-def ucb1(p: float, n: float, parent: float) -> float:
-    """MoGo's Algorithm 3, UCB1: ``p + sqrt(2 log N / n)``."""
-    return p + math.sqrt(2 * math.log(parent) / n)
-
-
-def tuned_variance(p: float) -> float:
-    """Algorithm 3's ``V = max(0.001, p (1 - p))``."""
-    return max(0.001, p * (1 - p))
-
-
-def ucb_tuned1(p: float, n: float, parent: float) -> float:
-    """Algorithm 3, UCB-Tuned.1: ``p + sqrt(V log N / n)``."""
-    return p + math.sqrt(tuned_variance(p) * math.log(parent) / n)
-
-
-def ucb_tuned2(p: float, n: float, parent: float) -> float:
-    """Algorithm 3, UCB-Tuned.2: ``p + sqrt(V log N / n + log N / n)``."""
-    log_n = math.log(parent)
-    return p + math.sqrt(tuned_variance(p) * log_n / n + log_n / n)
+# The formulas of the bandits beside the seeds' (whose oracles are in tests/seed_oracles.py),
+# in plain Python from their papers: p the move's win rate, n its simulations, N the node's.
 
 
 def auer_tuned(p: float, n: float, parent: float, c: float) -> float:
@@ -137,43 +115,3 @@ def ucb_v(p: float, n: float, parent: float, c: float) -> float:
     win rate, ``L = ln(N + 1)``: ``p + sqrt(2 c V L / n) + 3 c L / n``."""
     log_n = math.log(parent + 1)
     return p + math.sqrt(2 * c * p * (1 - p) * log_n / n) + 3 * c * log_n / n
-
-
-def silver_beta(n: float, an: float, equiv: float) -> float:
-    """Gelly & Silver's minimum-error AMAF weight ``an / (an + n + n an / K)``."""
-    return an / (an + n + n * an / equiv) if an > 0 else 0.0
-
-
-def amaf_eq1(p: float, p_amaf: float, alpha: float) -> float:
-    """MoGo 2008's Eq. 1: ``alpha p + (1 - alpha) p_amaf``."""
-    return alpha * p + (1 - alpha) * p_amaf
-
-
-def mogo_eq3(p: float, p_amaf: float, h: float, prob: float, n: float, an: float, pn: float, parent: float,
-             siblings: int, equiv: float, c_pb: float, p_equiv: float) -> float:
-    """MoGo 2008's Eq. 3 ``alpha p + beta p_amaf + gamma H + delta P(d, N)`` with
-    ``gamma = pn / (pn + n)`` (1 at n = 0), ``beta = (1 - gamma) b(n)``, ``alpha = (1 -
-    gamma)(1 - b(n))``, ``delta = c_pb / sqrt(1 + N)`` (the node's simulations only,
-    going to 0) and ``P(d, N) = (K P(d) + N / k) / (K + N)`` (the prior probability
-    going to the constant ``1 / k`` over the ``k`` siblings)."""
-    gamma = pn / (pn + n)
-    b = silver_beta(n, an, equiv)
-    alpha, beta = (1 - gamma) * (1 - b), (1 - gamma) * b
-    delta = c_pb / math.sqrt(1 + parent)
-    p_dn = (p_equiv * prob + parent / siblings) / (p_equiv + parent)
-    return alpha * p + beta * p_amaf + gamma * h + delta * p_dn
-
-
-def progressive_bias(q: float, h: float, n: float, c: float) -> float:
-    """Chaslot et al. (2007): ``Q + c H / (1 + n)``."""
-    return q + c * h / (1 + n)
-
-
-def puct_lecture(q: float, prob: float, n: float) -> float:
-    """The AlphaGo lecture's PUCT: ``Q + u``, ``u = P / (1 + N(s, a))``."""
-    return q + prob / (1 + n)
-
-
-def puct_published(q: float, prob: float, n: float, parent: float, c: float) -> float:
-    """Silver et al.'s published PUCT: ``Q + c P sqrt(N) / (1 + n)``."""
-    return q + c * prob * math.sqrt(parent) / (1 + n)

@@ -21,7 +21,7 @@ WALL, BAD_KOGEIMA, EMPTY_TRIANGLE = (3.33, 3.33), (2.5, 0.0), (5.0, 0.0)
 def amaf_of(board: Board, color: int, point: tuple[int, int]) -> tuple[float, float]:
     moves = np.array([flat_index(point, board.size)], dtype=np.int64)
     visits, wins = np.zeros(1), np.zeros(1)
-    shape_amaf(board.b, board.m, color, moves, visits, wins)
+    shape_amaf(board.b, board.m, color, moves, visits, wins, True)
     return float(visits[0]), float(wins[0])
 
 

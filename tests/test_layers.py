@@ -149,8 +149,8 @@ ENGINE_JOBS = ("playouts", "solve", "search", "frontends")
 #: The rooms of a job folder, lowest first: each may import only the rooms before it (the
 #: reading order of ``engine/search/__init__.py``); the package's ``__init__`` sits above them.
 ROOMS = {
-    "playouts": ("random", "mogo", "nested", "gamma"),
-    "search": ("expert", "selection", "tree", "tree_priors", "walk", "search", "endgame"),
+    "playouts": ("random", "mogo", "nested", "nmcs", "gamma", "ppa"),
+    "search": ("figure1", "expert", "selection", "tree", "tree_priors", "walk", "search", "endgame"),
 }
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from shapemill.engine.search import Search, SearchConfig
+from shapemill.engine.search.search import Search, SearchConfig
 from shapemill.engine.playouts.gamma import gamma_move, gamma_playout, gamma_state, ppa_update, ppa_weights
 from shapemill.go import rules
 from shapemill.go.board import Board
@@ -82,7 +82,7 @@ def test_weights_move_toward_the_winners_moves():
 def test_a_ppa_search_returns_a_legal_move_and_adapts():
     board = Board(9)
     board.play("b", (4, 4))
-    search = Search(SearchConfig(playouts=200, seed=2, playout_policy="ppa", gammas=ONES))
+    search = Search(SearchConfig(playouts=200, seed=2, playout_policy="ppa-paper", gammas=ONES))
     result = search.run(board, rules.WHITE)
     assert board.is_legal("w", (result.move // 11 - 1, result.move % 11 - 1))
     weights = search.adapted[0].weights

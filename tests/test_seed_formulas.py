@@ -1,8 +1,9 @@
 """Every seed option of the tree's selection computes its seed's formula: the engine's
-score of a child against the formula evaluated in plain Python (tests/oracles.py,
-written from the seeds' text: MoGo's Algorithm 3, MoGo 2008's Eq. 1 and Eq. 3,
-Chaslot et al.'s progressive bias, the AlphaGo lecture's and the published PUCT) on
-several (wins, visits, AMAF, virtual results, prior) tuples and parent visits."""
+score of a child against the formula evaluated in plain Python (tests/seed_oracles.py,
+written from the seeds' text alone: MoGo 2008's Algorithm 3, Eq. 1 and Eq. 3, course
+004's UCT, Chaslot et al.'s progressive bias, the AlphaGo lecture's and the published
+PUCT; tests/oracles.py for Auer's and Audibert's bandits) on several (wins, visits, AMAF,
+virtual results, prior) tuples and parent visits."""
 
 from __future__ import annotations
 
@@ -10,20 +11,22 @@ import math
 
 import numpy as np
 import pytest
-from oracles import (
-    amaf_eq1,
-    auer_tuned,
-    mogo_eq3,
+from oracles import auer_tuned, ucb_v
+from seed_oracles import (
+    eq1,
+    eq1_alpha,
+    eq3,
+    eq3_constraints_hold,
     progressive_bias,
     puct_lecture,
     puct_published,
-    silver_beta,
+    silver_schedule,
     ucb1,
     ucb_tuned1,
     ucb_tuned2,
-    ucb_v,
+    uct,
 )
-from shapemill.engine.search import Search, SearchConfig
+from shapemill.engine.search.search import Search, SearchConfig
 from shapemill.engine.search.selection import (
     AVISITS,
     AWINS,
@@ -76,26 +79,38 @@ def first_play(parent: tuple[float, float]) -> float:
 
 
 @pytest.mark.parametrize("parent", PARENTS)
+@pytest.mark.parametrize("bandit, formula", [("ucb1", ucb1), ("tuned1", ucb_tuned1), ("tuned2", ucb_tuned2),
+                                             ("uct", uct)])
+def test_algorithm_3_bandits_read_the_moves_own_wins_and_sims(bandit, formula, parent):
+    # The seed's p = Wins / Sims and n = Sims of the move: the virtual results do not enter;
+    # a move never simulated is tried first. uct with K = 0.4, course 004's.
+    children = CHILDREN + [UNVISITED]
+    expected = [formula(w / n, n, parent[0]) if n else math.inf for w, n, _, _, _, _, _ in children]
+    got = engine_scores(children, parent, bandit=bandit, c_ucb=0.4 if bandit == "uct" else 1.0, rave=False)
+    assert got == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("parent", PARENTS)
 @pytest.mark.parametrize("bandit, formula", [("ucb1", ucb1), ("tuned1", ucb_tuned1), ("tuned2", ucb_tuned2)])
-def test_algorithm_3_bandits_are_the_seeds(bandit, formula, parent):
-    # Virtual wins, no RAVE: p and n count the virtual results (the prior's simulations).
+def test_bandit_stats_virtual_feeds_the_prior_visits(bandit, formula, parent):
+    # The form before issue 48, under --bandit-stats virtual: p and n count the virtual results.
     children = CHILDREN + [UNVISITED]
     expected = [formula((w + pw) / (n + pn), n + pn, parent[0]) for w, n, _, _, pw, pn, _ in children]
-    got = engine_scores(children, parent, bandit=bandit, c_ucb=1.0, rave=False)
+    got = engine_scores(children, parent, bandit=bandit, c_ucb=1.0, rave=False, bandit_stats="virtual")
     assert got == pytest.approx(expected, rel=1e-12)
 
 
 def test_ucb1_by_hand():
-    # 36 + 5 wins of 60 + 10 simulations under a node of 100: 41/70 + sqrt(2 ln 100 / 70)
+    # 36 wins of 60 simulations under a node of 100: 0.6 + sqrt(2 ln 100 / 60) (seed_oracles.HAND)
     (got,) = engine_scores([CHILDREN[0]], (100, 40), bandit="ucb1", c_ucb=1.0, rave=False)
-    assert got == pytest.approx(0.5857142857 + 0.3627344635, abs=1e-9)
+    assert got == pytest.approx(0.991798, abs=5e-7)
 
 
 def test_tuned_variance_is_floored_at_a_thousandth():
     # all won: p (1 - p) = 0, so V = 0.001 and UCB-Tuned.1 adds sqrt(0.001 ln N / n)
     child = (20, 20, 0, 0, 10, 10, 0.1)
     (got,) = engine_scores([child], (100, 40), bandit="tuned1", c_ucb=1.0, rave=False)
-    assert got == pytest.approx(1 + math.sqrt(0.001 * math.log(100) / 30), rel=1e-12)
+    assert got == pytest.approx(1.015174, abs=5e-7)
 
 
 @pytest.mark.parametrize("parent", PARENTS)
@@ -109,24 +124,61 @@ def test_the_earlier_formulas_keep_their_own_names(bandit, formula, c, parent):
 
 @pytest.mark.parametrize("parent", PARENTS)
 def test_amaf_bandit_is_eq1_with_silvers_weight(parent):
-    # alpha(d) = 1 - b(n + pn): 0 with no real or virtual visit, going to 1; no exploration term.
+    # The default: alpha(d) = 1 - beta, Silver's beta of n + pn visits and an AMAF ones
+    # (4 b^2 = 1 / rave_equiv); no exploration term.
     children = CHILDREN + [UNVISITED]
     expected = []
     for w, n, aw, an, pw, pn, _ in children:
-        alpha = 1 - silver_beta(n + pn, an, EQUIV)
-        expected.append(amaf_eq1((w + pw) / (n + pn), aw / an if an else 0.0, alpha))
+        alpha = 1 - silver_schedule(n + pn, an, 1 / EQUIV)
+        expected.append(eq1((w + pw) / (n + pn), aw / an if an else 0.0, alpha))
     assert engine_scores(children, parent, bandit="amaf") == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("parent", PARENTS)
+def test_rave_schedule_eq1_is_mogo_2008s_alpha_of_sims_alone(parent):
+    # --rave-schedule eq1 with the prior out of the value (progressive bias of weight 0):
+    # Eq. 1 with alpha(d) = Sims / (Sims + K), whatever the AMAF count.
+    children = CHILDREN
+    expected = [eq1(w / n, aw / an, eq1_alpha(n, EQUIV)) for w, n, aw, an, _, _, _ in children]
+    got = engine_scores(children, parent, bandit="amaf", rave_schedule="eq1", prior_mode="progressive-bias",
+                        c_pb=0.0)
+    assert got == pytest.approx(expected, rel=1e-12)
+    # the AMAF count does not move alpha
+    more_amaf = [(w, n, 2 * aw, 2 * an, pw, pn, p) for w, n, aw, an, pw, pn, p in children]
+    assert engine_scores(more_amaf, parent, bandit="amaf", rave_schedule="eq1", prior_mode="progressive-bias",
+                         c_pb=0.0) == pytest.approx(got, rel=1e-12)
+
+
+def eq3_weights(n: float, pn: float = 10.0, an: float = 50.0, **config) -> tuple[float, float, float]:
+    """The engine's (alpha, beta, gamma) of Eq. 3 for a child of ``n`` simulations, read off
+    its score on unit inputs: p = 1 alone gives alpha, p_amaf = 1 beta, H = 1 gamma (delta 0)."""
+    def score(w, aw, pw):
+        child = (w, n, aw, an, pw, pn, 0.2)
+        return engine_scores([child], (max(n, 1), 0), prior_mode="mogo", c_pb=0.0, **config)[0]
+    return score(n, 0, 0), score(0, an, 0), score(0, 0, pn)
+
+
+@pytest.mark.parametrize("schedule", ["silver", "eq1"])
+def test_eq3_constraints(schedule):
+    # alpha + beta + gamma = 1, gamma(0) = 1, beta >> alpha for few simulations, alpha -> 1
+    assert eq3_constraints_hold(lambda n: eq3_weights(n, rave_schedule=schedule))
 
 
 @pytest.mark.parametrize("parent", PARENTS)
 @pytest.mark.parametrize("c_pb", [1.0, 2.5])
 def test_mogo_prior_mode_is_eq3(parent, c_pb):
+    # Eq. 3 with the schedules docs/search.md gives (the paper leaves them open): gamma = pn /
+    # (pn + n), beta = (1 - gamma) b(n) (Silver's), alpha = (1 - gamma)(1 - b(n)), delta = c_pb /
+    # sqrt(1 + N), P(d, N) = (1000 P + N / k) / (1000 + N).
     children = CHILDREN + [UNVISITED]
-    from shapemill.engine.search.selection import MOGO_P_EQUIV  # the paper leaves P(d, n)'s schedule open
-
-    expected = [mogo_eq3(w / n if n else 0.0, aw / an if an else 0.0, pw / pn, prob, n, an, pn, parent[0],
-                         len(children), EQUIV, c_pb, MOGO_P_EQUIV)
-                for w, n, aw, an, pw, pn, prob in children]
+    k, big_n = len(children), parent[0]
+    expected = []
+    for w, n, aw, an, pw, pn, prob in children:
+        gamma = pn / (pn + n)
+        b = silver_schedule(n, an, 1 / EQUIV)
+        p_dn = (1000 * prob + big_n / k) / (1000 + big_n)
+        expected.append(eq3(w / n if n else 0.0, aw / an if an else 0.0, pw / pn, p_dn, (1 - gamma) * (1 - b),
+                            (1 - gamma) * b, gamma, c_pb / math.sqrt(1 + big_n)))
     assert engine_scores(children, parent, prior_mode="mogo", c_pb=c_pb) == pytest.approx(expected, rel=1e-12)
 
 
@@ -159,7 +211,7 @@ def test_progressive_bias_is_h_over_one_plus_n(parent):
     expected = [progressive_bias(w / n if n else first_play(parent), pw / pn, n, 0.5)
                 for w, n, _, _, pw, pn, _ in children]
     got = engine_scores(children, parent, prior_mode="progressive-bias", c_pb=0.5, rave=False, bandit="ucb1",
-                        c_ucb=0.0)
+                        c_ucb=0.0, bandit_stats="virtual")
     assert got == pytest.approx(expected, rel=1e-12)
 
 
@@ -167,7 +219,8 @@ def test_progressive_bias_is_h_over_one_plus_n(parent):
 def test_puct_is_the_lectures_q_plus_p_over_one_plus_n(parent):
     children = CHILDREN + [UNVISITED]
     expected = [puct_lecture(w / n if n else first_play(parent), prob, n) for w, n, _, _, _, _, prob in children]
-    got = engine_scores(children, parent, prior_mode="puct", rave=False, bandit="ucb1", c_ucb=0.0)
+    got = engine_scores(children, parent, prior_mode="puct", rave=False, bandit="ucb1",
+                        c_ucb=0.0, bandit_stats="virtual")
     assert got == pytest.approx(expected, rel=1e-12)
 
 
@@ -176,12 +229,14 @@ def test_puct_c_is_the_published_form(parent):
     children = CHILDREN + [UNVISITED]
     expected = [puct_published(w / n if n else first_play(parent), prob, n, parent[0], 1.5)
                 for w, n, _, _, _, _, prob in children]
-    got = engine_scores(children, parent, prior_mode="puct-c", c_pb=1.5, rave=False, bandit="ucb1", c_ucb=0.0)
+    got = engine_scores(children, parent, prior_mode="puct-c", c_pb=1.5, rave=False, bandit="ucb1",
+                        c_ucb=0.0, bandit_stats="virtual")
     assert got == pytest.approx(expected, rel=1e-12)
 
 
 def test_puct_by_hand():
     # Q = 36 / 60 and P = 0.3 after 60 visits: 0.6 + 0.3 / 61, whatever the parent's visits
     for parent in PARENTS:
-        (got,) = engine_scores([CHILDREN[0]], parent, prior_mode="puct", rave=False, bandit="ucb1", c_ucb=0.0)
+        (got,) = engine_scores([CHILDREN[0]], parent, prior_mode="puct", rave=False, bandit="ucb1",
+                        c_ucb=0.0, bandit_stats="virtual")
         assert got == pytest.approx(0.6 + 0.3 / 61, rel=1e-12)

@@ -40,17 +40,18 @@ def test_leaf_parallelism_refuses_ppa():
         Search(SearchConfig(threads=2, parallel="leaf", playout_policy="ppa", gammas=np.ones((1, 1))))
 
 
-def test_expert_mogo_gives_the_children_the_shapes_amaf_and_the_near_bonus():
+@pytest.mark.parametrize("expert, figure1", [("mogo", True), ("mogo-features", False)])
+def test_expert_mogo_gives_the_children_the_shapes_amaf_and_the_near_bonus(expert, figure1):
     board = Board(9)
     for color, point in (("b", (4, 4)), ("w", (4, 5)), ("b", (2, 2))):
         board.play(color, point)
-    search = Search(SearchConfig(playouts=1, seed=3, expert="mogo", rave=False, bandit="ucb1"))
+    search = Search(SearchConfig(playouts=1, seed=3, expert=expert, rave=False, bandit="ucb1"))
     search.run(board, rules.WHITE)  # without RAVE no playout adds AMAF results: only the virtual ones
     tree = search.trees[0]
     kids = tree.children(tree.root)
     moves = tree.t[MOVE, kids].astype(np.int64)
     visits, wins, bonus = np.zeros(len(kids)), np.zeros(len(kids)), np.zeros(len(kids))
-    shape_amaf(board.b, board.m, rules.WHITE, moves, visits, wins)
+    shape_amaf(board.b, board.m, rules.WHITE, moves, visits, wins, figure1)
     near_last_bonus(board.b, board.m, moves, bonus)
     assert visits.any() and bonus.any()
     assert np.array_equal(tree.f[:, AVISITS, kids].sum(axis=0), visits)

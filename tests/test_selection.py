@@ -103,15 +103,16 @@ def test_puct_c_is_q_plus_c_p_sqrt_n_over_one_plus_n():
     s1 = 0.6 + 1.5 * 0.3 * 10 / 61
     s2 = (1 - 0.4 - 0.25) + 1.5 * 0.7 * 10 / 1
     s3 = (1 - 0.4 - 0.25) + 0.0
-    assert np.allclose(scores(t, f, prior_mode="puct-c", rave=False, bandit="ucb1", c_ucb=0.0,
+    assert np.allclose(scores(t, f, prior_mode="puct-c", rave=False, bandit="ucb1", c_ucb=0.0, bandit_stats="virtual",
                               c_pb=1.5, fpu=0.25), [s1, s2, s3])
     # with a tiny c the visited child's Q beats the first-play value
-    assert chosen(t, f, prior_mode="puct-c", rave=False, bandit="ucb1", c_ucb=0.0, c_pb=0.01, fpu=0.25) == 1
+    assert chosen(t, f, prior_mode="puct-c", rave=False, bandit="ucb1", c_ucb=0.0, bandit_stats="virtual", c_pb=0.01,
+                  fpu=0.25) == 1
 
 
 #: Scores of the three children worked by hand (c = 0.7; Q with the virtual wins 41/70,
-#: 25/30, 5/10 over m = 70, 30, 10 visits). MoGo 2006's Algorithm 3 with log N = ln 100 =
-#: 4.60517 and V = max(0.001, Q (1 - Q)): UCB1 Q + c sqrt(2 log N / m), UCB-Tuned.1
+#: 25/30, 5/10 over m = 70, 30, 10 visits). MoGo 2008's Algorithm 3 fed Q and m (the form of
+#: --bandit-stats virtual) with log N = ln 100 = 4.60517 and V = max(0.001, Q (1 - Q)): UCB1 Q + c sqrt(2 log N / m), UCB-Tuned.1
 #: Q + c sqrt(V log N / m), UCB-Tuned.2 Q + c sqrt(V log N / m + log N / m). With
 #: L = ln 101 = 4.61512: Auer's UCB1-Tuned Q + c sqrt(L / m min(1/4, Q - Q^2 + sqrt(2 L / m)));
 #: UCB-V (Audibert et al. 2007) Q + sqrt(2 c Q (1 - Q) L / m) + 3 c L / m; amaf: no
@@ -129,14 +130,14 @@ HAND_SCORES = {
 @pytest.mark.parametrize("bandit", ["ucb1", "tuned1", "tuned2", "auer-tuned", "ucb-v", "amaf"])
 def test_bandit_exploration_terms(bandit):
     t, f = tiny_tree()
-    got = scores(t, f, bandit=bandit, c_ucb=0.7, rave=bandit == "amaf")
+    got = scores(t, f, bandit=bandit, c_ucb=0.7, rave=bandit == "amaf", bandit_stats="virtual")
     assert np.allclose(got, HAND_SCORES[bandit], atol=1e-6)
 
 
 def test_exploration_picks_the_least_visited_when_large():
     t, f = tiny_tree()
-    assert chosen(t, f, bandit="ucb1", c_ucb=100.0, rave=False) == 3  # 10 virtual visits only
-    assert chosen(t, f, bandit="ucb1", c_ucb=0.0, rave=False) == 2  # best Q: 25 / 30
+    assert chosen(t, f, bandit="ucb1", c_ucb=100.0, rave=False, bandit_stats="virtual") == 3  # 10 virtual visits
+    assert chosen(t, f, bandit="ucb1", c_ucb=0.0, rave=False, bandit_stats="virtual") == 2  # best Q: 25 / 30
 
 
 def test_statistics_of_several_threads_add_up():

@@ -16,8 +16,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ...go.rules import BLACK, EMPTIES, N_EMPTY, PASS, SIZE, area_score, illegal_reason, is_eye, play
+from ...go.rules import BLACK, PASS, SIZE, area_score, play
 from .mogo import mogo_playout
+from .random import playout_moves
 
 #: The candidates a nested playout tries at one move, at most (our bound, see above).
 NESTED_WIDTH = 8
@@ -39,12 +40,7 @@ def nested_playout(b: np.ndarray, m: np.ndarray, color: int, komi: float, moves:
     passes = 0
     n = 0
     while passes < 2 and n < limit:
-        k = 0
-        for i in range(m[N_EMPTY]):
-            p = b[EMPTIES, i]
-            if not is_eye(b, m, color, p) and illegal_reason(b, m, color, p) == 0:
-                cands[k] = p
-                k += 1
+        k = playout_moves(b, m, color, cands)
         chosen = PASS
         for j in range(min(k, NESTED_WIDTH)):
             r = j + np.random.randint(k - j)  # a random candidate not tried yet

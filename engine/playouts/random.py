@@ -25,6 +25,19 @@ from ...go.rules import (
 
 
 @njit(cache=True)
+def playout_moves(b: np.ndarray, m: np.ndarray, color: int, out: np.ndarray) -> int:
+    """The moves of ``color`` a playout may play: legal, filling no own eye, into ``out``
+    (in the empty list's order); returns how many."""
+    k = 0
+    for i in range(m[N_EMPTY]):
+        p = b[EMPTIES, i]
+        if not is_eye(b, m, color, p) and illegal_reason(b, m, color, p) == 0:
+            out[k] = p
+            k += 1
+    return k
+
+
+@njit(cache=True)
 def random_move(b: np.ndarray, m: np.ndarray, color: int) -> int:
     """A uniformly drawn legal move of ``color`` that fills no own eye, or PASS.
 

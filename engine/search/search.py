@@ -28,7 +28,9 @@ from ...go.board import Board
 from ...go.rules import BLACK, COLOR, EMPTY, HASH, PASS, illegal_reason, play
 from ...patterns.prior import CACHE_SLOTS, NO_KNOWLEDGE, KnowledgeArrays, MovePrior, PatternCache, prior_cache
 from ..playouts.gamma import PpaWeights, ppa_weights
-from ..settings import BANDITS, EXPERTS, PARALLEL, POLICIES, PRIOR_MODES, SearchConfig
+from ..playouts.ppa import ppa_rate
+from ..settings import (BANDIT_STATS, BANDITS, EXPERTS, PARALLEL, POLICIES, PRIOR_MODES, RAVE_SCHEDULES,
+                        SearchConfig)
 from .selection import FIRST, MOVE, PROB, Selection
 from .tree import Tree
 from .tree_priors import default_prior_n
@@ -142,16 +144,18 @@ class Search:
     leaf parallelism, one tree whose leaves get ``threads`` playouts at once."""
 
     def __init__(self, config: SearchConfig, prior: MovePrior | None = None) -> None:
-        if config.playout_policy in ("gamma", "ppa") and config.gammas is None:
+        if config.playout_policy in ("gamma", "ppa-paper") and config.gammas is None:
             raise ValueError(f"the {config.playout_policy} playout policy needs a table of gammas (SearchConfig.gammas)")
         if config.bandit not in BANDITS or config.prior_mode not in PRIOR_MODES:
             raise ValueError(f"unknown bandit {config.bandit!r} or prior mode {config.prior_mode!r}")
+        if config.bandit_stats not in BANDIT_STATS or config.rave_schedule not in RAVE_SCHEDULES:
+            raise ValueError(f"unknown bandit stats {config.bandit_stats!r} or rave schedule {config.rave_schedule!r}")
         if config.bandit == "amaf" and not config.rave:
             raise ValueError("the amaf bandit explores by the AMAF values: it needs RAVE")
         if config.parallel not in PARALLEL or config.expert not in EXPERTS or config.playout_policy not in POLICIES:
             raise ValueError(f"unknown parallelism {config.parallel!r}, expert {config.expert!r} "
                              f"or playout policy {config.playout_policy!r}")
-        if config.parallel == "leaf" and config.threads > 1 and config.playout_policy == "ppa":
+        if config.parallel == "leaf" and config.threads > 1 and config.playout_policy.startswith("ppa"):
             raise ValueError("leaf parallelism runs playouts at once, which ppa's shared weights do not allow")
         self.config = config
         self.prior = prior  # the move strengths of a ratings table, or None
@@ -185,14 +189,15 @@ class Search:
         sel = Selection(bandit=BANDITS.index(c.bandit), c_ucb=float(c.c_ucb),
                         prior_mode=PRIOR_MODES.index(c.prior_mode), c_pb=float(c.c_pb), rave=bool(c.rave),
                         rave_equiv=float(c.rave_equiv), fpu=float(c.fpu), widen=float(c.widen),
-                        expert=c.expert == "mogo")
+                        expert=c.expert != "none", bandit_stats=BANDIT_STATS.index(c.bandit_stats),
+                        rave_schedule=RAVE_SCHEDULES.index(c.rave_schedule))
         prior_n = c.prior_n if c.prior_n is not None else default_prior_n(size)
         settings = SearchSettings(
             expand_at=int(c.expand_at), tree_prior=bool(tree_prior),
             prior_visits=int(c.prior_visits) if c.widen <= 0 else 0,  # widening orders the children by their priors
             prior_n=float(prior_n) if c.prior_mode not in ("puct", "puct-c") else 0.0,
             virtual_loss=float(c.virtual_loss) if self.shared else 0.0,
-            playout_policy=POLICIES.index(c.playout_policy), komi=float(c.komi), expert=c.expert == "mogo",
+            playout_policy=POLICIES.index(c.playout_policy), komi=float(c.komi), expert=EXPERTS.index(c.expert),
             leaf=self.leaf)
         return sel, settings
 
@@ -259,7 +264,7 @@ class Search:
             slots = 1 if knowledge is NO_KNOWLEDGE else CACHE_SLOTS
             self._caches = [prior_cache(points, slots) for _ in range(threads)]
             self._cache_of = (points, id(knowledge.lookup))
-        rate = cfg.ppa_rate if cfg.playout_policy == "ppa" else 0.0
+        rate = ppa_rate(cfg.playout_policy, cfg.ppa_rate)
         adapts = [ppa_weights(points, rate) for _ in range(threads)]
         self.adapted = adapts
         lanes = [Lane(k if self.shared else 0, np.zeros(points), np.zeros((ROOT_SCORES, points)), self._caches[k],
@@ -272,7 +277,7 @@ class Search:
         """Grow the trees from ``here`` with one search thread per lane (the playouts
         shared out, each thread seeded apart); returns each thread's playouts."""
         cfg = self.config
-        gammas = cfg.gammas if cfg.playout_policy in ("gamma", "ppa") else None  # None: the kernel without them
+        gammas = cfg.gammas if cfg.playout_policy in ("gamma", "ppa-paper") else None  # None: the kernel without them
         threads = len(lanes)
         if threads == 1:
             if self._runs == 0:

@@ -28,7 +28,17 @@ MOVE, FIRST, NCHILD, KNOWN = range(4)
 N_NODE_INTS = 4
 
 #: The bandit formulas (``settings.BANDITS``) by their value at ``Selection.bandit``.
-UCB1, TUNED1, TUNED2, AUER_TUNED, UCB_V, AMAF = range(6)
+UCB1, TUNED1, TUNED2, AUER_TUNED, UCB_V, AMAF, UCT = range(7)
+#: What Algorithm 3's bandits read (``settings.BANDIT_STATS``) by their value at
+#: ``Selection.bandit_stats``: ``own``, the seed's ``Wins / Sims`` and ``Sims`` of the move (an
+#: unvisited move first); ``virtual``, the prior mode's value and the virtual visits counted in
+#: ``n`` (the form before issue 48).
+OWN_STATS, VIRTUAL_STATS = range(2)
+#: The AMAF weight's schedules (``settings.RAVE_SCHEDULES``) by their value at
+#: ``Selection.rave_schedule``: ``silver``, Gelly & Silver's ``an / (an + n + n an / K)``; ``eq1``,
+#: MoGo 2008's Eq. 1 with ``alpha(d)`` depending on ``Sims(s, d)`` alone: ``1 - alpha = K / (K + n)``
+#: (0 with no AMAF visit).
+SILVER_SCHEDULE, EQ1_SCHEDULE = range(2)
 #: The ways the offline knowledge enters the score (``settings.PRIOR_MODES``) by their value at
 #: ``Selection.prior_mode``.
 VIRTUAL_WINS, PROGRESSIVE_BIAS, PUCT, PUCT_C, MOGO = range(5)
@@ -51,6 +61,8 @@ class Selection(NamedTuple):
     fpu: float  # first-play value: the parent's value for the mover less this
     widen: float  # growth base of progressive widening; 0: every child searchable
     expert: bool  # whether MoGo's bonus near the last move (``--expert mogo``) enters the score
+    bandit_stats: int  # index in BANDIT_STATS: what ucb1, tuned1, tuned2 and uct read
+    rave_schedule: int  # index in RAVE_SCHEDULES: the AMAF weight's schedule
 
 
 @njit(cache=True)
@@ -72,6 +84,17 @@ def silver_beta(n: float, an: float, equiv: float) -> float:
 
 
 @njit(cache=True)
+def amaf_weight(n: float, an: float, sel: Selection) -> float:
+    """The AMAF value's weight ``1 - alpha`` beside ``n`` visits and ``an`` AMAF visits, by
+    ``sel.rave_schedule`` (``K = sel.rave_equiv``); 0 without RAVE or AMAF visits."""
+    if not sel.rave or an <= 0:
+        return 0.0
+    if sel.rave_schedule == EQ1_SCHEDULE:
+        return sel.rave_equiv / (sel.rave_equiv + n)
+    return silver_beta(n, an, sel.rave_equiv)
+
+
+@njit(cache=True)
 def child_score(node: int, c: int, t: np.ndarray, f: np.ndarray, sel: Selection) -> float:
     """The score by which the child ``c`` of ``node`` is chosen (docs/search.md)."""
     parent_visits = stat(f, VISITS, node)
@@ -79,20 +102,22 @@ def child_score(node: int, c: int, t: np.ndarray, f: np.ndarray, sel: Selection)
     an, aw = stat(f, AVISITS, c), stat(f, AWINS, c)
     pn, pw, prob = f[0, PVISITS, c], f[0, PWINS, c], f[0, PROB, c]
     heuristic = pw / pn
-    rave = sel.rave
     mode = sel.prior_mode
     bonus = 0.0
+    bandit = sel.bandit
+    own = sel.bandit_stats == OWN_STATS and (bandit == UCB1 or bandit == TUNED1 or bandit == TUNED2 or bandit == UCT)
+    if own and n <= 0:  # Algorithm 3 reads the move's own Wins / Sims: an unvisited move is tried first
+        return math.inf
     if mode == VIRTUAL_WINS:  # the prior as virtual visits and wins, then RAVE
         n_b = n + pn
         value = (w + pw) / n_b
-        if rave:
-            beta = silver_beta(n_b, an, sel.rave_equiv)
-            if beta > 0:
-                value = (1 - beta) * value + beta * aw / an
+        beta = amaf_weight(n_b, an, sel)
+        if beta > 0:
+            value = (1 - beta) * value + beta * aw / an
     elif mode == MOGO:  # Eq. 3: alpha p + beta p_amaf + gamma H + delta P(d, N)
         n_b = n + pn
         gamma = pn / (pn + n)
-        b = silver_beta(n, an, sel.rave_equiv) if rave else 0.0
+        b = amaf_weight(n, an, sel)
         value = gamma * heuristic
         if n > 0:
             value += (1 - gamma) * (1 - b) * w / n
@@ -102,7 +127,7 @@ def child_score(node: int, c: int, t: np.ndarray, f: np.ndarray, sel: Selection)
         bonus = sel.c_pb / math.sqrt(1 + parent_visits) * p_dn
     else:  # real values, with a first-play value while the child has none
         n_b = max(n, 1.0)
-        beta = silver_beta(n, an, sel.rave_equiv) if rave else 0.0
+        beta = amaf_weight(n, an, sel)
         if n > 0:
             value = (1 - beta) * w / n + beta * aw / an if beta > 0 else w / n
         elif beta > 0:
@@ -118,6 +143,8 @@ def child_score(node: int, c: int, t: np.ndarray, f: np.ndarray, sel: Selection)
             bonus = sel.c_pb * prob * math.sqrt(parent_visits) / (1 + n)
     if sel.expert:
         bonus += f[0, NEAR, c] * NEAR_LAST_HALF / (NEAR_LAST_HALF + parent_visits)
+    if own:  # p = Wins / Sims and n = Sims of the move, the prior mode's bonus beside
+        value, n_b = w / n, n
     return value + bonus + exploration(value, n_b, parent_visits, sel)
 
 
@@ -130,11 +157,13 @@ def exploration(value: float, n_b: float, parent_visits: float, sel: Selection) 
     bandit = sel.bandit
     c_ucb = sel.c_ucb
     explore = 0.0
-    if bandit == UCB1 or bandit == TUNED1 or bandit == TUNED2:  # Algorithm 3 of MoGo 2006
+    if bandit == UCB1 or bandit == TUNED1 or bandit == TUNED2 or bandit == UCT:  # Algorithm 3; course 004
         log_seed = math.log(max(parent_visits, 1.0))
         var = max(TUNED_MIN_VARIANCE, value * (1 - value))
         if bandit == UCB1:
             explore = c_ucb * math.sqrt(2 * log_seed / n_b)
+        elif bandit == UCT:
+            explore = c_ucb * math.sqrt(log_seed / n_b)
         elif bandit == TUNED1:
             explore = c_ucb * math.sqrt(var * log_seed / n_b)
         else:

@@ -32,8 +32,9 @@ from ...patterns.prior import KnowledgeArrays, PatternCache, move_strengths, pos
 from ..playouts.gamma import PpaWeights, gamma_playout
 from ..playouts.mogo import mogo_playout
 from ..playouts.nested import nested_playout
+from ..playouts.ppa import ppa_playout
 from ..playouts.random import random_playout
-from .expert import near_last_bonus, shape_amaf
+from .expert import MOGO_EXPERT, NO_EXPERT, near_last_bonus, shape_amaf
 from .selection import (
     AVISITS,
     AWINS,
@@ -56,7 +57,7 @@ from .tree_priors import UNIFORM_N, add_table_prior, atari_moves, expert_prior, 
 
 #: The playout policies (``settings.POLICIES``) by their value at ``SearchSettings.playout_policy``.
 (RANDOM_PLAYOUTS, MOGO_PLAYOUTS, GAMMA_PLAYOUTS, PPA_PLAYOUTS, MOGO_LOCAL_PLAYOUTS, NESTED1_PLAYOUTS,
- NESTED2_PLAYOUTS) = range(7)
+ NESTED2_PLAYOUTS, PPA_PAPER_PLAYOUTS, PPA_SIMPLE_PLAYOUTS) = range(9)
 
 #: A simulation's moves (``seq``): the tree's, at most one a point, then a playout's,
 #: which stops at three a point (the playouts' limit): four a point.
@@ -81,7 +82,7 @@ class SearchSettings(NamedTuple):
     virtual_loss: float  # lost visits a thread puts on each node of its path (tree parallelism)
     playout_policy: int  # index in POLICIES
     komi: float
-    expert: bool  # whether new children get MoGo's expert knowledge (``--expert mogo``, ``expert``)
+    expert: int  # index in ``settings.EXPERTS``: MoGo's expert knowledge new children get (``--expert``)
     leaf: int  # playouts run at once from each leaf (leaf parallelism; 1: one)
 
 
@@ -125,7 +126,7 @@ class ChildPriors(NamedTuple):
     by_prob: bool  # sort by probability (progressive widening's order) rather than prior value
     known: bool  # the priors are final, else ``add_table_prior`` gives the table's later (``KNOWN``)
     table: bool  # ``prior`` is the ratings table's (``table_prior``), else MoGo's knowledge (``expert_prior``)
-    expert: bool  # the children also get MoGo's virtual AMAF results and bonus near the last move (``expert``)
+    expert: int  # index in ``settings.EXPERTS``: MoGo's virtual AMAF results and bonus near the last move
 
 
 @njit(cache=True)
@@ -153,8 +154,8 @@ def expand(b: np.ndarray, m: np.ndarray, color: int, node: int, t: np.ndarray, f
         total += prior[moves[j]]
     near = np.zeros(0, dtype=np.bool_) if table else atari_moves(b, m, color)
     amaf_n, amaf_w, near_last = np.zeros(k), np.zeros(k), np.zeros(k)
-    if expert:  # MoGo 2008 section 4
-        shape_amaf(b, m, color, moves, amaf_n, amaf_w)
+    if expert != NO_EXPERT:  # MoGo 2008 section 4
+        shape_amaf(b, m, color, moves, amaf_n, amaf_w, expert == MOGO_EXPERT)
         near_last_bonus(b, m, moves, near_last)
     for j in range(k):
         prob = prior[moves[j]] / total if total > 0 else 1.0 / k
@@ -361,6 +362,8 @@ def playout(b: np.ndarray, m: np.ndarray, color: int, settings: SearchSettings, 
     if policy == NESTED1_PLAYOUTS or policy == NESTED2_PLAYOUTS:
         return nested_playout(b, m, color, settings.komi, moves, 1 if policy == NESTED1_PLAYOUTS else 2,
                               np.bool_(False))
+    if policy == PPA_PLAYOUTS or policy == PPA_SIMPLE_PLAYOUTS:
+        return ppa_playout(b, m, color, settings.komi, moves, adapt, policy == PPA_SIMPLE_PLAYOUTS)
     return random_playout(b, m, color, settings.komi), 0
 
 
