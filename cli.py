@@ -785,12 +785,16 @@ def analysis(ctx: click.Context, ratings, config_file, no_priors, override_confi
     """
     from dataclasses import replace
 
-    from .engine.frontends.analysis import AnalysisSettings, parse_override_config, read_katago_config, run_analysis
+    from .engine.frontends.analysis import CONFIG_KEYS, AnalysisSettings, run_analysis
+    from .engine.frontends.katago import config_values, ignored_keys
 
     settings = AnalysisSettings()
-    for where, values in ((config_file, read_katago_config(config_file) if config_file else {}),
-                          ("-override-config", _override_values(override_config, parse_override_config))):
+    overrides = _override_values(override_config)
+    for where, values in ((config_file, config_values(config_file) if config_file else {}),
+                          ("-override-config", overrides)):
         settings = replace(settings, **_config_settings(ctx, where, values))
+    for line in ignored_keys(overrides, CONFIG_KEYS):  # KataGo's own keys, such as KaTrain's homeDataDir
+        click.echo(f"shapemill analysis: {line}", err=True)
     if human_model is not None:
         click.echo(f"shapemill analysis: -human-model {human_model}: shapemill has no human-like network; ignored",
                    err=True)
@@ -801,12 +805,15 @@ def analysis(ctx: click.Context, ratings, config_file, no_priors, override_confi
     run_analysis(search_config({"seed": seed}), settings, prior, finish=not quit_now)
 
 
-def _override_values(text: str | None, parse) -> dict[str, str]:
-    """``-override-config``'s ``KEY=VALUE`` pairs (``parse``: the analysis engine's reader)."""
+def _override_values(text: str | None) -> dict[str, str]:
+    """``-override-config``'s ``KEY=VALUE`` pairs (``katago.override_values``)."""
+    from .engine.frontends.katago import override_values
+
     try:
-        return parse(text) if text is not None else {}
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="'-override-config'") from None
+        return override_values(text) if text is not None else {}
+    except ShapemillError as exc:
+        raise click.BadParameter(str(exc).removeprefix("-override-config: ") + ", expected KEY=VALUE",
+                                 param_hint="'-override-config'") from None
 
 
 def _config_settings(ctx: click.Context, where: str, values: dict[str, str]) -> dict:

@@ -26,12 +26,10 @@ import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
 
-from ...errors import ShapemillError
 from ...go import rules
 from ...go.board import Board, IllegalMove
 from ...go.vertices import GTP_LETTERS, flat_index, format_vertex
@@ -98,33 +96,6 @@ class AnalysisSettings:
 #: command line checks each value as it checks the option of that setting).
 CONFIG_KEYS = {"maxVisits": "max_visits", "numAnalysisThreads": "workers",
                "reportAnalysisWinratesAs": "report_as", "analysisPVLen": "pv_length"}
-
-
-def read_katago_config(path: str) -> dict[str, str]:
-    """The ``key = value`` lines of a KataGo config file (``#`` comments), values as
-    written; of those the engine reads ``CONFIG_KEYS``, the others are KataGo's own."""
-    try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError as e:
-        raise ShapemillError(f"{path}: cannot read the config ({one_line(e)})") from None
-    values = {}
-    for line in text.splitlines():
-        line = line.split("#", 1)[0].strip()
-        if "=" in line:
-            key, value = line.split("=", 1)
-            values[key.strip()] = value.strip().strip('"')
-    return values
-
-
-def parse_override_config(text: str) -> dict[str, str]:
-    """KataGo's ``-override-config KEY=VALUE,KEY=VALUE``; ValueError on a pair without ``=``."""
-    values = {}
-    for pair in filter(None, (p.strip() for p in text.split(","))):
-        if "=" not in pair:
-            raise ValueError(f"{pair!r}: expected KEY=VALUE")
-        key, value = pair.split("=", 1)
-        values[key.strip()] = value.strip().strip('"')
-    return values
 
 
 @dataclass

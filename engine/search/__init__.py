@@ -2,8 +2,8 @@
 the public surface of the search, what the rest of the engine and its users import.
 
 The search lives in rooms, read in this order, each needing only the ones before it
-(Michi's header, Pachi's ``uct/``; ``tests/test_layers.py`` holds it): ``expert`` (MoGo's
-expert knowledge), ``selection`` (node fields, the bandit and prior formulas), ``tree``
+(Michi's header, Pachi's ``uct/``; ``tests/test_layers.py`` holds it): ``figure1`` (the
+shapes of Figure 1's caption), ``expert`` (MoGo's expert knowledge), ``selection`` (node fields, the bandit and prior formulas), ``tree``
 (the flat node arrays), ``tree_priors`` (what new children start with), ``walk`` (one
 simulation: descend, expand, playout, back up, AMAF), ``search`` (``Search``: settings,
 threads, budget), ``endgame`` (pass, resign, dead stones); this ``__init__`` is their
