@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .rules import BORDER, COLOR, EMPTY, HEAD, NEXT, STRIDE
+from .rules import BORDER, COLOR, EMPTY, HEAD, STRIDE, stones_of
 
 FAR = 1 << 20  # the distance of a point not reached within the limit
 
@@ -21,14 +21,11 @@ def _reach_string(b: np.ndarray, q: int, d: int, out: np.ndarray, queue: np.ndar
     """Give every stone of the string through ``q`` the distance ``d`` and queue it;
     returns the queue's new end."""
     h = b[HEAD, q]
-    s = h
-    while True:
+    for s in stones_of(b, h):
         out[s] = d
         queue[tail] = s
         tail += 1
-        s = b[NEXT, s]
-        if s == h:
-            return tail
+    return tail
 
 
 @njit(cache=True)
