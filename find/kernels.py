@@ -26,13 +26,13 @@ from ..go.reading import adjacent_strings
 from ..go.rules import (
     COLOR,
     EMPTY,
+    NEXT,
     STRIDE,
     atari_point,
     in_atari,
     new_board,
     place_setup,
     play,
-    stones_of,
     to_index,
     to_point,
 )
@@ -90,9 +90,13 @@ def play_capturing(b: np.ndarray, m: np.ndarray, color: int, p: int, removed: np
         return 0
     for h in adjacent_strings(b, m[STRIDE], 3 - color, p):
         if h >= 0 and in_atari(b, h) and atari_point(b, h) == p:
-            for s in stones_of(b, h):
+            s = h
+            while True:
                 removed[n] = s
                 n += 1
+                s = b[NEXT, s]
+                if s == h:
+                    break
     play(b, m, color, p)
     return n
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .rules import BORDER, COLOR, EMPTY, HEAD, STRIDE, stones_of
+from .rules import BORDER, COLOR, EMPTY, HEAD, NEXT, STRIDE
 
 FAR = 1 << 20  # the distance of a point not reached within the limit
 
@@ -21,11 +21,14 @@ def _reach_string(b: np.ndarray, q: int, d: int, out: np.ndarray, queue: np.ndar
     """Give every stone of the string through ``q`` the distance ``d`` and queue it;
     returns the queue's new end."""
     h = b[HEAD, q]
-    for s in stones_of(b, h):
+    s = h
+    while True:
         out[s] = d
         queue[tail] = s
         tail += 1
-    return tail
+        s = b[NEXT, s]
+        if s == h:
+            return tail
 
 
 @njit(cache=True)

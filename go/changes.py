@@ -34,7 +34,7 @@ import numpy as np
 from numba import njit
 
 from .reading import ReadingScratch, libs_up_to_3, reading_scratch, string_libs3
-from .rules import COLOR, EMPTY, HEAD, LAST, PASS, STRIDE, atari_point, in_atari, play, stones_of
+from .rules import COLOR, EMPTY, HEAD, LAST, NEXT, PASS, STRIDE, atari_point, in_atari, play
 
 #: Room for the points whose levels depend on one move as the previous move.
 LAST_MOVE_POINTS = 16
@@ -142,7 +142,8 @@ def _mark_string(b: np.ndarray, marks: np.ndarray, n: int, stamp: np.ndarray, ti
     libs3[h] = libs_up_to_3(b, w, h)
     changed = changed or libs3[h] != old
     enemy = 3 - b[COLOR, h]
-    for s in stones_of(b, h):
+    s = h
+    while True:
         if changed:
             n = _mark_block(marks, n, stamp, tick, s, w, 1)
         for q in (s - 1, s + 1, s - w, s + w):
@@ -150,6 +151,9 @@ def _mark_string(b: np.ndarray, marks: np.ndarray, n: int, stamp: np.ndarray, ti
                 n = _mark(marks, n, stamp, tick, q)
             elif changed and b[COLOR, q] == enemy and in_atari(b, b[HEAD, q]):
                 n = _mark(marks, n, stamp, tick, atari_point(b, b[HEAD, q]))
+        s = b[NEXT, s]
+        if s == h:
+            break
     return n
 
 
@@ -167,11 +171,15 @@ def _play_and_mark(b: np.ndarray, m: np.ndarray, color: int, p: int, marks: np.n
     for q in (p - 1, p + 1, p - w, p + w):  # the stones this move will take
         if b[COLOR, q] == 3 - color and in_atari(b, b[HEAD, q]) and atari_point(b, b[HEAD, q]) == p:
             h = b[HEAD, q]
-            for s in stones_of(b, h):
+            s = h
+            while True:
                 if n_cap < len(captured) and stamp[s] != tick:
                     stamp[s] = tick
                     captured[n_cap] = s
                     n_cap += 1
+                s = b[NEXT, s]
+                if s == h:
+                    break
     play(b, m, color, p)
     tick += 1
     n = _mark_block(marks, 0, stamp, tick, p, w, 2)

@@ -15,17 +15,20 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .rules import BORDER, COLOR, EMPTY, HEAD, STRIDE, stones_of
+from .rules import BORDER, COLOR, EMPTY, HEAD, NEXT, STRIDE
 
 
 @njit(cache=True)
 def _liberty_off(b: np.ndarray, w: int, playable: np.ndarray, h: int) -> bool:
     """Whether the string of ``h`` has an empty neighbour off the playable mask."""
-    for s in stones_of(b, h):
+    s = h
+    while True:
         for q in (s - 1, s + 1, s - w, s + w):
             if b[COLOR, q] == EMPTY and playable[q] == 0:
                 return True
-    return False
+        s = b[NEXT, s]
+        if s == h:
+            return False
 
 
 @njit(cache=True)

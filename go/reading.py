@@ -27,6 +27,7 @@ from .rules import (
     COLOR,
     EMPTY,
     HEAD,
+    NEXT,
     OK,
     PLIBS,
     SIZE,
@@ -36,7 +37,6 @@ from .rules import (
     illegal_reason,
     in_atari,
     play,
-    stones_of,
 )
 from .vertices import flat
 
@@ -54,7 +54,8 @@ def libs_up_to_3(b: np.ndarray, w: int, h: int) -> int:
         return 2
     l1 = -1
     l2 = -1
-    for s in stones_of(b, h):
+    s = h
+    while True:
         for q in (s - 1, s + 1, s - w, s + w):
             if b[COLOR, q] == EMPTY and q != l1 and q != l2:
                 if l1 < 0:
@@ -63,6 +64,9 @@ def libs_up_to_3(b: np.ndarray, w: int, h: int) -> int:
                     l2 = q
                 else:
                     return 3
+        s = b[NEXT, s]
+        if s == h:
+            break
     return 2
 
 
@@ -98,13 +102,17 @@ def liberties(b: np.ndarray, m: np.ndarray, h: int, limit: int, mark: np.ndarray
     w = m[STRIDE]
     stamp = _next_stamp(mark)
     n = 0
-    for s in stones_of(b, h):
+    s = h
+    while True:
         for q in (s - 1, s + 1, s - w, s + w):
             if b[COLOR, q] == EMPTY and mark[q] != stamp:
                 mark[q] = stamp
                 n += 1
                 if n >= limit:
                     return n
+        s = b[NEXT, s]
+        if s == h:
+            break
     return n
 
 
@@ -144,8 +152,12 @@ def string_after(b: np.ndarray, m: np.ndarray, color: int, p: int, limit: int,
     if with_captures:
         for h in adjacent_strings(b, w, other, p):
             if h >= 0 and mark[h] != -stamp and in_atari(b, h):
-                for s in stones_of(b, h):
+                s = h
+                while True:
                     mark[s] = -stamp
+                    s = b[NEXT, s]
+                    if s == h:
+                        break
     own = adjacent_strings(b, w, color, p)
     stones = 1
     for h in own:
@@ -161,13 +173,17 @@ def string_after(b: np.ndarray, m: np.ndarray, color: int, p: int, limit: int,
     for h in own:
         if h < 0:
             break
-        for s in stones_of(b, h):
+        s = h
+        while True:
             for q in (s - 1, s + 1, s - w, s + w):
                 if (b[COLOR, q] == EMPTY or mark[q] == -stamp) and mark[q] != stamp:
                     mark[q] = stamp
                     n += 1
                     if n >= limit:
                         return n, stones
+            s = b[NEXT, s]
+            if s == h:
+                break
     return n, stones
 
 
@@ -202,11 +218,14 @@ def _captures_any(b: np.ndarray, w: int, color: int, x: int) -> bool:
 @njit(cache=True)
 def other_liberty(b: np.ndarray, w: int, h: int, p: int) -> int:
     """The liberty of the two-liberty string ``h`` that is not ``p``."""
-    for s in stones_of(b, h):
+    s = h
+    while True:
         for q in (s - 1, s + 1, s - w, s + w):
             if b[COLOR, q] == EMPTY and q != p:
                 return q
-    return -1
+        s = b[NEXT, s]
+        if s == h:
+            return -1
 
 
 @njit(cache=True)
@@ -252,14 +271,16 @@ def _attacker_ladder_moves(b: np.ndarray, m: np.ndarray, h: int, d: int, moves: 
         return -1
     l1 = -1
     l2 = -1
-    for t in stones_of(b, h):
+    t = h
+    while l2 < 0:
         for q in (t - 1, t + 1, t - w, t + w):
             if b[COLOR, q] == EMPTY and q != l1:
                 if l1 < 0:
                     l1 = q
                 elif l2 < 0:
                     l2 = q
-        if l2 >= 0:
+        t = b[NEXT, t]
+        if t == h:
             break
     k = 0
     for i in range(2):
@@ -289,7 +310,8 @@ def _defender_ladder_moves(b: np.ndarray, m: np.ndarray, h: int, d: int, moves: 
         if n == 2:
             moves[k] = lib
             k += 1
-    for t in stones_of(b, h):
+    t = h
+    while True:
         for q in (t - 1, t + 1, t - w, t + w):
             if b[COLOR, q] == a:
                 ha = b[HEAD, q]
@@ -303,6 +325,9 @@ def _defender_ladder_moves(b: np.ndarray, m: np.ndarray, h: int, d: int, moves: 
                         if fresh:
                             moves[k] = cp
                             k += 1
+        t = b[NEXT, t]
+        if t == h:
+            break
     return k if k > 0 else -2
 
 
@@ -483,12 +508,16 @@ def libs_after_up_to_2(b: np.ndarray, m: np.ndarray, color: int, p: int) -> int:
                 return 2
             first = q
         elif c == color:
-            for s in stones_of(b, q):  # walk the string for its liberties other than p
+            s = q
+            while True:  # walk the string for its liberties other than p
                 for r in (s - 1, s + 1, s - w, s + w):
                     if b[COLOR, r] == EMPTY and r != p:
                         if first >= 0 and r != first:
                             return 2
                         first = r
+                s = b[NEXT, s]
+                if s == q:
+                    break
     return 0 if first < 0 else 1
 
 

@@ -138,28 +138,17 @@ def _give_empty(b: np.ndarray, m: np.ndarray, p: int) -> None:
     m[N_EMPTY] = n + 1
 
 
-@njit
-def stones_of(b: np.ndarray, h: int):
-    """The stones of the string of stone ``h``, around its ring from ``h`` (a generator:
-    ``for s in stones_of(b, h)``). The ring's links are read as the walk moves on, so
-    the loop may change anything of the string but ``b[NEXT]``. Not cached itself (numba
-    cannot call a generator loaded from its cache); its callers, which compile it in,
-    are."""
-    s = h
-    while True:
-        yield s
-        s = b[NEXT, s]
-        if s == h:
-            break
-
-
 @njit(cache=True)
 def _merge(b: np.ndarray, h1: int, h2: int) -> int:
     """Join two strings; the smaller is relabelled. Returns the surviving head."""
     if b[STONES, h1] < b[STONES, h2]:
         h1, h2 = h2, h1
-    for s in stones_of(b, h2):
+    s = h2
+    while True:
         b[HEAD, s] = h1
+        s = b[NEXT, s]
+        if s == h2:
+            break
     b[NEXT, h1], b[NEXT, h2] = b[NEXT, h2], b[NEXT, h1]
     b[STONES, h1] += b[STONES, h2]
     b[PLIBS, h1] += b[PLIBS, h2]
@@ -175,7 +164,8 @@ def _capture(b: np.ndarray, m: np.ndarray, h: int) -> int:
     color = b[COLOR, h]
     other = 3 - color
     n = 0
-    for s in stones_of(b, h):
+    s = h
+    while True:
         b[COLOR, s] = EMPTY
         m[HASH] ^= ZOBRIST[color, s]
         _give_empty(b, m, s)
@@ -183,6 +173,9 @@ def _capture(b: np.ndarray, m: np.ndarray, h: int) -> int:
             if b[COLOR, q] == other:
                 _add_plib(b, b[HEAD, q], s)
         n += 1
+        s = b[NEXT, s]
+        if s == h:
+            break
     return n
 
 

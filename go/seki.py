@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from .reading import libs_after_up_to_2
-from .rules import BLACK, COLOR, EMPTY, HEAD, OK, SIZE, STRIDE, WHITE, illegal_reason, stones_of
+from .rules import BLACK, COLOR, EMPTY, HEAD, NEXT, OK, SIZE, STRIDE, WHITE, illegal_reason
 from .vertices import flat
 
 
@@ -37,11 +37,14 @@ def _holds(b: np.ndarray, m: np.ndarray, h: int, dame: np.ndarray) -> bool:
     """Whether each liberty of string ``h`` is a shared dame or forbidden to the opponent."""
     w = m[STRIDE]
     opponent = 3 - b[COLOR, h]
-    for s in stones_of(b, h):
+    s = h
+    while True:
         for q in (s - 1, s + 1, s - w, s + w):
             if b[COLOR, q] == EMPTY and not dame[q] and illegal_reason(b, m, opponent, q) == OK:
                 return False
-    return True
+        s = b[NEXT, s]
+        if s == h:
+            return True
 
 
 @njit(cache=True)

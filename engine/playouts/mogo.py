@@ -41,6 +41,7 @@ from ...go.rules import (
     LAST,
     LAST2,
     N_EMPTY,
+    NEXT,
     PASS,
     SIZE,
     STRIDE,
@@ -51,7 +52,6 @@ from ...go.rules import (
     is_eye,
     new_board,
     play,
-    stones_of,
 )
 from .random import random_move
 
@@ -142,12 +142,16 @@ def save_atari_moves(b: np.ndarray, m: np.ndarray, color: int, cands: np.ndarray
         if b[COLOR, q] != color or not in_atari(b, b[HEAD, q]):
             continue
         h = b[HEAD, q]
-        for s in stones_of(b, h):  # counter-capture: an opponent neighbour in atari
+        s = h
+        while True:  # counter-capture: an opponent neighbour in atari
             for r in (s - 1, s + 1, s - w, s + w):
                 if b[COLOR, r] == 3 - color and in_atari(b, b[HEAD, r]):
                     a = atari_point(b, b[HEAD, r])
                     if illegal_reason(b, m, color, a) == 0:
                         n = _push(cands, n, a)
+            s = b[NEXT, s]
+            if s == h:
+                break
         a = atari_point(b, h)
         if illegal_reason(b, m, color, a) == 0 and libs_after_up_to_2(b, m, color, a) >= 2:
             n = _push(cands, n, a)

@@ -28,6 +28,7 @@ from ...go.rules import (
     HEAD,
     KO,
     LAST,
+    NEXT,
     OK,
     PASS,
     SIZE,
@@ -39,7 +40,6 @@ from ...go.rules import (
     in_atari,
     is_eye,
     play,
-    stones_of,
 )
 from ...go.vertices import flat_index
 from ...patterns.prior import move_strengths, prior_cache
@@ -63,9 +63,13 @@ def _captures_outside(b: np.ndarray, m: np.ndarray, region: np.ndarray, color: i
     w = m[STRIDE]
     for q in (p - 1, p + 1, p - w, p + w):
         if b[COLOR, q] == 3 - color and in_atari(b, b[HEAD, q]):
-            for s in stones_of(b, q):
+            s = q
+            while True:
                 if region[s] == 0:
                     return True
+                s = b[NEXT, s]
+                if s == q:
+                    break
     return False
 
 
@@ -121,11 +125,14 @@ def _touches(b: np.ndarray, m: np.ndarray, p: int, h: int) -> bool:
 def _liberty_outside(b: np.ndarray, m: np.ndarray, region: np.ndarray, h: int) -> bool:
     """Whether the string of ``h`` has a liberty outside the region."""
     w = m[STRIDE]
-    for s in stones_of(b, h):
+    s = h
+    while True:
         for q in (s - 1, s + 1, s - w, s + w):
             if b[COLOR, q] == EMPTY and region[q] == 0:
                 return True
-    return False
+        s = b[NEXT, s]
+        if s == h:
+            return False
 
 
 @njit(cache=True)

@@ -19,7 +19,7 @@ import numpy as np
 from ...datasets.sources import DEFAULT_MAX_BYTES
 from ...errors import ShapemillError
 from ...files import read_bounded
-from ...go.rules import BLACK, COLOR, HEAD, MAX_SIZE, WHITE, in_atari, new_board, place_setup, stones_of
+from ...go.rules import BLACK, COLOR, HEAD, MAX_SIZE, NEXT, WHITE, in_atari, new_board, place_setup
 from ...go.vertices import color_code, color_name, flat_index, format_vertex, opponent, point_at
 from .game import CONNECT, LADDER, LIFE, SCORE, Problem, State
 
@@ -80,10 +80,14 @@ def strings_box(b: np.ndarray, stones: list[int], size: int) -> list[Point]:
     string) grown by one point; the whole board without any."""
     rows, cols = [], []
     for p in stones:
-        for s in stones_of(b, p):
+        s = p
+        while True:
             r, c = point_at(s, size)
             rows.append(r)
             cols.append(c)
+            s = b[NEXT, s]
+            if s == p:
+                break
     r0, r1 = (max(0, min(rows) - 1), min(size - 1, max(rows) + 1)) if rows else (0, size - 1)
     c0, c1 = (max(0, min(cols) - 1), min(size - 1, max(cols) + 1)) if cols else (0, size - 1)
     return [(r, c) for r in range(r0, r1 + 1) for c in range(c0, c1 + 1)]

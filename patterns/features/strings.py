@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from ...go.reading import LADDER_BUDGET, adjacent_strings, escapes_at_once, read_ladder, string_after
-from ...go.rules import COLOR, EMPTY, HEAD, KO, LAST, PASS, STONES, STRIDE, atari_point, play, stones_of
+from ...go.rules import COLOR, EMPTY, HEAD, KO, LAST, NEXT, PASS, STONES, STRIDE, atari_point, play
 from .table import (
     F_ATARI,
     F_CAPTURE,
@@ -97,11 +97,13 @@ def capture_level(b: np.ndarray, m: np.ndarray, color: int, p: int, opp: tuple, 
         if h < 0 or libs3[h] != 1:
             continue
         level = 7
-        for s in stones_of(b, h):
+        s = h
+        while True:
             for q in (s - 1, s + 1, s - w, s + w):
                 if b[COLOR, q] == color and libs3[b[HEAD, q]] == 1:
                     level = 1
-            if level == 1:
+            s = b[NEXT, s]
+            if s == h or level == 1:
                 break
         if level > 2 and last_is_theirs and b[HEAD, last] == h:
             level = 2
