@@ -17,6 +17,8 @@ table or the stack is full (Python doubles it).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -55,6 +57,28 @@ NO_MOVE = -1
 #: First sizes of the table (entries) and of the stack (frames); both double when full.
 TABLE_SLOTS = 1 << 16
 STACK_FRAMES = 128
+
+
+class Stack(NamedTuple):
+    """The kernel's stack, a frame per position from the root, and the path's hash set."""
+
+    frames: np.ndarray  # (frames, FRAME): the F_ fields
+    kids: np.ndarray  # (frames, points + 1, KID): each frame's children, the K_ fields
+    boards: np.ndarray  # (frames, rows, points): each frame's board
+    metas: np.ndarray  # (frames, META): each frame's meta row
+    path: np.ndarray  # (slots, 2): the path's board hashes, [hash, path index] (-1: empty)
+
+
+class ProblemArrays(NamedTuple):
+    """What the kernel needs of a ``Problem``: the arrays ``expand_ordered``, ``child_keys``
+    and ``life_hints`` read."""
+
+    region: np.ndarray
+    goal: np.ndarray
+    mark: np.ndarray
+    knowledge: object  # the prior's KnowledgeArrays, or None
+    cache: object  # its PatternCache, or None
+    maps: np.ndarray
 
 
 @njit(cache=True)
@@ -119,18 +143,19 @@ def _visit(ctl: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def _expand(stack, table: np.ndarray, ctl: np.ndarray, d: int, problem) -> None:
+def _expand(stack: Stack, table: np.ndarray, ctl: np.ndarray, d: int, problem: ProblemArrays) -> None:
     """The children of frame ``d``'s position: moves that recreate a position of the path
     are dropped (the shallowest path index they hit is the frame's ban), the others get
     proof and disproof numbers from their value, the table's bounds, or the numbers this
     proof left there."""
-    frames, kids, boards, metas, path = stack
-    region, goal, mark, knowledge, cache, maps = problem
+    frames, kids, boards, metas, path = stack.frames, stack.kids, stack.boards, stack.metas, stack.path
+    goal = problem.goal
     color = frames[d, F_COLOR]
     moves, hashes, kos, values = expand_ordered(boards[d], metas[d], color, frames[d, F_PASSED] == 1,
-                                                region, goal, mark, knowledge, cache)
-    keys = child_keys(boards[d], metas[d], color, moves, hashes, kos, maps)
-    kill, live = life_hints(boards[d], metas[d], color, goal, moves, mark)
+                                                problem.region, goal, problem.mark, problem.knowledge,
+                                                problem.cache)
+    keys = child_keys(boards[d], metas[d], color, moves, hashes, kos, problem.maps)
+    kill, live = life_hints(boards[d], metas[d], color, goal, moves, problem.mark)
     if ctl[C_HINTS] == 0:
         kill[:], live[:] = 1, 1
     prove, disprove = (live, kill) if goal[DEFENDER] == BLACK else (kill, live)
@@ -184,11 +209,11 @@ def _sort_kids(kids: np.ndarray, n: int, field: int) -> None:
 
 
 @njit(cache=True)
-def _finish(stack, table: np.ndarray, ctl: np.ndarray, d: int, pn: int, dn: int) -> tuple[int, int]:
+def _finish(stack: Stack, table: np.ndarray, ctl: np.ndarray, d: int, pn: int, dn: int) -> tuple[int, int]:
     """Leave frame ``d`` with its numbers: a solved node's superko dependency and winning
     move (its bounds stored when no ban above it shaped them), an unsolved node's numbers
     kept for this proof."""
-    frames, kids = stack[0], stack[1]
+    frames, kids = stack.frames, stack.kids
     n = frames[d, F_KIDS]
     if pn != 0 and dn != 0:
         e = table[_entry(table, ctl, frames[d, F_KEY])]
@@ -215,10 +240,10 @@ def _finish(stack, table: np.ndarray, ctl: np.ndarray, d: int, pn: int, dn: int)
 
 
 @njit(cache=True)
-def _push(stack, ctl: np.ndarray, d: int) -> None:
+def _push(stack: Stack, ctl: np.ndarray, d: int) -> None:
     """Play frame ``d``'s first child into frame ``d + 1`` with its thresholds: the
     1 + epsilon trick for the mover's number, the room the siblings leave for the other."""
-    frames, kids, boards, metas, path = stack
+    frames, kids, boards, metas, path = stack.frames, stack.kids, stack.boards, stack.metas, stack.path
     black = frames[d, F_COLOR] == BLACK
     n = frames[d, F_KIDS]
     first, second = (K_PN, K_DN) if black else (K_DN, K_PN)
@@ -248,10 +273,10 @@ def _push(stack, ctl: np.ndarray, d: int) -> None:
 
 
 @njit(cache=True)
-def _pop(stack, ctl: np.ndarray, d: int, pn: int, dn: int, dep: int) -> None:
+def _pop(stack: Stack, ctl: np.ndarray, d: int, pn: int, dn: int, dep: int) -> None:
     """Return from frame ``d`` to its parent, whose first child it was: the child's numbers
     and dependency go there, its position leaves the path."""
-    frames, kids, _, metas, path = stack
+    frames, kids, metas, path = stack.frames, stack.kids, stack.metas, stack.path
     if frames[d, F_MOVE] != PASS:
         path[_path_slot(path, metas[d, HASH]), 1] = -1
         ctl[C_PLEN] -= 1
@@ -261,10 +286,10 @@ def _pop(stack, ctl: np.ndarray, d: int, pn: int, dn: int, dep: int) -> None:
 
 
 @njit(cache=True)
-def _run(stack, table: np.ndarray, ctl: np.ndarray, problem) -> int:
+def _run(stack: Stack, table: np.ndarray, ctl: np.ndarray, problem: ProblemArrays) -> int:
     """Search on from where the stack stands until the root is solved or Python is needed
     (the clock, the budget, a larger table or stack); the status."""
-    frames, kids = stack[0], stack[1]
+    frames, kids = stack.frames, stack.kids
     while True:
         d = ctl[C_DEPTH]
         if frames[d, F_KIDS] < 0:
@@ -301,24 +326,28 @@ class Dfpn:
         self.ctl[C_HINTS] = hints
         self.ctl[C_LO], self.ctl[C_HI] = problem.lo, problem.hi
         self.stack = self._stack(STACK_FRAMES, b, m)
-        self.kernel_problem = (problem.region, problem.goal, problem.mark, *problem.ordering(), problem.maps)
+        knowledge, cache = problem.ordering()
+        self.kernel_problem = ProblemArrays(region=problem.region, goal=problem.goal, mark=problem.mark,
+                                            knowledge=knowledge, cache=cache, maps=problem.maps)
 
     @staticmethod
-    def _stack(frames: int, b: np.ndarray, m: np.ndarray) -> tuple:
+    def _stack(frames: int, b: np.ndarray, m: np.ndarray) -> Stack:
         """An empty stack of ``frames`` frames for boards like ``b``, ``m``, and its path set."""
         points = b.shape[1]
-        path = np.full((2 * _power_of_two(frames), 2), -1, dtype=np.int64)
-        return (np.zeros((frames, FRAME), dtype=np.int64), np.zeros((frames, points + 1, KID), dtype=np.int64),
-                np.zeros((frames, *b.shape), dtype=b.dtype), np.zeros((frames, META), dtype=m.dtype), path)
+        return Stack(frames=np.zeros((frames, FRAME), dtype=np.int64),
+                     kids=np.zeros((frames, points + 1, KID), dtype=np.int64),
+                     boards=np.zeros((frames, *b.shape), dtype=b.dtype),
+                     metas=np.zeros((frames, META), dtype=m.dtype),
+                     path=np.full((2 * _power_of_two(frames), 2), -1, dtype=np.int64))
 
     def _deeper(self) -> None:
         """Twice the stack, with the frames so far."""
         old = self.stack
-        frames = len(old[0])
+        frames = len(old.frames)
         new = self._stack(2 * frames, self.problem.root.b, self.problem.root.m)
-        for a, b in zip(old[:4], new[:4]):
+        for a, b in ((old.frames, new.frames), (old.kids, new.kids), (old.boards, new.boards), (old.metas, new.metas)):
             b[:frames] = a
-        _fill_path(new[4], new[0], new[3], int(self.ctl[C_DEPTH]))
+        _fill_path(new.path, new.frames, new.metas, int(self.ctl[C_DEPTH]))
         self.stack = new
 
     def _larger(self) -> None:
@@ -332,7 +361,7 @@ class Dfpn:
         ctl, root = self.ctl, problem.root
         ctl[C_PROOF] += 1
         ctl[C_GOAL], ctl[C_NODES], ctl[C_MAX], ctl[C_DEPTH], ctl[C_PLEN] = goal, search.nodes, search.max_nodes, 0, 1
-        frames, _, boards, metas, path = self.stack
+        frames, boards, metas, path = self.stack.frames, self.stack.boards, self.stack.metas, self.stack.path
         boards[0], metas[0] = root.b, root.m
         frames[0] = 0
         frames[0, F_COLOR], frames[0, F_PASSED], frames[0, F_KEY] = root.color, root.passed, problem.canonical(root)[0]
