@@ -19,12 +19,13 @@ from .rules import BORDER, COLOR, EMPTY, HEAD, NEXT, STRIDE
 
 
 @njit(cache=True)
-def _liberty_off(b: np.ndarray, w: int, playable: np.ndarray, h: int) -> bool:
-    """Whether the string of ``h`` has an empty neighbour off the playable mask."""
+def liberty_off(b: np.ndarray, w: int, mask: np.ndarray, h: int) -> bool:
+    """Whether the string of ``h`` has a liberty off ``mask`` (its points 0): outside a
+    problem's region, or off the playable points."""
     s = h
     while True:
         for q in (s - 1, s + 1, s - w, s + w):
-            if b[COLOR, q] == EMPTY and playable[q] == 0:
+            if b[COLOR, q] == EMPTY and mask[q] == 0:
                 return True
         s = b[NEXT, s]
         if s == h:
@@ -60,7 +61,7 @@ def shut_in_eye_space(b: np.ndarray, m: np.ndarray, playable: np.ndarray, h: int
             if c == EMPTY or c == color:
                 stack[top] = q
                 top += 1
-            elif not _liberty_off(b, w, playable, b[HEAD, q]):
+            elif not liberty_off(b, w, playable, b[HEAD, q]):
                 return -1  # an opponent's string that might be captured
     return empties
 

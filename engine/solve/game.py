@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from ...go.benson import unconditionally_alive
-from ...go.eyespace import dead_shape
+from ...go.eyespace import dead_shape, liberty_off
 from ...go.reading import LADDER_WIDTH, ladder_moves, liberties
 from ...go.rules import (
     BLACK,
@@ -100,7 +100,7 @@ def decided(b: np.ndarray, m: np.ndarray, goal: np.ndarray, mark: np.ndarray, co
     if goal[ESCAPE] > 0:
         return win if liberties(b, m, b[HEAD, a], goal[ESCAPE], mark) >= goal[ESCAPE] else OPEN
     if kind == LIFE and not in_atari(b, b[HEAD, a]):
-        if _liberty_outside(b, m, region, b[HEAD, a]):
+        if liberty_off(b, m[STRIDE], region, b[HEAD, a]):
             return win  # out of the region: no move can take that liberty
         if color != d and _touches(b, m, m[LAST], b[HEAD, a]) and unconditionally_alive(b, m, d)[b[HEAD, a]]:
             return win
@@ -119,20 +119,6 @@ def _touches(b: np.ndarray, m: np.ndarray, p: int, h: int) -> bool:
         if b[COLOR, q] == b[COLOR, h] and b[HEAD, q] == h:
             return True
     return False
-
-
-@njit(cache=True)
-def _liberty_outside(b: np.ndarray, m: np.ndarray, region: np.ndarray, h: int) -> bool:
-    """Whether the string of ``h`` has a liberty outside the region."""
-    w = m[STRIDE]
-    s = h
-    while True:
-        for q in (s - 1, s + 1, s - w, s + w):
-            if b[COLOR, q] == EMPTY and region[q] == 0:
-                return True
-        s = b[NEXT, s]
-        if s == h:
-            return False
 
 
 @njit(cache=True)
