@@ -36,7 +36,7 @@ from numba import njit, prange
 from ..datasets.corpus import Corpus
 from ..errors import ShapemillError
 from ..go.reading import legal_moves, reading_scratch
-from ..go.rings import far_rings, geometry
+from ..go.rings import FarRings, far_rings, geometry
 from ..go.rules import BLACK, OK, WHITE, illegal_reason, new_board, place_setup, play, to_point
 from ..patterns.candidates import (
     PASS_KEY,
@@ -47,9 +47,12 @@ from ..patterns.candidates import (
     offset_dtype,
 )
 from ..patterns.features import N_FEATURES
+from ..patterns.prior import KnowledgeArrays
 
 #: Positions built at once, about (whole games): a chunk's buffers hold its positions x (points + 1) x 12 bytes.
 CHUNK_POSITIONS = 1 << 16
+#: The gammas of the ``KnowledgeArrays`` that team building reads patterns with: it reads no gamma.
+NO_GAMMA = np.ones(1)
 
 
 @njit(cache=True)
@@ -157,14 +160,36 @@ def sample_mask(corpus: Corpus, max_positions: int | None, seed: int = 0) -> np.
     return mask
 
 
+class GameLines(NamedTuple):
+    """The games as the team-building kernel replays them."""
+
+    moves: np.ndarray  # int16: every game's moves, one after another (``Corpus.moves``)
+    offsets: np.ndarray  # int64[games + 1]: where each game's moves start
+    first_color: np.ndarray  # int64[games]: the colour of each game's first move
+    setup: np.ndarray  # the setup stones, flat (``_flat_setup``)
+    setup_start: np.ndarray  # int64[2 games + 1]: where each game's black, then white, setup starts
+    mask: np.ndarray  # bool[moves]: the positions sampled
+
+
+class TeamBuffers(NamedTuple):
+    """Where the kernel writes the candidates of each sampled position (a slot each)."""
+
+    pattern: np.ndarray  # int32[slots * (points + 1)]: each candidate's largest known pattern
+    key: np.ndarray  # int64[slots * (points + 1)]: each candidate's combination key
+    n_cand: np.ndarray  # int64[slots]: the candidates of each slot (0: not written)
+    chosen: np.ndarray  # int32[slots]: the candidate played
+    move: np.ndarray  # int32[slots]: the position's move number
+
+
 @njit(cache=True)
-def _game_candidates(
-    g, moves, offsets, first_color, setup, setup_start, mask, size, pad, delta, max_ring, lookup, far,
-    level_index, slot, pattern_out, key_out, n_cand, chosen_out, move_out,
-) -> None:
+def _game_candidates(g: int, lines: GameLines, slot: int, size: int, knowledge: KnowledgeArrays,
+                     out: TeamBuffers) -> None:
     """Replay game ``g`` and write each sampled position ``k`` (its ``k``-th) at slot
     ``slot + k``: candidates at ``[(slot + k) * (size * size + 1), ...)``, their number in
-    ``n_cand`` (left 0 for positions after an illegal move)."""
+    ``out.n_cand`` (left 0 for positions after an illegal move)."""
+    moves, offsets, first_color, setup, setup_start, mask = lines
+    pad, delta, max_ring, lookup, far, level_index, _ = knowledge
+    pattern_out, key_out, n_cand, chosen_out, move_out = out
     b, m = new_board(size)
     for color, row in ((BLACK, 2 * g), (WHITE, 2 * g + 1)):
         for i in range(setup_start[row], setup_start[row + 1]):
@@ -201,17 +226,16 @@ def _game_candidates(
 
 
 @njit(cache=True, parallel=True)
-def _chunk_candidates(
-    games, moves, offsets, first_color, setup, setup_start, mask, slots, size, pad, delta, max_ring,
-    lookup, far, level_index, pattern_out, key_out, n_cand, chosen_out, move_out,
-) -> None:
+def _chunk_candidates(games: np.ndarray, lines: GameLines, slots: np.ndarray, size: int, pad: int,
+                      delta: np.ndarray, max_ring: int, lookup: np.ndarray, far: FarRings, level_index: np.ndarray,
+                      out: TeamBuffers) -> None:
     """``_game_candidates`` for every game of ``games``, in parallel; game ``i``'s
-    positions start at slot ``slots[i]``."""
+    positions start at slot ``slots[i]``. The pattern reading's fields come loose and are
+    made a ``KnowledgeArrays`` in the loop: numba's parallel loop takes no record that holds
+    another (``FarRings``)."""
     for i in prange(len(games)):
-        _game_candidates(
-            games[i], moves, offsets, first_color, setup, setup_start, mask, size, pad, delta, max_ring,
-            lookup, far, level_index, slots[i], pattern_out, key_out, n_cand, chosen_out, move_out,
-        )
+        knowledge = KnowledgeArrays(pad, delta, max_ring, lookup, far, level_index, NO_GAMMA)
+        _game_candidates(games[i], lines, slots[i], size, knowledge, out)
 
 
 @njit(cache=True)
@@ -407,11 +431,9 @@ def chunk_teams(corpus: Corpus, vocab: Vocabulary, mask: np.ndarray, replay: Rep
     n_cand = np.zeros(n_pos, dtype=np.int64)
     chosen = np.zeros(n_pos, dtype=np.int32)
     move = np.zeros(n_pos, dtype=np.int32)
-    _chunk_candidates(
-        games, corpus.moves, replay.offsets, replay.first_color, replay.setup, replay.setup_start, mask, slots, size,
-        geo.pad, geo.delta, min(max_ring, geo.max_ring), vocab.lookup, far_rings(size), vocab.level_index,
-        pattern_buf, key_buf, n_cand, chosen, move,
-    )
+    lines = GameLines(corpus.moves, replay.offsets, replay.first_color, replay.setup, replay.setup_start, mask)
+    _chunk_candidates(games, lines, slots, size, geo.pad, geo.delta, min(max_ring, geo.max_ring), vocab.lookup,
+                      far_rings(size), vocab.level_index, TeamBuffers(pattern_buf, key_buf, n_cand, chosen, move))
     pattern, keys = _compact(n_cand, width, pattern_buf, key_buf, vocab.size)
     del pattern_buf, key_buf
     bits = pattern_bits(vocab.size)
