@@ -288,13 +288,17 @@ class _Stages(click.Group):
         except OSError as exc:
             if not _on_stdout(exc):
                 raise
+            process = True
             try:  # what is left in the buffer must not fail again at exit
                 null = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(null, sys.stdout.fileno())
                 os.close(null)
             except (OSError, ValueError, io.UnsupportedOperation):  # no descriptor: a test's captured output
-                pass
+                process = False
             click.echo(f"Error: standard output: {exc.strerror or exc}", err=True)
+            if process:  # a background thread (the engine's warm-up compile) must not meet the interpreter's
+                sys.stderr.flush()  # finalization, which then aborts (seen once on a cold cache): leave at once
+                os._exit(1)
             sys.exit(1)
 
 
