@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from diagrams import board_from_diagram
 from sgfmill import boards
 from shapemill.go.benson import unconditionally_alive
 from shapemill.go.rules import BLACK, HEAD, WHITE, new_board, place_setup
@@ -13,14 +14,7 @@ from shapemill.go.vertices import flat_index
 
 def setup(diagram: str):
     """Board arrays of a diagram (top row first, X black, O white) and its size."""
-    rows = diagram.strip().splitlines()
-    size = len(rows)
-    b, m = new_board(size)
-    for i, line in enumerate(rows):
-        for col, cell in enumerate(line.split()):
-            if cell in "XO":
-                place_setup(b, m, BLACK if cell == "X" else WHITE, flat_index((size - 1 - i, col), size))
-    return b, m, size
+    return board_from_diagram(diagram)
 
 
 def alive_at(diagram: str, color: int, point: tuple[int, int]) -> bool:

@@ -4,21 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from diagrams import board_from_diagram
 from shapemill.go.eyespace import dead_shape, shut_in_eye_space
-from shapemill.go.rules import BLACK, WHITE, new_board, place_setup
 from shapemill.go.vertices import flat_index
 
 
 def setup(diagram: str, playable_rows: int, playable_cols: int):
     """Board arrays of a diagram (top row first, X black, O white) and a playable mask of
     the lower left ``playable_rows`` x ``playable_cols`` box."""
-    rows = diagram.strip().splitlines()
-    size = len(rows)
-    b, m = new_board(size)
-    for i, line in enumerate(rows):
-        for col, cell in enumerate(line.split()):
-            if cell in "XO":
-                place_setup(b, m, BLACK if cell == "X" else WHITE, flat_index((size - 1 - i, col), size))
+    b, m, size = board_from_diagram(diagram)
     mask = np.zeros(b.shape[1], dtype=np.uint8)
     for r in range(playable_rows):
         for c in range(playable_cols):
