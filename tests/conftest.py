@@ -37,3 +37,17 @@ def shared_data() -> Path:
 def tygem_archives(shared_data: Path) -> list[Path]:
     """The Tygem 9-dan archives, one zip a month, in name order."""
     return sorted((shared_data / "tygem9d").glob("*.zip"))
+
+
+@pytest.fixture
+def plot_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ``plot`` extra as ``--plot``'s check finds it, for tests of what that option refuses
+    after the check (an output over an input, an unwritable folder): an empty stand-in module
+    where matplotlib is not installed (the test extra does not bring it), so the same refusal is
+    tested on every install; nothing is drawn."""
+    import importlib.util
+    import sys
+    import types
+
+    if importlib.util.find_spec("matplotlib") is None:
+        monkeypatch.setitem(sys.modules, "matplotlib", types.ModuleType("matplotlib"))

@@ -228,7 +228,8 @@ SAME = [
 
 
 @pytest.mark.parametrize("args", SAME, ids=lambda a: " ".join(a[:1] + a[-2:]))
-def test_an_output_that_is_an_input_or_another_output_is_refused_and_nothing_is_written(made, tmp_path, args):
+def test_an_output_that_is_an_input_or_another_output_is_refused_and_nothing_is_written(made, tmp_path, args,
+                                                                                       plot_extra):
     copies = {k: tmp_path / Path(v).name for k, v in made.items()}
     for k, v in made.items():
         shutil.copy(v, copies[k])

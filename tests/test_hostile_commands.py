@@ -82,7 +82,7 @@ def blocked(tmp_path: Path) -> str:
 
 
 @pytest.mark.parametrize("command", ["mine", "rate", "evaluate"])
-def test_an_unwritable_output_is_refused_before_the_work(made, tmp_path, monkeypatch, command):
+def test_an_unwritable_output_is_refused_before_the_work(made, tmp_path, monkeypatch, command, plot_extra):
     worked = []
     monkeypatch.setattr(mine_command, "_mine_here", lambda *a: worked.append("mined"))
     monkeypatch.setattr(rate_command, "command_corpus", lambda *a: worked.append("read the games"))
