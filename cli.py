@@ -999,6 +999,23 @@ def demo(sgf_path, playouts, size, gnugo_level) -> None:
     except (TableError, OSError, RuntimeError) as exc:
         raise click.ClickException(str(exc)) from None
 
+@main.command("compile")
+@click.option("-q", "--quiet", is_flag=True, help="Say nothing.")
+def compile_kernels(quiet) -> None:
+    """Compile the engine's kernels for this machine now (an install from a checkout does it)."""
+    import time
+
+    from .engine.frontends.precompile import precompile
+
+    start = time.perf_counter()
+    failure = precompile(lambda line: None if quiet else click.echo(f"compiling {line}...", err=True))
+    if failure:
+        raise click.ClickException(f"compile: {failure}")
+    if not quiet:
+        click.echo(f"compiled in {time.perf_counter() - start:.0f} s; later runs load the kernels from the cache",
+                   err=True)
+
+
 @main.command()
 @click.argument("sgf_file", type=Input(dir_okay=False))
 @click.option("--goal", default=None, metavar="GOAL [POINTS]", callback=_check_goal,

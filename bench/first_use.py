@@ -1,8 +1,15 @@
-"""Seconds to a fresh install's first answer: each command cold, then warm, in the same run.
+"""Seconds to a fresh install's first answer, each command as a user meets it, in one run.
 
-Cold: an empty numba cache (``NUMBA_CACHE_DIR`` a fresh folder, so every kernel the
-command needs is compiled) and an empty home; warm: the same command again on the cache
-the cold run left, which is the reference. The commands, as a user meets them:
+The package is built once from a checkout (``pip wheel``: the build compiles the kernels,
+tools/build_kernels.py, timed), then, for each command, installed afresh into an empty folder
+and run three times:
+
+- ``install``: the first run after the install (the build's numba cache, an empty home);
+- ``warm``: the same command again (the reference: what every later run takes);
+- ``no cache``: with an empty ``NUMBA_CACHE_DIR``, so every kernel is compiled as a first
+  run did before the build compiled them (the reference of the change).
+
+The commands:
 
 - ``analysis``: ``shapemill analysis``, one 19x19 query of ten moves (``--visits``):
   seconds from the start to the first response line;
@@ -32,16 +39,26 @@ SHAPEMILL = [sys.executable, "-c", "from shapemill.cli import main; main()"]
 #: A 19x19 game's opening (the review's and the analysis query's position).
 OPENING = ["Q16", "D4", "Q3", "D16", "R5", "C10", "O17", "R14", "P14", "F17"]
 COMMANDS = ("analysis", "gtp", "review", "demo")
+#: The three runs of each command, in order.
+STATES = ("install", "warm", "no cache")
 
 
-def _env(cache: Path, home: Path, code: str | None) -> dict[str, str]:
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), HOME=str(home))
-    env.pop("XDG_CACHE_HOME", None)
-    if code is not None:  # another checkout, as the package ``shapemill``, before the installed one
-        link = home / "code" / "shapemill"
-        link.parent.mkdir()
-        link.symlink_to(Path(code).resolve())
-        env["PYTHONPATH"] = str(link.parent)
+def build_wheel(code: Path, folder: Path) -> tuple[Path, float]:
+    """The wheel of ``code`` as ``pip install`` builds it (kernels compiled), and the seconds it took."""
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(folder), str(code)],
+                   check=True, env={k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"})
+    return next(folder.glob("shapemill-*.whl")), time.perf_counter() - start
+
+
+def install(wheel: Path, folder: Path) -> dict[str, str]:
+    """The environment of a fresh install of ``wheel`` into ``folder`` (its dependencies: this Python's)."""
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(folder / "site"),
+                    str(wheel)], check=True)
+    (folder / "home").mkdir()
+    env = dict(os.environ, HOME=str(folder / "home"), PYTHONPATH=str(folder / "site"))
+    for name in ("NUMBA_CACHE_DIR", "XDG_CACHE_HOME"):
+        env.pop(name, None)
     return env
 
 
@@ -112,31 +129,35 @@ def main() -> None:
     parser.add_argument("--commands", default=",".join(COMMANDS), help="comma-separated, of " + ", ".join(COMMANDS))
     parser.add_argument("--visits", type=int, default=100, help="analysis maxVisits and gtp --playouts")
     parser.add_argument("--stderr", action="store_true", help="print each run's standard error")
-    parser.add_argument("--code", default=None, metavar="CHECKOUT",
-                        help="run this checkout of shapemill instead of the installed one (a reference)")
+    parser.add_argument("--code", type=Path, default=Path(__file__).resolve().parents[1],
+                        help="the checkout to build and install (default: this one)")
     args = parser.parse_args()
     rows = []
     with os.popen("uptime") as f:
         load = f.read().strip().split("load average:")[-1].strip()
-    for name in args.commands.split(","):
-        with tempfile.TemporaryDirectory(prefix=f"first-use-{name}-") as tmp:
-            folder = Path(tmp)
-            (folder / "home").mkdir()
-            env = _env(folder / "numba-cache", folder / "home", args.code)
-            run = globals()[name]
-            timed = []
-            for state in ("cold", "warm"):
-                seconds, err = run(env, args.visits) if name in ("analysis", "gtp") else run(env, args.visits, folder)
-                timed.append(seconds)
-                notices = [line for line in err.splitlines() if line.startswith("shapemill: compiling")]
-                print(f"{name:9} {state}: {seconds:7.1f} s, {len(notices)} compile notice(s)", flush=True)
-                if args.stderr:
-                    print(err, flush=True)
-            rows.append((name, *timed))
-    print(f"\nload average at the start: {load}")
-    print("| command | cold s | warm s (reference) |\n|---|---|---|")
-    for name, cold, warm in rows:
-        print(f"| {name} | {cold:.1f} | {warm:.1f} |")
+    with tempfile.TemporaryDirectory(prefix="first-use-wheel-") as wheels:
+        wheel, build_seconds = build_wheel(args.code, Path(wheels))
+        print(f"build (pip wheel, kernels compiled): {build_seconds:.1f} s", flush=True)
+        for name in args.commands.split(","):
+            with tempfile.TemporaryDirectory(prefix=f"first-use-{name}-") as tmp:
+                folder = Path(tmp)
+                env = install(wheel, folder)
+                run = globals()[name]
+                timed = []
+                for state in STATES:
+                    if state == "no cache":
+                        env = dict(env, NUMBA_CACHE_DIR=str(folder / "empty-numba-cache"))
+                    seconds, err = run(env, args.visits) if name in ("analysis", "gtp") else run(env, args.visits, folder)
+                    timed.append(seconds)
+                    notices = [line for line in err.splitlines() if line.startswith("shapemill: compiling")]
+                    print(f"{name:9} {state:8}: {seconds:7.1f} s, {len(notices)} compile notice(s)", flush=True)
+                    if args.stderr:
+                        print(err, flush=True)
+                rows.append((name, *timed))
+    print(f"\nload average at the start: {load}; the build {build_seconds:.0f} s")
+    print("| command | first run after install, s | warm, s | no cache (every kernel compiled), s |\n|---|---|---|---|")
+    for name, *seconds in rows:
+        print("| " + name + " | " + " | ".join(f"{s:.1f}" for s in seconds) + " |")
 
 
 if __name__ == "__main__":

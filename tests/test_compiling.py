@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+
 import numpy as np
 from numba.core import event
 
@@ -68,3 +69,73 @@ def test_a_real_cold_compile_reaches_the_notice_with_the_kernel_s_name():
         event.unregister("numba:compile", notice)
     assert started[0] == "test_compiling.test_a_real_cold_compile_reaches_the_notice_with_the_kernel_s_name.<locals>._sum"
     assert notice.local.depth == 0 and notice.local.timer is None
+
+
+# -- what `shapemill compile` (and so the package's build) compiles ahead ------------------
+
+_FIRST_ANSWERS = r"""
+import json, sys
+from numba.core import event
+
+compiled = []
+
+class Count(event.Listener):
+    def on_start(self, ev):
+        compiled.append(str(ev.data["dispatcher"].py_func.__qualname__))
+    def on_end(self, ev):
+        pass
+
+event.register("numba:compile", Count())
+from shapemill.engine.frontends.gtp import GtpEngine
+from shapemill.engine.search import SearchConfig
+from shapemill.go.board import Board
+from shapemill.patterns.defaults import RATINGS, default_table
+from shapemill.patterns.knowledge import Knowledge
+
+knowledge = Knowledge.load(default_table(RATINGS))
+engine = GtpEngine(SearchConfig(playouts=50), 19, knowledge)
+end = "play b B1 play w A1 play b A2 play w H8 play b C2 play w G8 play b D2 play w G9 play b D1 final_score"
+for line in ["boardsize 19", "clear_board", "play b Q16", "genmove w", "boardsize 9", "genmove b", "clear_board",
+             *[" ".join(end.split()[i:i + 3]) for i in range(0, 27, 3)], "final_score", "final_status_list dead"]:
+    engine.handle(line)
+knowledge.probabilities(Board(13), "b")
+from shapemill.engine.solve.run import solve_file
+open("rabbity.sgf", "w").write("(;FF[4]AB[ac][ad][bc][cc][dc][ec][ed][fd][fe][ff][fg]"
+                               "AW[ae][af][ag][bd][be][bg][cd][dd][de][ee][ef][eg]GM[1]PL[B]SZ[7])")
+assert solve_file("rabbity.sgf", ["kill", "A1"], None, None, "dfpn", 100000, None)["move"] == "C2"
+print(json.dumps(compiled))
+"""
+
+
+def _installed_from_a_wheel() -> bool:
+    """shapemill installed by ``pip install .`` (built, so its kernels compiled ahead), not editable."""
+    import json
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    try:
+        url = distribution("shapemill").read_text("direct_url.json")
+    except PackageNotFoundError:
+        return False
+    return url is None or not json.loads(url).get("dir_info", {}).get("editable", False)
+
+
+def test_after_shapemill_compile_a_first_genmove_and_a_review_compile_nothing(tmp_path):
+    """What `compile` covers is what gtp's first genmove (19x19 and 9x9), a game's scoring with
+    a dead stone, the table's judgement of a move and a solve with a goal (README's rabbity
+    six, whose answer C2 is the book's) need: a later process compiles nothing (numba says so);
+    on a package built from a wheel, `compile` itself compiles nothing either (the build did)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    ahead = subprocess.run([sys.executable, "-c", "from shapemill.cli import main; main(['compile'])"],
+                           capture_output=True, text=True, env=env, cwd=tmp_path, timeout=900)
+    assert ahead.returncode == 0, ahead.stderr
+    if _installed_from_a_wheel() and os.environ.get("SHAPEMILL_COMPILE") != "0":
+        assert "shapemill: compiling" not in ahead.stderr, ahead.stderr
+    later = subprocess.run([sys.executable, "-c", _FIRST_ANSWERS], capture_output=True, text=True, env=env,
+                           cwd=tmp_path, timeout=900)
+    assert later.returncode == 0, later.stderr
+    assert json.loads(later.stdout.splitlines()[-1]) == []

@@ -19,6 +19,7 @@ from ...go.vertices import GTP_LETTERS, color_code, flat_index, flat_vertex
 from ...patterns.defaults import RATINGS, default_table
 from ...patterns.knowledge import Knowledge
 from ...patterns.show import rating_lines
+from ...progress import progress_bar
 from ...tables import read_metadata, read_table
 from ..search import SearchConfig
 from .gtp import GtpEngine
@@ -106,14 +107,22 @@ def run_demo(sgf_path: str, playouts: int, size: int, gnugo_level: int, echo: Ca
         name = "shapemill"
     echo(f"\n== 3. A {size}x{size} game: shapemill ({playouts} playouts a move, Black) against {name} ==\n")
 
+    bar = progress_bar(False, None, "move", "game", leave=False)  # each move, between the boards shown
+
     def show(board: Board, n: int) -> None:
+        if bar is not None:
+            bar.update(1)
         if n % 10 == 0:
+            if bar is not None:
+                bar.clear()
             echo(f"after move {n}:\n{board}\n")
 
     try:
         record = play_game(engine, opponent, size, 7.5, on_move=show)
     finally:
         opponent.close()
+        if bar is not None:
+            bar.close()
     board = Board(size)
     for color, point in record.moves:
         if board.is_legal(color, point):  # a losing illegal move is recorded, not shown

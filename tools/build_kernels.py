@@ -1,0 +1,41 @@
+"""The package's build, with its numba kernels compiled into it (issue 45: first use in seconds).
+
+setuptools' ``build_py`` copies the package to the build folder; this one then runs
+``shapemill compile`` on that copy, so that numba writes its cache (``__pycache__/*.nbi``,
+``*.nbc``) beside the built sources and the wheel carries it. numba keys the cache on each
+source file's content, the Python and numba versions and the CPU, so the installed copy
+loads it when it runs on the machine that built it (``pip install .``, or an sdist), and
+compiles on first use as before anywhere else. An editable install builds nothing here;
+``SHAPEMILL_COMPILE=0`` skips the compile; a failed compile leaves an ordinary package.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from setuptools.command.build_py import build_py
+
+#: Set to 0 to build without compiling the kernels (a wheel for other machines).
+SKIP_VARIABLE = "SHAPEMILL_COMPILE"
+
+
+class BuildWithKernels(build_py):
+    """``build_py``, then the kernels compiled into the build folder."""
+
+    def run(self) -> None:
+        super().run()
+        if self.editable_mode or os.environ.get(SKIP_VARIABLE) == "0":
+            return
+        for stale in Path(self.build_lib).rglob("__pycache__/*.nb[ic]"):  # a reused build folder's older kernels
+            stale.unlink()
+        env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}  # the cache beside the sources
+        # the built copy first; pip's isolated build finds its own packages through PYTHONPATH too
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.abspath(self.build_lib), env.get("PYTHONPATH")]))
+        print("shapemill: compiling the engine's kernels for this machine (about a minute)", file=sys.stderr)
+        done = subprocess.run([sys.executable, "-c", "from shapemill.cli import main; main(['compile'])"],
+                              env=env, cwd=self.build_lib, check=False)
+        if done.returncode != 0:
+            print("shapemill: the kernels were not compiled; they compile on first use", file=sys.stderr)
