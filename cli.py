@@ -527,8 +527,9 @@ def info(table, as_json) -> None:
 @click.option("--scheduler", default=None, metavar="ADDRESS", callback=_check_scheduler,
               help="Build and sweep on a Dask cluster: a scheduler's tcp://HOST:PORT, or local:N to start N local "
                    "workers (replaces -j; the workers read the work folder, needs pip install 'shapemill[dask]').")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
 def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limit_games, seed, max_memory,
-         work_dir, workers, scheduler) -> None:
+         work_dir, workers, scheduler, quiet) -> None:
     """Fit Bradley-Terry / Elo ratings of every pattern and feature (Coulom's MM).
 
     Each sampled position is a competition among its legal moves and the pass;
@@ -540,7 +541,7 @@ def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limi
     _distinct([*games, patterns_path], output)
     run_rate(
         list(games), patterns_path, output, max_iter, tol, split, max_positions, limit_games, seed,
-        workers or default_workers(), max_memory, work_dir, scheduler,
+        workers or default_workers(), max_memory, work_dir, scheduler, quiet,
     )
 
 
@@ -561,7 +562,9 @@ def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limi
 @click.option("--scheduler", default=None, metavar="ADDRESS", callback=_check_scheduler,
               help="Rank the games on a Dask cluster: a scheduler's tcp://HOST:PORT, or local:N to start N local "
                    "workers (replaces -j; needs pip install 'shapemill[dask]').")
-def evaluate(games, ratings, split, as_json, plot, max_positions, limit_games, seed, workers, scheduler) -> None:
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+def evaluate(games, ratings, split, as_json, plot, max_positions, limit_games, seed, workers, scheduler,
+             quiet) -> None:
     """Move-prediction accuracy of a ratings table on held-out games.
 
     Prints top-1, top-5, top-10 accuracy and the mean log-likelihood of the
@@ -574,7 +577,7 @@ def evaluate(games, ratings, split, as_json, plot, max_positions, limit_games, s
     _distinct([*games, ratings], plot)
     run_evaluate(
         list(games), _table_or_bundled(ratings, RATINGS), split, as_json, plot, max_positions, limit_games, seed,
-        workers or default_workers(), scheduler,
+        workers or default_workers(), scheduler, quiet,
     )
 
 
@@ -611,8 +614,10 @@ def evaluate(games, ratings, split, as_json, plot, max_positions, limit_games, s
 @click.option("--no-save-index", is_flag=True,
               help="A games table without an index: build it in memory only (by default it is saved beside "
                    "the table, as `shapemill index` saves it, when the folder takes it).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar, nor the note of an index built and saved.")
 def find(games, sgf, region, pattern_id, patterns_path, anywhere, no_symmetry, no_color_swap, next_color, moves,
-         player, since, until, winner, top, n_games, as_json, output, svg_path, sgf_out, no_save_index) -> None:
+         player, since, until, winner, top, n_games, as_json, output, svg_path, sgf_out, no_save_index,
+         quiet) -> None:
     """Where a shape occurs in GAMES, what was played next, and who won.
 
     GAMES are games tables, datasets, SGF files, folders or archives. A hit is
@@ -641,7 +646,7 @@ def find(games, sgf, region, pattern_id, patterns_path, anywhere, no_symmetry, n
         patterns=_table_or_bundled(patterns_path, PATTERNS) if pattern_id is not None else None,
         anywhere=anywhere, symmetry=not no_symmetry, swap=not no_color_swap, next=next_color, moves=moves,
         filters=Filters(player=player, since=since, until=until, winner=winner), top=top, games=n_games,
-        as_json=as_json, output=output, svg=svg_path, sgf_out=sgf_out, save_index=not no_save_index,
+        as_json=as_json, output=output, svg=svg_path, sgf_out=sgf_out, save_index=not no_save_index, quiet=quiet,
     )
     run_find(list(games), opt)
 
@@ -846,7 +851,8 @@ def _config_settings(ctx: click.Context, where: str, values: dict[str, str]) -> 
 @click.option("--format", "fmt", required=True, type=click.Choice(["csv", "json", "mm"]),
               help="csv / json: the table's rows; mm (ratings tables): the fit's competitions for Coulom's mm tool.")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="The file to write.")
-def export(table, fmt, output) -> None:
+@click.option("-q", "--quiet", is_flag=True, help="No progress bars (--format mm).")
+def export(table, fmt, output, quiet) -> None:
     """Write a ratings or patterns table as CSV, JSON lines, or (ratings) the input of
     Coulom's mm tool.
 
@@ -867,7 +873,7 @@ def export(table, fmt, output) -> None:
     data, meta = read_table(table, kind)
     if fmt == "mm":
         try:
-            n = export_mm(data, meta, output)
+            n = export_mm(data, meta, output, quiet)
         except (OSError, KeyError, TypeError, ValueError) as exc:
             raise click.ClickException(f"{table}: cannot rebuild the fit's positions ({exc!r})") from None
         click.echo(f"wrote {n:,} positions for mm to {output}")
@@ -892,8 +898,9 @@ def export(table, fmt, output) -> None:
 @click.option("--plot", type=click.Path(dir_okay=False), default=None, callback=_check_plot,
               help="Draw the played moves' probabilities (and the win rate) by move number to this PNG "
                    "(needs matplotlib).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar (--engine).")
 @click.pass_context
-def review(ctx: click.Context, game, output, ratings, use_engine, playouts, threads, as_json, plot) -> None:
+def review(ctx: click.Context, game, output, ratings, use_engine, playouts, threads, as_json, plot, quiet) -> None:
     """Hold one game against the ratings table: per move its rank, probability,
     surprise (-ln p) and the table's three best moves; a summary per player.
 
@@ -910,7 +917,7 @@ def review(ctx: click.Context, game, output, ratings, use_engine, playouts, thre
     if given and not use_engine:
         raise click.UsageError(f"{', '.join(given)}: for --engine")
     config = search_config({"playouts": playouts, "threads": threads or default_workers()}) if use_engine else None
-    run_review(game, ratings, output, config, as_json, plot, click.echo)
+    run_review(game, ratings, output, config, as_json, plot, click.echo, quiet)
 
 
 @main.command()

@@ -40,6 +40,7 @@ class FindOptions:
     svg: str | None = None
     sgf_out: str | None = None
     save_index: bool = True  # a table without an index gets one saved beside it
+    quiet: bool = False  # no progress bar nor note of an index built
 
 
 def _games_tables(path: str) -> list[Path]:
@@ -149,7 +150,7 @@ def run_find(paths: list[str], opt: FindOptions) -> None:
     q = make_query(opt)
     filters = opt.filters or Filters()
     filters.moves = parse_moves(opt.moves)
-    indexes = load_indexes(paths, quiet=opt.as_json, save=opt.save_index)
+    indexes = load_indexes(paths, quiet=opt.as_json or opt.quiet, save=opt.save_index)
     t1 = time.perf_counter()
     result = find(indexes, q, filters)
     summary = Summary(result, continuation_table(result), top_games(result, opt.games),

@@ -69,19 +69,19 @@ def write_mm(teams: Teams, group: np.ndarray, out: TextIO, progress: Callable[[i
             progress(1)
 
 
-def export_mm(table: pa.Table, meta: dict, path: str) -> int:
+def export_mm(table: pa.Table, meta: dict, path: str, quiet: bool = False) -> int:
     """Rebuild the fit's positions from the table's metadata and write them for mm
-    (atomically; a write error is a :class:`ShapemillError` naming ``path``). Returns
-    the number of positions written."""
+    (atomically; a write error is a :class:`ShapemillError` naming ``path``; ``quiet``:
+    no progress bars). Returns the number of positions written."""
     params = meta["params"]
     vocab, _ = ratings_model(table)
     corpus = load_corpus(params["games"], split=params["split"], limit=params.get("limit_games"))
-    bar = progress_bar(False, len(corpus), "game", "positions")
+    bar = progress_bar(quiet, len(corpus), "game", "positions")
     teams = build_teams(corpus, vocab, sample_mask(corpus, params["max_positions"], params["seed"]),
                         progress=ticker(bar))
     if bar is not None:
         bar.close()
-    bar = progress_bar(False, teams.n_positions, "position", "mm")
+    bar = progress_bar(quiet, teams.n_positions, "position", "mm")
     with output_errors(path), atomic_path(path) as tmp, open(tmp, "w", encoding="ascii") as out:
         write_mm(teams, vocab.group, out, ticker(bar))
     if bar is not None:

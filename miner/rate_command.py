@@ -119,14 +119,14 @@ def _check_disk(work: WorkFolder, corpus, mask: np.ndarray) -> None:
 def run_rate(
     games: list[str], patterns: str, output: str, max_iter: int, tol: float, split: str,
     max_positions: int | None, limit: int | None, seed: int, workers: int, max_memory: float | None = None,
-    work_dir: str | None = None, scheduler: str | None = None,
+    work_dir: str | None = None, scheduler: str | None = None, quiet: bool = False,
 ) -> None:
     """Fit the ratings of every feature of ``patterns`` on positions of ``games``
     (``max_positions`` None: all of them); with ``max_memory`` (GB), on as many
     positions as the in-memory fit's peak could hold within it. The teams go to
     shards in ``work_dir`` (default: beside the output), which the sweeps stream and
     which, with the gammas of the last finished sweep, let the same command resume;
-    on the Dask cluster ``scheduler`` when given."""
+    on the Dask cluster ``scheduler`` when given; ``quiet``: no progress bars."""
     start = time.perf_counter()
     with output_errors(output):
         check_writable(output)
@@ -146,7 +146,7 @@ def run_rate(
         work.open()
     if scheduler is None:
         use_threads(workers)
-        result, where = _rate_here(work, corpus, vocab, mask, max_iter, tol), ""
+        result, where = _rate_here(work, corpus, vocab, mask, max_iter, tol, quiet), ""
     else:
         from .rate_cluster import rate_on_cluster
 
@@ -200,10 +200,11 @@ def resumed_line(work: WorkFolder, state) -> str:
     return f"resuming the fit in {work.path} after sweep {len(state.objective) + 1} (the gammas it kept)"
 
 
-def _rate_here(work: WorkFolder, corpus, vocab: Vocabulary, mask: np.ndarray, max_iter: int, tol: float):
+def _rate_here(work: WorkFolder, corpus, vocab: Vocabulary, mask: np.ndarray, max_iter: int, tol: float,
+               quiet: bool):
     """Build the shards in this process and fit on them."""
     built_at = time.perf_counter()
-    bar = progress_bar(False, len(corpus), "game", "positions")
+    bar = progress_bar(quiet, len(corpus), "game", "positions")
     with output_errors(work.path):
         built = build_shards(work, corpus, vocab, mask, bar.update if bar is not None else None)
     if bar is not None:
@@ -213,7 +214,7 @@ def _rate_here(work: WorkFolder, corpus, vocab: Vocabulary, mask: np.ndarray, ma
     state = work.state()
     if state is not None:
         print(resumed_line(work, state), flush=True)
-    bar = progress_bar(False, max_iter, "sweep", "MM")
+    bar = progress_bar(quiet, max_iter, "sweep", "MM")
     with output_errors(work.path):
         result = fit_competitions(OnDisk(work, built, vocab.size, len(vocab.pattern_ids)), max_iter, tol,
                                   report=_sweep_reporter(bar), resume=state, checkpoint=work.save_state)
@@ -225,9 +226,11 @@ def _rate_here(work: WorkFolder, corpus, vocab: Vocabulary, mask: np.ndarray, ma
 def run_evaluate(
     games: list[str], ratings: str, split: str | None, as_json: bool, plot: str | None,
     max_positions: int | None, limit: int | None, seed: int, workers: int, scheduler: str | None = None,
+    quiet: bool = False,
 ) -> None:
     """Report how well ``ratings`` predict the moves of ``games`` (``split`` None: the test
-    split of games tables, every game of SGF input), on the Dask cluster ``scheduler`` when given."""
+    split of games tables, every game of SGF input), on the Dask cluster ``scheduler`` when
+    given; ``quiet``: no progress bar."""
     if plot:
         with output_errors(plot):
             check_writable(plot)
@@ -237,7 +240,7 @@ def run_evaluate(
     corpus = command_corpus(games, split, limit)
     mask = sample_mask(corpus, max_positions, seed)
     if scheduler is None:
-        bar = progress_bar(False, len(corpus), "game", "evaluate")
+        bar = progress_bar(quiet, len(corpus), "game", "evaluate")
         report = evaluate_table(knowledge, corpus, mask, workers, progress=bar.update if bar is not None else None)
         if bar is not None:
             bar.close()

@@ -263,10 +263,11 @@ def plot_review(review: GameReview, path: str) -> None:
 
 
 def run_review(path: str, ratings: str | None, output: str | None, config: SearchConfig | None, as_json: bool,
-               plot: str | None, echo=print) -> None:
+               plot: str | None, echo=print, quiet: bool = False) -> None:
     """``shapemill review``: review ``path``, print the report (text or JSON) and write
     the annotated SGF (``output``) and the plot (``plot``) when asked; a game that stops
-    at an illegal move is reported up to it, then raises the reason."""
+    at an illegal move is reported up to it, then raises the reason. ``quiet``: no
+    progress bar of the searched moves."""
     for out in (output, plot):
         if out:
             with output_errors(out):
@@ -274,7 +275,7 @@ def run_review(path: str, ratings: str | None, output: str | None, config: Searc
     line = read_game(path)
     for warning in line.warnings:
         print(f"warning: {path}: {warning}", file=sys.stderr, flush=True)
-    bar = progress_bar(config is None, len(line.moves), "move", "review")  # the search's moves take long
+    bar = progress_bar(quiet or config is None, len(line.moves), "move", "review")  # the search's moves take long
     try:
         review = review_game(path, Knowledge.load(ratings), config, line, ticker(bar))
     finally:
