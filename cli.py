@@ -285,6 +285,9 @@ class _Stages(click.Group):
         the reader of a pipe went away (EPIPE), as Unix tools do."""
         try:
             return super().main(*args, **kwargs)
+        except SystemExit as exc:  # click's way out, EPIPE's included
+            _leave_past_a_warm_up(exc)
+            raise
         except OSError as exc:
             if not _on_stdout(exc):
                 raise
@@ -300,6 +303,27 @@ class _Stages(click.Group):
                 sys.stderr.flush()  # finalization, which then aborts (seen once on a cold cache): leave at once
                 os._exit(1)
             sys.exit(1)
+
+
+def _leave_past_a_warm_up(exc: SystemExit) -> None:
+    """A real process that ends while a front end's warm-up thread runs numba code leaves at
+    once with the same status (``os._exit``, its output flushed): the interpreter's
+    finalization under that thread aborts (``PyGILState_Release``, exit -6; seen with gtp
+    and a closed standard output). A test's captured output keeps ``SystemExit``."""
+    from .compiling import warming_up
+
+    if not warming_up():
+        return
+    try:
+        sys.stdout.fileno()
+    except (OSError, ValueError, io.UnsupportedOperation):  # a test's captured output
+        return
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1)
 
 
 def _on_stdout(exc: OSError) -> bool:

@@ -18,9 +18,18 @@ from numba.core import event
 
 #: A compile that takes longer than this is announced.
 NOTICE_SECONDS = 2.0
+#: The name of a front end's background thread that loads (or compiles) the kernels while
+#: the first commands are read: a process leaving while one runs numba code must not let the
+#: interpreter finalize under it (it aborts: ``cli.py`` leaves by ``os._exit`` then).
+WARM_UP_THREAD = "shapemill-warm-up"
 
 _installed = threading.Lock()
 _listener: _Notice | None = None
+
+
+def warming_up() -> bool:
+    """Whether a front end's warm-up thread (``WARM_UP_THREAD``) is still running."""
+    return any(t.name == WARM_UP_THREAD and t.is_alive() for t in threading.enumerate())
 
 
 def kernel_name(dispatcher) -> str:

@@ -807,6 +807,24 @@ def test_a_closed_standard_output_ends_the_command_in_silence(command):
     assert proc.returncode == 1 and stderr == "", (proc.returncode, stderr)
 
 
+@pytest.mark.parametrize("command, ending", [("gtp", "a closed standard output"), ("gtp", "quit"),
+                                             ("analysis", "the end of its input")])
+def test_an_engine_leaving_while_its_kernels_compile_exits_cleanly(tmp_path, command, ending):
+    """An empty numba cache: the warm-up thread is compiling (a minute) when the engine
+    leaves; the process must not finalize under it (it aborted, exit -6, PyGILState_Release)."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    proc = subprocess.Popen([sys.executable, "-m", "shapemill.cli", command], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    if ending == "a closed standard output":
+        proc.stdout.close()
+        _, stderr = proc.communicate("name\nquit\n", timeout=DEADLINE)
+        assert proc.returncode == 1, (proc.returncode, stderr)
+    else:
+        _, stderr = proc.communicate("quit\n" if command == "gtp" else "", timeout=DEADLINE)
+        assert proc.returncode == 0, (proc.returncode, stderr)
+    assert "Fatal Python error" not in stderr, stderr
+
+
 # -- paths that are not UTF-8 (issue 46) -------------------------------------------------------
 
 def not_utf8(folder: Path, name: bytes) -> Path:

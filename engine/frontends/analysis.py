@@ -30,6 +30,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from ...compiling import WARM_UP_THREAD
 from ...go import rules
 from ...go.board import Board, IllegalMove
 from ...go.vertices import GTP_LETTERS, flat_index, format_vertex
@@ -644,7 +645,7 @@ def run_analysis(config: SearchConfig, settings: AnalysisSettings, prior: MovePr
     stdout = stdout or sys.stdout
     if isinstance(stdin, io.TextIOWrapper):
         stdin.reconfigure(errors="replace")
-    threading.Thread(target=_warm_up, args=(config, prior), daemon=True).start()
+    threading.Thread(target=_warm_up, args=(config, prior), daemon=True, name=WARM_UP_THREAD).start()
     engine = AnalysisEngine(config, settings, prior, stdout)
     (ready or (lambda text: print(text, file=sys.stderr, flush=True)))(f"{NAME} {VERSION}: {READY}")
     for line in stdin:

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TextIO
 
+from ...compiling import WARM_UP_THREAD
 from ...errors import ShapemillError
 from ...go import rules
 from ...go.board import IllegalMove
@@ -361,7 +362,7 @@ def run_gtp(config: SearchConfig, size: int, prior: MovePrior | None = None) -> 
     UTF-8 is read with replacement characters, to be refused like any bad line."""
     if isinstance(sys.stdin, io.TextIOWrapper):
         sys.stdin.reconfigure(errors="replace")
-    threading.Thread(target=_warm_up, args=(config, size, prior), daemon=True).start()
+    threading.Thread(target=_warm_up, args=(config, size, prior), daemon=True, name=WARM_UP_THREAD).start()
     GtpEngine(config, size, prior).loop()
 
 
