@@ -987,6 +987,54 @@ def test_match_under_a_long_clock_honours_the_move_timeout(tmp_path):
     assert root.get("RE") == "W+F" and root.get("C").startswith("Black forfeits:")
 
 
+def test_match_under_a_long_clock_waits_for_a_move_at_most_its_default_bound(tmp_path, monkeypatch):
+    # no --move-timeout: a move may take what the clock holds, at most CLOCK_MOVE_SECONDS (600 s;
+    # 2 here, so that the test does not wait ten minutes), not the million seconds of the clock
+    from shapemill.engine.frontends import match
+
+    monkeypatch.setattr(match, "CLOCK_MOVE_SECONDS", 2, raising=False)
+    program = tmp_path / "fake_gtp.py"
+    program.write_text(FAKE_GTP.format(marker=str(tmp_path / "thinking")))  # never answers genmove
+    command = f"{sys.executable} {program}"
+    folder = tmp_path / "games"
+    start = time.monotonic()
+    result = run("match", "--black", command, "--white", command, "--games", "1", "--size", "5", "--sgf-dir",
+                 str(folder), "--clock", "1000000")
+    clean(result, 0)
+    assert time.monotonic() - start < 60 and "gave no answer to 'genmove b' within 2 s" in result.output
+    assert "under --clock a move may take what the clock holds, at most 600" in " ".join(
+        run("match", "--help").output.split())
+
+
+SLOW_GTP = """
+import sys, time
+for line in sys.stdin:
+    word = line.split()[0] if line.split() else ""
+    if word == "genmove":
+        time.sleep(2)
+    print("= " + ("pass" if word == "genmove" else ""), end="\\n\\n", flush=True)
+    if word == "quit":
+        break
+"""
+
+
+def test_match_under_a_clock_lets_a_slow_move_take_its_clock_not_the_command_bound(tmp_path, monkeypatch):
+    # the command bound (120 s; 1 here) is not a move's under a clock: 2 s a move of a 30 s clock is in time
+    from shapemill.engine.frontends import match
+
+    monkeypatch.setattr(match, "COMMAND_SECONDS", 1, raising=False)
+    program = tmp_path / "slow_gtp.py"
+    program.write_text(SLOW_GTP)
+    command = f"{sys.executable} {program}"
+    folder = tmp_path / "games"
+    clean(run("match", "--black", command, "--white", command, "--games", "1", "--size", "5", "--sgf-dir",
+              str(folder), "--clock", "30"), 0)
+    from sgfmill import sgf
+
+    root = sgf.Sgf_game.from_bytes((folder / "game-0001.sgf").read_bytes()).get_root()
+    assert not root.get("RE").endswith(("+F", "+T")), root.get("RE")
+
+
 # -- GTP's bounds: komi, clocks, move numbers, huge numbers; `?` in one line (issue 46) ---------
 
 LONG = "9" * 5000
