@@ -959,6 +959,87 @@ def test_an_output_that_is_a_symlink_loop_or_dangling_chain_is_refused_in_one_li
     assert link.is_symlink() and sorted(os.listdir(tmp_path)) == [link.name, "other"]
 
 
+RESIGNING_GTP = """
+import sys
+for line in sys.stdin:
+    word = line.split()[0] if line.split() else ""
+    print("= " + ("resign" if word == "genmove" else ""), end="\\n\\n", flush=True)
+    if word == "quit":
+        break
+"""
+
+FOLDER_WRITERS = {  # commands that write a folder, and what the folder holds after them
+    "scan --partition-size": (["scan", "{game}", "-o", "{out}", "--partition-size", "1", "--size", "9", "-q",
+                               "-j", "1"],
+                              [tables.DATASET_MARKER, "part-00000.parquet"]),
+    "match --sgf-dir": (["match", "--black", "{program}", "--white", "{program}", "--games", "1", "--size", "5",
+                         "--sgf-dir", "{out}"], ["game-0001.sgf", "match.json"]),
+    "rate --work-dir": (["rate", "{games}", "--patterns", "{patterns}", "-o", "{ratings}", "--split", "all",
+                         "--work-dir", "{out}", "-j", "1"], []),
+}
+
+
+def folder_args(command: str, made: dict[str, str], tmp_path: Path, out: Path) -> list[str]:
+    program = tmp_path / "resigning_gtp.py"
+    program.write_text(RESIGNING_GTP)
+    fill = {"game": GAMES[0], "program": f"{sys.executable} {program}", "games": made["games"],
+            "patterns": made["patterns"], "ratings": str(tmp_path / "ratings.parquet"), "out": str(out)}
+    return [a.format(**fill) for a in FOLDER_WRITERS[command][0]]
+
+
+@pytest.mark.parametrize("command", ["scan --partition-size", "match --sgf-dir"])
+@pytest.mark.parametrize("before", ["empty", "written before"])
+def test_an_output_folder_that_is_a_symlink_is_written_through_to_its_target(made, tmp_path, command, before):
+    (tmp_path / "real").mkdir()
+    target = tmp_path / "real" / "target"
+    link = tmp_path / "link"
+    args = folder_args(command, made, tmp_path, link)
+    if before == "written before":  # the same command's folder (a dataset is replaced, a match resumed)
+        clean(run(*folder_args(command, made, tmp_path, target)), 0)
+    else:
+        target.mkdir()
+    (tmp_path / "middle").symlink_to(target)
+    link.symlink_to(tmp_path / "middle")  # a chain of two links
+    clean(run(*args), 0)
+    assert link.is_symlink() and (tmp_path / "middle").is_symlink() and target.is_dir() and not target.is_symlink()
+    assert sorted(os.listdir(target)) == FOLDER_WRITERS[command][1]
+    assert sorted(os.listdir(tmp_path / "real")) == ["target"]  # no temporary folder left
+    if command.startswith("scan"):
+        assert read_table(target / "part-00000.parquet", "games")[0].num_rows == 1
+
+
+@pytest.mark.parametrize("command", FOLDER_WRITERS)
+@pytest.mark.parametrize("chain", ["loop", "dangling"])
+def test_an_output_folder_that_is_a_symlink_loop_or_dangling_chain_is_refused_in_one_line(made, tmp_path, command,
+                                                                                         chain):
+    link = tmp_path / "link"
+    args = folder_args(command, made, tmp_path, link)
+    if chain == "loop":
+        (tmp_path / "other").symlink_to(link)
+        link.symlink_to(tmp_path / "other")
+    else:
+        (tmp_path / "other").symlink_to(tmp_path / "nowhere")
+        link.symlink_to(tmp_path / "other")
+    line = clean(run(*args), 1)
+    why = "a loop of symbolic links" if chain == "loop" else "a symbolic link to no file (dangling)"
+    assert line == f"Error: {link}: {why}; not writing through it"
+    assert link.is_symlink() and sorted(os.listdir(tmp_path)) == [link.name, "other", "resigning_gtp.py"]
+
+
+def test_a_work_folder_that_is_a_symlink_is_worked_in_through_it_and_emptied_not_removed(tmp_path):
+    from shapemill.miner.team_shards import WorkFolder
+
+    target = tmp_path / "scratch"
+    target.mkdir()
+    link = tmp_path / "work"
+    link.symlink_to(target)
+    work = WorkFolder(link, {"fit": 1})
+    work.open()
+    assert json.loads((target / "identity.json").read_text()) == {"fit": 1}
+    work.remove()
+    assert link.is_symlink() and target.is_dir() and not os.listdir(target)
+
+
 # -- the API and match's clock (issue 46) ------------------------------------------------------
 
 @pytest.mark.parametrize("special", ["fifo", "/dev/zero"])

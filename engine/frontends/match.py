@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...errors import ShapemillError
-from ...files import write_text_atomic
+from ...files import output_target, write_text_atomic
 from ...go.board import Board
 from ...go.vertices import COLOR_WORDS, VertexError, format_sgf_point, format_vertex, opponent, parse_vertex
 from .clock import GameClock, TimeSettings
@@ -490,7 +490,7 @@ def run_match(first: str, second: str, games: int, size: int, komi: float, sgf_d
     """
     if clock is not None and equal_time is not None:
         raise ValueError("a game clock and equal time per move exclude each other")
-    folder = Path(sgf_dir)
+    folder = output_target(sgf_dir)  # a symbolic link: its target holds the games (a loop refused)
     folder.mkdir(parents=True, exist_ok=True)
     check_manifest(folder, {"black": first, "white": second, "size": size, "komi": komi, "alternate": alternate,
                             "equal_time": equal_time is not None, "clock": list(clock) if clock else None})
