@@ -782,6 +782,41 @@ def test_review_of_a_record_of_many_passes_is_bounded_by_its_moves(tmp_path):
     assert len(json.loads(result.stdout)["moves"]) == 2
 
 
+def sgf_tree(node) -> list:
+    """A node and its subtree as sgfmill reads them, in pre-order: each node's properties
+    with their raw values and its number of children (no recursion: a game may be deep)."""
+    out, stack = [], [node]
+    while stack:
+        node = stack.pop()
+        out.append((sorted((p, node.get_raw_list(p)) for p in node.properties()), len(node)))
+        stack.extend(reversed(list(node)))
+    return out
+
+
+def test_a_game_read_for_replay_holds_no_node_after_two_passes_and_writes_them_back(tmp_path):
+    # memory bounded by the game played: sgfmill built every node of a million passes (700 MB)
+    from sgfmill import sgf
+    from shapemill.datasets.sgf_game import read_game_line
+
+    data = (b"(;GM[1]FF[4]SZ[19]KM[6.5](;B[pd]C[first];W[];B[tt]" + b";W[tt];B[]" * 50_000
+            + b"(;W[dd])(;W[pp]))(;B[dp]C[a variation of move 1]))")
+    line = read_game_line(data, 25)
+    assert len(line.game.get_main_sequence()) == 4  # the root, B Q16 and the two passes
+    assert [s.point for s in line.moves] == [(15, 15), None, None]
+    assert line.warnings == ["the game ends at two passes (moves 2 and 3); the moves after them are ignored"]
+    original = sgf.Sgf_game.from_bytes(data)
+    assert sgf_tree(sgf.Sgf_game.from_bytes(line.serialise()).get_root()) == sgf_tree(original.get_root())
+    game = tmp_path / "passes.sgf"
+    game.write_bytes(data)
+    out = tmp_path / "reviewed.sgf"
+    result = run("review", str(game), "--json", "-o", str(out))
+    clean(result, 0)
+    reviewed = sgf.Sgf_game.from_bytes(out.read_bytes())  # the review's comments, and every node of the game
+    assert len(reviewed.get_main_sequence()) == len(original.get_main_sequence()) == 100_005
+    assert [len(n) for n in (reviewed.get_root(), reviewed.get_main_sequence()[-1])] == [2, 0]
+    assert reviewed.get_main_sequence()[1].get("C").startswith("first")
+
+
 # -- a full or closed standard output: one line, or silence for a closed pipe (issue 46) ----
 
 STDOUT_COMMANDS = {
