@@ -1,5 +1,5 @@
-"""One SGF game's main line as a player replays it: ``review`` and GTP's ``loadsgf`` read
-games through here, so that both read a damaged game alike.
+"""One SGF game's main line as a player replays it: ``review``, GTP's ``loadsgf`` and
+``solve`` read games through here, so that all read a damaged game alike.
 
 Setup stones (``AB``, ``AW``, ``AE``) count on any node of the main line, as FF[4]
 allows and Sabaki shows them, not only at the root. What cannot be used is warned

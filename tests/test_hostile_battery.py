@@ -426,10 +426,43 @@ def test_solve_refuses_black_and_white_stones_on_one_point(tmp_path):
 def test_solve_names_points_as_gtp_vertices_and_never_gives_an_empty_reason(made, tmp_path):
     line = clean(run("solve", made["problem"], "--goal", "kill A1"), 2)  # a usage error, before any search
     assert line.endswith("--goal kill: no stone at A1")
-    offboard = tmp_path / "offboard.sgf"
-    offboard.write_text("(;GM[1]SZ[5];B[zz])")
-    line = clean(run("solve", str(offboard), "--goal", "kill A1"), 1)
-    assert line.startswith(f"Error: {offboard}: ") and len(line) > len(f"Error: {offboard}: ") + 3
+    for text in ("(;GM[1]SZ[30])", "(;GM[1]SZ[5];B[cc];W[dd];B[cc])", "not SGF"):  # no game solve can read
+        unread = tmp_path / "unread.sgf"
+        unread.write_text(text)
+        line = clean(run("solve", str(unread), "--goal", "kill A1"), 1)
+        assert line.startswith(f"Error: {unread}: ") and len(line) > len(f"Error: {unread}: ") + 3
+
+
+SOLVE_DAMAGED = {  # PROBLEM damaged: what is added, the warnings; the position stays PROBLEM's
+    "move off the board": (";B[zz]", ["move 1: B[zz] is not a point of the 5x5 board; ignored"]),
+    "move as a vertex": (";W[P4]", ["move 1: W[P4] is not a point of the 5x5 board; ignored"]),
+    "KM[nan]": ("KM[nan]", ["KM[nan] is no komi of a 5x5 board"]),
+    "bytes not UTF-8": ("CA[UTF-8]PB[\xff\xfe]C[\xc3\x28]", []),
+    "setup after the root": ("AW[da]", []),  # D1 taken off the root and set in a later node
+}
+
+
+@pytest.mark.parametrize("damage", SOLVE_DAMAGED)
+def test_solve_reads_a_damaged_game_as_review_does_warns_and_goes_on(tmp_path, damage):
+    added, warnings = SOLVE_DAMAGED[damage]
+    clean_file, damaged = tmp_path / "problem.sgf", tmp_path / "damaged.sgf"
+    clean_file.write_text(PROBLEM)
+    root, rest = PROBLEM[:-1], ""
+    if damage == "setup after the root":
+        root, rest = root.replace("[da]", ""), ";" + added
+    elif added.startswith(";"):
+        rest = added
+    else:
+        root += added
+    damaged.write_bytes((root + rest + ")").encode("latin-1"))
+    reference, result = (run("solve", str(f), "--goal", "kill A4", "--json") for f in (clean_file, damaged))
+    clean(reference, 0)
+    clean(result, 0)
+    answer, reference = json.loads(result.stdout), json.loads(reference.stdout)
+    assert (answer["result"], answer["move"]) == (reference["result"], reference["move"]) == ("win", "B5")
+    said = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert [w[: len(f"warning: {damaged}: ") + len(m)] for w, m in zip(said, warnings)] == [
+        f"warning: {damaged}: {m}" for m in warnings] and len(said) == len(warnings)
 
 
 @pytest.mark.parametrize("goal, reason", [
