@@ -64,15 +64,23 @@ class GameLine(NamedTuple):
         """The game as SGF, with the tail cut after two passes back where it stood (after
         the last node of the main line that ``game`` holds)."""
         if not self.tail:
-            return self.game.serialise()
+            return _serialised(self.game)
         token = secrets.token_hex(16).encode()
         marker = self.game.get_last_node().new_child()
         marker.set_raw("C", token)
         try:
-            text = self.game.serialise()
+            text = _serialised(self.game)
         finally:
             marker.delete()
         return re.sub(rb";\s*C\s*\[" + token + rb"\]", lambda _: self.tail, text, count=1)
+
+
+def _serialised(game: sgf.Sgf_game) -> bytes:
+    """``game`` as SGF in the encoding it was read in, its raw values unchanged: sgfmill's
+    ``serialise`` when the charset is the one read, which it refuses to find in a ``CA`` of
+    several values (Fox writes ``CA[UTF-8][UTF-8]``)."""
+    tree = sgf_grammar.make_coarse_game_tree(game.get_root(), lambda node: node, sgf.Node.get_raw_property_map)
+    return sgf_grammar.serialise_game_tree(tree, 79)
 
 
 #: sgfmill's token grammar (``sgf_grammar``): a value in brackets, a property identifier
@@ -212,10 +220,14 @@ def text_value(game: sgf.Sgf_game, node: sgf.Tree_node, prop: str) -> str:
 
 
 def _codec(game: sgf.Sgf_game) -> str:
+    """The Python codec of the game's charset (``CA``): its first value (Fox writes
+    ``CA[UTF-8][UTF-8]``, which sgfmill refuses), latin-1 when unknown."""
     import codecs
 
+    root = game.get_root()
+    charset = root.get_raw_list("CA")[0].decode("latin-1").strip() if root.has_property("CA") else "latin-1"
     try:
-        return codecs.lookup(game.get_charset()).name
+        return codecs.lookup(charset).name
     except LookupError:
         return "latin-1"
 

@@ -438,6 +438,7 @@ SOLVE_DAMAGED = {  # PROBLEM damaged: what is added, the warnings; the position 
     "move as a vertex": (";W[P4]", ["move 1: W[P4] is not a point of the 5x5 board; ignored"]),
     "KM[nan]": ("KM[nan]", ["KM[nan] is no komi of a 5x5 board"]),
     "bytes not UTF-8": ("CA[UTF-8]PB[\xff\xfe]C[\xc3\x28]", []),
+    "CA of two values": ("CA[UTF-8][UTF-8]PB[\xe9\xa3\x8e]", []),
     "setup after the root": ("AW[da]", []),  # D1 taken off the root and set in a later node
 }
 
@@ -774,6 +775,7 @@ DAMAGED = {  # the game, the warning, the moves reviewed
     "KM[1e400]": (b"(;GM[1]SZ[9]KM[1e400];B[ee];W[cc])", "KM[1e400] is no komi of a 9x9 board", 2),
     "KM[-100000]": (b"(;GM[1]SZ[9]KM[-100000];B[ee];W[cc])", "KM[-100000] is no komi of a 9x9 board", 2),
     "bytes not UTF-8": (b"(;GM[1]CA[UTF-8]SZ[9]PB[\xff\xfe]C[\xc3\x28];B[ee]C[\xff];W[cc])", None, 2),
+    "CA of two values": (b"(;GM[1]CA[UTF-8][UTF-8]SZ[9]PB[\xe9\xa3\x8e];B[ee];W[cc])", None, 2),  # 204 Fox files
     "moves after two passes": (b"(;GM[1]SZ[9];B[ee];W[];B[tt];W[cc];B[dd])",
                                "the game ends at two passes (moves 2 and 3); the moves after them are ignored", 3),
 }
@@ -791,6 +793,8 @@ def test_review_of_a_damaged_game_warns_and_goes_on(tmp_path, damage):
     assert [w[: len(warning)] for w in report["warnings"]] == ([warning] if warning else [])
     if warning:
         assert f"warning: {game}: {warning}" in result.stderr
+    if damage == "CA of two values":
+        assert report["players"]["b"] == "\u98ce"  # read as the UTF-8 it is
     from sgfmill import sgf
 
     sgf.Sgf_game.from_bytes(out.read_bytes())  # the annotated game reads back
