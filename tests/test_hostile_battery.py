@@ -998,6 +998,16 @@ def written(kind: str, path: Path) -> bool:
     return {"sgf": data.startswith(b"(;"), "csv": data.startswith(b'"feature"'), "parquet": data[:4] == b"PAR1"}[kind]
 
 
+def bad_chain(link: Path, chain: str) -> str:
+    """Make ``link`` a loop of two links or a chain that ends at no file (through ``other``
+    beside it); the one line that refuses to write through it."""
+    other = link.parent / "other"
+    other.symlink_to(link if chain == "loop" else link.parent / "nowhere")
+    link.symlink_to(other)
+    why = "a loop of symbolic links" if chain == "loop" else "a symbolic link to no file (dangling)"
+    return f"Error: {link}: {why}; not writing through it"
+
+
 @pytest.mark.parametrize("command", WRITERS)
 def test_an_output_that_is_a_symlink_is_written_through_to_its_target(made, tmp_path, command):
     args, kind = WRITERS[command]
@@ -1018,16 +1028,9 @@ def test_an_output_that_is_a_symlink_is_written_through_to_its_target(made, tmp_
 def test_an_output_that_is_a_symlink_loop_or_dangling_chain_is_refused_in_one_line(made, tmp_path, command, chain):
     args, kind = WRITERS[command]
     link = tmp_path / f"link.{kind}"
-    if chain == "loop":
-        (tmp_path / "other").symlink_to(link)
-        link.symlink_to(tmp_path / "other")
-    else:
-        (tmp_path / "other").symlink_to(tmp_path / "nowhere")
-        link.symlink_to(tmp_path / "other")
+    refused = bad_chain(link, chain)
     fill = {"game": GAMES[0], "ratings": made["ratings"], "problem": made["problem"], "out": str(link)}
-    line = clean(run(*(a.format(**fill) for a in args)), 1)
-    why = "a loop of symbolic links" if chain == "loop" else "a symbolic link to no file (dangling)"
-    assert line == f"Error: {link}: {why}; not writing through it"
+    assert clean(run(*(a.format(**fill) for a in args)), 1) == refused
     assert link.is_symlink() and sorted(os.listdir(tmp_path)) == [link.name, "other"]
 
 
@@ -1086,15 +1089,8 @@ def test_an_output_folder_that_is_a_symlink_loop_or_dangling_chain_is_refused_in
                                                                                          chain):
     link = tmp_path / "link"
     args = folder_args(command, made, tmp_path, link)
-    if chain == "loop":
-        (tmp_path / "other").symlink_to(link)
-        link.symlink_to(tmp_path / "other")
-    else:
-        (tmp_path / "other").symlink_to(tmp_path / "nowhere")
-        link.symlink_to(tmp_path / "other")
-    line = clean(run(*args), 1)
-    why = "a loop of symbolic links" if chain == "loop" else "a symbolic link to no file (dangling)"
-    assert line == f"Error: {link}: {why}; not writing through it"
+    refused = bad_chain(link, chain)
+    assert clean(run(*args), 1) == refused
     assert link.is_symlink() and sorted(os.listdir(tmp_path)) == [link.name, "other", "resigning_gtp.py"]
 
 
@@ -1124,39 +1120,30 @@ def test_knowledge_load_refuses_a_fifo_or_a_device_at_once(fifo, special):
         Knowledge.load(path)
 
 
-def test_match_under_a_long_clock_honours_the_move_timeout(tmp_path):
+@pytest.mark.parametrize("timeout", ["--move-timeout 2", "default"])
+def test_match_under_a_long_clock_never_waits_the_clock_for_a_move(tmp_path, monkeypatch, timeout):
+    # a program that never answers genmove forfeits after --move-timeout; without it, after
+    # what the clock holds, at most CLOCK_MOVE_SECONDS (600 s; 2 here, so that the test does
+    # not wait ten minutes): not the million seconds of the clock
+    from shapemill.engine.frontends import match
+
+    if timeout == "default":
+        monkeypatch.setattr(match, "CLOCK_MOVE_SECONDS", 2, raising=False)
+        assert "under --clock a move may take what the clock holds, at most 600" in " ".join(
+            run("match", "--help").output.split())
     program = tmp_path / "fake_gtp.py"
     program.write_text(FAKE_GTP.format(marker=str(tmp_path / "thinking")))  # never answers genmove
     command = f"{sys.executable} {program}"
     folder = tmp_path / "games"
     start = time.monotonic()
     result = run("match", "--black", command, "--white", command, "--games", "1", "--size", "5", "--sgf-dir",
-                 str(folder), "--clock", "1000000", "--move-timeout", "2")
+                 str(folder), "--clock", "1000000", *(timeout.split() if timeout != "default" else []))
     clean(result, 0)
     assert time.monotonic() - start < 30 and "gave no answer to 'genmove b' within 2 s" in result.output
     from sgfmill import sgf
 
     root = sgf.Sgf_game.from_bytes((folder / "game-0001.sgf").read_bytes()).get_root()
     assert root.get("RE") == "W+F" and root.get("C").startswith("Black forfeits:")
-
-
-def test_match_under_a_long_clock_waits_for_a_move_at_most_its_default_bound(tmp_path, monkeypatch):
-    # no --move-timeout: a move may take what the clock holds, at most CLOCK_MOVE_SECONDS (600 s;
-    # 2 here, so that the test does not wait ten minutes), not the million seconds of the clock
-    from shapemill.engine.frontends import match
-
-    monkeypatch.setattr(match, "CLOCK_MOVE_SECONDS", 2, raising=False)
-    program = tmp_path / "fake_gtp.py"
-    program.write_text(FAKE_GTP.format(marker=str(tmp_path / "thinking")))  # never answers genmove
-    command = f"{sys.executable} {program}"
-    folder = tmp_path / "games"
-    start = time.monotonic()
-    result = run("match", "--black", command, "--white", command, "--games", "1", "--size", "5", "--sgf-dir",
-                 str(folder), "--clock", "1000000")
-    clean(result, 0)
-    assert time.monotonic() - start < 60 and "gave no answer to 'genmove b' within 2 s" in result.output
-    assert "under --clock a move may take what the clock holds, at most 600" in " ".join(
-        run("match", "--help").output.split())
 
 
 SLOW_GTP = """
