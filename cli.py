@@ -954,9 +954,10 @@ def review(ctx: click.Context, game, output, ratings, use_engine, playouts, thre
 @click.option("--sgf-dir", default="match", show_default=True, type=click.Path(file_okay=False),
               help="Folder of the games' SGF files; a match with the same folder resumes.")
 @click.option("--alternate", is_flag=True, help="Swap colours every game.")
-@click.option("--move-timeout", default=120.0, show_default=True, type=SECONDS,
+@click.option("--move-timeout", default=None, type=SECONDS,
               help="Seconds a program may take over a move or any other command (its first answer: at "
-                   "least 60); one that takes longer, crashes or answers garbage loses the game.")
+                   "least 60); one that takes longer, crashes or answers garbage loses the game. Default: 120; "
+                   "under --clock a move may take what the clock holds, at most 600.")
 @click.option("--equal-time", type=SECONDS, default=None, metavar="SECONDS",
               help="Keep the first program's seconds per move equal to the second's: before each of its moves "
                    "it gets `time_settings 0 T 1`, T bringing its mean to the second's mean so far (SECONDS "

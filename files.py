@@ -83,7 +83,8 @@ def display_name(path: str | os.PathLike) -> str:
 def output_target(path: str | os.PathLike) -> Path:
     """The file an output ``path`` names: itself, or where its chain of symbolic links
     ends, written through as ``cp`` and editors do (the link stays a link); a loop, or a
-    chain that ends at no file, is refused in one line."""
+    chain that ends at no file, is refused in one line. The same for an output folder (a
+    dataset, match's games, rate's work folder): what is written goes to the target."""
     p = Path(path)
     if not p.is_symlink():
         return p

@@ -30,7 +30,7 @@ import pyarrow.parquet as pq
 
 from . import __version__
 from .errors import ShapemillError
-from .files import atomic_paths, display_name, is_special, special_kind, umask
+from .files import atomic_paths, display_name, is_special, output_target, special_kind, umask
 
 META_KEY = b"shapemill"
 #: The file that makes a folder a partitioned dataset.
@@ -126,8 +126,9 @@ def is_dataset(path: str | os.PathLike) -> bool:
 
 def check_dataset_output(folder: str | os.PathLike) -> None:
     """Raise :class:`TableError` unless ``folder`` may receive a dataset: it does not
-    exist, is an empty folder, or is a dataset (which will be replaced)."""
-    folder = Path(folder)
+    exist, is an empty folder, or is a dataset (which will be replaced); a symbolic link
+    is looked through (:func:`files.output_target`)."""
+    folder = output_target(folder)
     if folder.exists() and not is_dataset(folder) and not (folder.is_dir() and not any(folder.iterdir())):
         raise TableError(f"{folder}: exists and is not a shapemill dataset; not replacing it")
 
@@ -139,9 +140,12 @@ def write_dataset(
     file, in order, and ``meta`` (with the list of parts) in the marker file.
 
     The dataset is written to a temporary folder beside ``folder`` and renamed into
-    place; a dataset already there is replaced, any other non-empty folder refused.
+    place; a dataset already there is replaced, any other non-empty folder refused. A
+    ``folder`` that is a symbolic link is written through, as a file's is
+    (:func:`files.output_target`): the temporary folder goes beside the link's target,
+    which it replaces, and the link stays a link; a loop or a dangling chain is refused.
     """
-    folder = Path(folder)
+    folder = output_target(folder)
     check_dataset_output(folder)
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".tmp", dir=folder.parent))

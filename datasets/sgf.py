@@ -34,12 +34,14 @@ MAX_BOARD_SIZE = 25
 
 # Tokens are 4-tuples (run, colour, value, token), one field set:
 # - run: a run of nodes holding nothing but one move with a two-letter point
-#   (``;B[pd];W[dd]...`` up to a delimiter), decoded in one go with numpy;
+#   (``;B[pd];W[dd]...`` up to a delimiter), decoded in one go with numpy; at most
+#   1,024 nodes a token, a longer run in several (re's repeated group holds memory by
+#   the repetition: 250 MB for a run of a million passes);
 # - colour, value: one node holding nothing but one move (``;B[]``);
 # - token: a value with its brackets, an identifier, a delimiter, or a lone
 #   "[" (a value that is never closed: the data is truncated).
 _TOKEN_RE = re.compile(
-    rb"((?:;[ \t\r\n]*[BW][ \t\r\n]*\[[a-zA-Z]{2}\][ \t\r\n]*)+)(?=[;()])"
+    rb"((?:;[ \t\r\n]*[BW][ \t\r\n]*\[[a-zA-Z]{2}\][ \t\r\n]*){1,1024})(?=[;()])"
     rb"|;\s*([BW])\s*\[([^\\\]]*)\](?=\s*[;()])"
     rb"|(\[[^\\\]]*(?:\\.[^\\\]]*)*\]|[A-Za-z]+|[;()]|\[)",
     re.DOTALL,

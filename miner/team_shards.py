@@ -41,7 +41,7 @@ import numpy as np
 
 from ..datasets.corpus import Corpus
 from ..errors import ShapemillError
-from ..files import atomic_path
+from ..files import atomic_path, output_target
 from ..patterns.candidates import Vocabulary, combination_rows
 from ..workers import interruptible
 from . import positions
@@ -192,7 +192,9 @@ class WorkFolder:
     """A fit's work folder: its identity, shards, combination ids and last gammas."""
 
     def __init__(self, path: str | os.PathLike, identity: dict) -> None:
-        self.path, self.identity, self.fid = Path(path), identity, fit_id(identity)
+        # a symbolic link is worked through (its target holds the shards; a loop refused), and stays
+        self.linked = Path(path).is_symlink()
+        self.path, self.identity, self.fid = output_target(path), identity, fit_id(identity)
 
     def open(self) -> None:
         """Create the folder, or check that it holds this fit's work."""
@@ -239,7 +241,15 @@ class WorkFolder:
             np.savez(f, gamma=state.gamma, objective=np.array(state.objective), previous=state.previous)
 
     def remove(self) -> None:
-        shutil.rmtree(self.path, ignore_errors=True)
+        """Remove the folder; one a symbolic link names is emptied, so that the link still leads somewhere."""
+        if not self.linked:
+            shutil.rmtree(self.path, ignore_errors=True)
+            return
+        for entry in self.path.iterdir():
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
 
 
 def build_chunk(corpus: Corpus, vocab: Vocabulary, mask: np.ndarray, replay: Replay, games: np.ndarray,

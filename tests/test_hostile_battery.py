@@ -426,10 +426,44 @@ def test_solve_refuses_black_and_white_stones_on_one_point(tmp_path):
 def test_solve_names_points_as_gtp_vertices_and_never_gives_an_empty_reason(made, tmp_path):
     line = clean(run("solve", made["problem"], "--goal", "kill A1"), 2)  # a usage error, before any search
     assert line.endswith("--goal kill: no stone at A1")
-    offboard = tmp_path / "offboard.sgf"
-    offboard.write_text("(;GM[1]SZ[5];B[zz])")
-    line = clean(run("solve", str(offboard), "--goal", "kill A1"), 1)
-    assert line.startswith(f"Error: {offboard}: ") and len(line) > len(f"Error: {offboard}: ") + 3
+    for text in ("(;GM[1]SZ[30])", "(;GM[1]SZ[5];B[cc];W[dd];B[cc])", "not SGF"):  # no game solve can read
+        unread = tmp_path / "unread.sgf"
+        unread.write_text(text)
+        line = clean(run("solve", str(unread), "--goal", "kill A1"), 1)
+        assert line.startswith(f"Error: {unread}: ") and len(line) > len(f"Error: {unread}: ") + 3
+
+
+SOLVE_DAMAGED = {  # PROBLEM damaged: what is added, the warnings; the position stays PROBLEM's
+    "move off the board": (";B[zz]", ["move 1: B[zz] is not a point of the 5x5 board; ignored"]),
+    "move as a vertex": (";W[P4]", ["move 1: W[P4] is not a point of the 5x5 board; ignored"]),
+    "KM[nan]": ("KM[nan]", ["KM[nan] is no komi of a 5x5 board"]),
+    "bytes not UTF-8": ("CA[UTF-8]PB[\xff\xfe]C[\xc3\x28]", []),
+    "CA of two values": ("CA[UTF-8][UTF-8]PB[\xe9\xa3\x8e]", []),
+    "setup after the root": ("AW[da]", []),  # D1 taken off the root and set in a later node
+}
+
+
+@pytest.mark.parametrize("damage", SOLVE_DAMAGED)
+def test_solve_reads_a_damaged_game_as_review_does_warns_and_goes_on(tmp_path, damage):
+    added, warnings = SOLVE_DAMAGED[damage]
+    clean_file, damaged = tmp_path / "problem.sgf", tmp_path / "damaged.sgf"
+    clean_file.write_text(PROBLEM)
+    root, rest = PROBLEM[:-1], ""
+    if damage == "setup after the root":
+        root, rest = root.replace("[da]", ""), ";" + added
+    elif added.startswith(";"):
+        rest = added
+    else:
+        root += added
+    damaged.write_bytes((root + rest + ")").encode("latin-1"))
+    reference, result = (run("solve", str(f), "--goal", "kill A4", "--json") for f in (clean_file, damaged))
+    clean(reference, 0)
+    clean(result, 0)
+    answer, reference = json.loads(result.stdout), json.loads(reference.stdout)
+    assert (answer["result"], answer["move"]) == (reference["result"], reference["move"]) == ("win", "B5")
+    said = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert [w[: len(f"warning: {damaged}: ") + len(m)] for w, m in zip(said, warnings)] == [
+        f"warning: {damaged}: {m}" for m in warnings] and len(said) == len(warnings)
 
 
 @pytest.mark.parametrize("goal, reason", [
@@ -741,6 +775,7 @@ DAMAGED = {  # the game, the warning, the moves reviewed
     "KM[1e400]": (b"(;GM[1]SZ[9]KM[1e400];B[ee];W[cc])", "KM[1e400] is no komi of a 9x9 board", 2),
     "KM[-100000]": (b"(;GM[1]SZ[9]KM[-100000];B[ee];W[cc])", "KM[-100000] is no komi of a 9x9 board", 2),
     "bytes not UTF-8": (b"(;GM[1]CA[UTF-8]SZ[9]PB[\xff\xfe]C[\xc3\x28];B[ee]C[\xff];W[cc])", None, 2),
+    "CA of two values": (b"(;GM[1]CA[UTF-8][UTF-8]SZ[9]PB[\xe9\xa3\x8e];B[ee];W[cc])", None, 2),  # 204 Fox files
     "moves after two passes": (b"(;GM[1]SZ[9];B[ee];W[];B[tt];W[cc];B[dd])",
                                "the game ends at two passes (moves 2 and 3); the moves after them are ignored", 3),
 }
@@ -758,6 +793,8 @@ def test_review_of_a_damaged_game_warns_and_goes_on(tmp_path, damage):
     assert [w[: len(warning)] for w in report["warnings"]] == ([warning] if warning else [])
     if warning:
         assert f"warning: {game}: {warning}" in result.stderr
+    if damage == "CA of two values":
+        assert report["players"]["b"] == "\u98ce"  # read as the UTF-8 it is
     from sgfmill import sgf
 
     sgf.Sgf_game.from_bytes(out.read_bytes())  # the annotated game reads back
@@ -780,6 +817,41 @@ def test_review_of_a_record_of_many_passes_is_bounded_by_its_moves(tmp_path):
     result = run("review", str(game), "--json")  # run() fails past DEADLINE
     clean(result, 0)
     assert len(json.loads(result.stdout)["moves"]) == 2
+
+
+def sgf_tree(node) -> list:
+    """A node and its subtree as sgfmill reads them, in pre-order: each node's properties
+    with their raw values and its number of children (no recursion: a game may be deep)."""
+    out, stack = [], [node]
+    while stack:
+        node = stack.pop()
+        out.append((sorted((p, node.get_raw_list(p)) for p in node.properties()), len(node)))
+        stack.extend(reversed(list(node)))
+    return out
+
+
+def test_a_game_read_for_replay_holds_no_node_after_two_passes_and_writes_them_back(tmp_path):
+    # memory bounded by the game played: sgfmill built every node of a million passes (700 MB)
+    from sgfmill import sgf
+    from shapemill.datasets.sgf_game import read_game_line
+
+    data = (b"(;GM[1]FF[4]SZ[19]KM[6.5](;B[pd]C[first];W[];B[tt]" + b";W[tt];B[]" * 50_000
+            + b"(;W[dd])(;W[pp]))(;B[dp]C[a variation of move 1]))")
+    line = read_game_line(data, 25)
+    assert len(line.game.get_main_sequence()) == 4  # the root, B Q16 and the two passes
+    assert [s.point for s in line.moves] == [(15, 15), None, None]
+    assert line.warnings == ["the game ends at two passes (moves 2 and 3); the moves after them are ignored"]
+    original = sgf.Sgf_game.from_bytes(data)
+    assert sgf_tree(sgf.Sgf_game.from_bytes(line.serialise()).get_root()) == sgf_tree(original.get_root())
+    game = tmp_path / "passes.sgf"
+    game.write_bytes(data)
+    out = tmp_path / "reviewed.sgf"
+    result = run("review", str(game), "--json", "-o", str(out))
+    clean(result, 0)
+    reviewed = sgf.Sgf_game.from_bytes(out.read_bytes())  # the review's comments, and every node of the game
+    assert len(reviewed.get_main_sequence()) == len(original.get_main_sequence()) == 100_005
+    assert [len(n) for n in (reviewed.get_root(), reviewed.get_main_sequence()[-1])] == [2, 0]
+    assert reviewed.get_main_sequence()[1].get("C").startswith("first")
 
 
 # -- a full or closed standard output: one line, or silence for a closed pipe (issue 46) ----
@@ -944,6 +1016,16 @@ def written(kind: str, path: Path) -> bool:
     return {"sgf": data.startswith(b"(;"), "csv": data.startswith(b'"feature"'), "parquet": data[:4] == b"PAR1"}[kind]
 
 
+def bad_chain(link: Path, chain: str) -> str:
+    """Make ``link`` a loop of two links or a chain that ends at no file (through ``other``
+    beside it); the one line that refuses to write through it."""
+    other = link.parent / "other"
+    other.symlink_to(link if chain == "loop" else link.parent / "nowhere")
+    link.symlink_to(other)
+    why = "a loop of symbolic links" if chain == "loop" else "a symbolic link to no file (dangling)"
+    return f"Error: {link}: {why}; not writing through it"
+
+
 @pytest.mark.parametrize("command", WRITERS)
 def test_an_output_that_is_a_symlink_is_written_through_to_its_target(made, tmp_path, command):
     args, kind = WRITERS[command]
@@ -964,17 +1046,84 @@ def test_an_output_that_is_a_symlink_is_written_through_to_its_target(made, tmp_
 def test_an_output_that_is_a_symlink_loop_or_dangling_chain_is_refused_in_one_line(made, tmp_path, command, chain):
     args, kind = WRITERS[command]
     link = tmp_path / f"link.{kind}"
-    if chain == "loop":
-        (tmp_path / "other").symlink_to(link)
-        link.symlink_to(tmp_path / "other")
-    else:
-        (tmp_path / "other").symlink_to(tmp_path / "nowhere")
-        link.symlink_to(tmp_path / "other")
+    refused = bad_chain(link, chain)
     fill = {"game": GAMES[0], "ratings": made["ratings"], "problem": made["problem"], "out": str(link)}
-    line = clean(run(*(a.format(**fill) for a in args)), 1)
-    why = "a loop of symbolic links" if chain == "loop" else "a symbolic link to no file (dangling)"
-    assert line == f"Error: {link}: {why}; not writing through it"
+    assert clean(run(*(a.format(**fill) for a in args)), 1) == refused
     assert link.is_symlink() and sorted(os.listdir(tmp_path)) == [link.name, "other"]
+
+
+RESIGNING_GTP = """
+import sys
+for line in sys.stdin:
+    word = line.split()[0] if line.split() else ""
+    print("= " + ("resign" if word == "genmove" else ""), end="\\n\\n", flush=True)
+    if word == "quit":
+        break
+"""
+
+FOLDER_WRITERS = {  # commands that write a folder, and what the folder holds after them
+    "scan --partition-size": (["scan", "{game}", "-o", "{out}", "--partition-size", "1", "--size", "9", "-q",
+                               "-j", "1"],
+                              [tables.DATASET_MARKER, "part-00000.parquet"]),
+    "match --sgf-dir": (["match", "--black", "{program}", "--white", "{program}", "--games", "1", "--size", "5",
+                         "--sgf-dir", "{out}"], ["game-0001.sgf", "match.json"]),
+    "rate --work-dir": (["rate", "{games}", "--patterns", "{patterns}", "-o", "{ratings}", "--split", "all",
+                         "--work-dir", "{out}", "-j", "1"], []),
+}
+
+
+def folder_args(command: str, made: dict[str, str], tmp_path: Path, out: Path) -> list[str]:
+    program = tmp_path / "resigning_gtp.py"
+    program.write_text(RESIGNING_GTP)
+    fill = {"game": GAMES[0], "program": f"{sys.executable} {program}", "games": made["games"],
+            "patterns": made["patterns"], "ratings": str(tmp_path / "ratings.parquet"), "out": str(out)}
+    return [a.format(**fill) for a in FOLDER_WRITERS[command][0]]
+
+
+@pytest.mark.parametrize("command", ["scan --partition-size", "match --sgf-dir"])
+@pytest.mark.parametrize("before", ["empty", "written before"])
+def test_an_output_folder_that_is_a_symlink_is_written_through_to_its_target(made, tmp_path, command, before):
+    (tmp_path / "real").mkdir()
+    target = tmp_path / "real" / "target"
+    link = tmp_path / "link"
+    args = folder_args(command, made, tmp_path, link)
+    if before == "written before":  # the same command's folder (a dataset is replaced, a match resumed)
+        clean(run(*folder_args(command, made, tmp_path, target)), 0)
+    else:
+        target.mkdir()
+    (tmp_path / "middle").symlink_to(target)
+    link.symlink_to(tmp_path / "middle")  # a chain of two links
+    clean(run(*args), 0)
+    assert link.is_symlink() and (tmp_path / "middle").is_symlink() and target.is_dir() and not target.is_symlink()
+    assert sorted(os.listdir(target)) == FOLDER_WRITERS[command][1]
+    assert sorted(os.listdir(tmp_path / "real")) == ["target"]  # no temporary folder left
+    if command.startswith("scan"):
+        assert read_table(target / "part-00000.parquet", "games")[0].num_rows == 1
+
+
+@pytest.mark.parametrize("command", FOLDER_WRITERS)
+@pytest.mark.parametrize("chain", ["loop", "dangling"])
+def test_an_output_folder_that_is_a_symlink_loop_or_dangling_chain_is_refused_in_one_line(made, tmp_path, command,
+                                                                                         chain):
+    link = tmp_path / "link"
+    args = folder_args(command, made, tmp_path, link)
+    refused = bad_chain(link, chain)
+    assert clean(run(*args), 1) == refused
+    assert link.is_symlink() and sorted(os.listdir(tmp_path)) == [link.name, "other", "resigning_gtp.py"]
+
+
+def test_a_work_folder_that_is_a_symlink_is_worked_in_through_it_and_emptied_not_removed(tmp_path):
+    from shapemill.miner.team_shards import WorkFolder
+
+    target = tmp_path / "scratch"
+    target.mkdir()
+    link = tmp_path / "work"
+    link.symlink_to(target)
+    work = WorkFolder(link, {"fit": 1})
+    work.open()
+    assert json.loads((target / "identity.json").read_text()) == {"fit": 1}
+    work.remove()
+    assert link.is_symlink() and target.is_dir() and not os.listdir(target)
 
 
 # -- the API and match's clock (issue 46) ------------------------------------------------------
@@ -989,20 +1138,59 @@ def test_knowledge_load_refuses_a_fifo_or_a_device_at_once(fifo, special):
         Knowledge.load(path)
 
 
-def test_match_under_a_long_clock_honours_the_move_timeout(tmp_path):
+@pytest.mark.parametrize("timeout", ["--move-timeout 2", "default"])
+def test_match_under_a_long_clock_never_waits_the_clock_for_a_move(tmp_path, monkeypatch, timeout):
+    # a program that never answers genmove forfeits after --move-timeout; without it, after
+    # what the clock holds, at most CLOCK_MOVE_SECONDS (600 s; 2 here, so that the test does
+    # not wait ten minutes): not the million seconds of the clock
+    from shapemill.engine.frontends import match
+
+    if timeout == "default":
+        monkeypatch.setattr(match, "CLOCK_MOVE_SECONDS", 2, raising=False)
+        assert "under --clock a move may take what the clock holds, at most 600" in " ".join(
+            run("match", "--help").output.split())
     program = tmp_path / "fake_gtp.py"
     program.write_text(FAKE_GTP.format(marker=str(tmp_path / "thinking")))  # never answers genmove
     command = f"{sys.executable} {program}"
     folder = tmp_path / "games"
     start = time.monotonic()
     result = run("match", "--black", command, "--white", command, "--games", "1", "--size", "5", "--sgf-dir",
-                 str(folder), "--clock", "1000000", "--move-timeout", "2")
+                 str(folder), "--clock", "1000000", *(timeout.split() if timeout != "default" else []))
     clean(result, 0)
     assert time.monotonic() - start < 30 and "gave no answer to 'genmove b' within 2 s" in result.output
     from sgfmill import sgf
 
     root = sgf.Sgf_game.from_bytes((folder / "game-0001.sgf").read_bytes()).get_root()
     assert root.get("RE") == "W+F" and root.get("C").startswith("Black forfeits:")
+
+
+SLOW_GTP = """
+import sys, time
+for line in sys.stdin:
+    word = line.split()[0] if line.split() else ""
+    if word == "genmove":
+        time.sleep(2)
+    print("= " + ("pass" if word == "genmove" else ""), end="\\n\\n", flush=True)
+    if word == "quit":
+        break
+"""
+
+
+def test_match_under_a_clock_lets_a_slow_move_take_its_clock_not_the_command_bound(tmp_path, monkeypatch):
+    # the command bound (120 s; 1 here) is not a move's under a clock: 2 s a move of a 30 s clock is in time
+    from shapemill.engine.frontends import match
+
+    monkeypatch.setattr(match, "COMMAND_SECONDS", 1, raising=False)
+    program = tmp_path / "slow_gtp.py"
+    program.write_text(SLOW_GTP)
+    command = f"{sys.executable} {program}"
+    folder = tmp_path / "games"
+    clean(run("match", "--black", command, "--white", command, "--games", "1", "--size", "5", "--sgf-dir",
+              str(folder), "--clock", "30"), 0)
+    from sgfmill import sgf
+
+    root = sgf.Sgf_game.from_bytes((folder / "game-0001.sgf").read_bytes()).get_root()
+    assert not root.get("RE").endswith(("+F", "+T")), root.get("RE")
 
 
 # -- GTP's bounds: komi, clocks, move numbers, huge numbers; `?` in one line (issue 46) ---------

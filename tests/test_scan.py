@@ -532,3 +532,28 @@ def test_real_fox_zip_every_file_read_or_reported(shared_data):
     fa = by_name["FineArt/2017.03.10 FineArt vs kongm (74299498).SGF"]
     assert fa.black == "绝艺"  # mojibake repaired
     assert len(read) + res.duplicates >= 3890
+
+
+def test_a_run_of_moves_longer_than_a_chunk_reads_as_sgfmill_reads_it():
+    # scan tokenizes runs of plain move nodes 1,024 at a time (a regular expression's repeated
+    # group costs memory by the repetition: 250 MB on a run of a million passes); the moves,
+    # across the chunks' seams, and where a bad move cuts the line are sgfmill's
+    from sgfmill import sgf
+
+    spread = [bytes([97 + c, 97 + r]) for r in range(0, 9, 2) for c in range(0, 9, 2)]  # no two adjacent
+    at_seams = [n for seam in (1024, 2048) for n in range(seam - 12, seam + 12)][: len(spread)]
+    points = [spread[at_seams.index(n)] if n in at_seams else b"tt" for n in range(2600)]
+    body = b"".join(b";" + b"BW"[n % 2 : n % 2 + 1] + b"[" + p + b"]" for n, p in enumerate(points))
+    data = b"(;GM[1]SZ[9]" + body + b";B[zz];W[hh])"
+    expected = []
+    for node in sgf.Sgf_game.from_bytes(data).get_main_sequence()[1:]:
+        try:
+            _, point = node.get_move()
+        except ValueError:  # B[zz] is off the 9x9 board
+            break
+        expected.append(-1 if point is None else point[0] * 9 + point[1])
+    assert len(expected) == 2600 and sum(p >= 0 for p in expected) == 25
+    [(record, errors)] = list(parse_games(data, "long.sgf"))
+    assert record.moves.tolist() == expected
+    assert [e.reason for e in errors] == [f"bad-move: bad move coordinate 'zz' at move {len(expected) + 1} "
+                                          "(moves kept up to there)"]

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...errors import ShapemillError
-from ...files import write_text_atomic
+from ...files import output_target, write_text_atomic
 from ...go.board import Board
 from ...go.vertices import COLOR_WORDS, VertexError, format_sgf_point, format_vertex, opponent, parse_vertex
 from .clock import GameClock, TimeSettings
@@ -42,6 +42,12 @@ GENMOVE = {"b": "genmove", "w": "genmove"}
 QUIT_SECONDS = 10
 #: Seconds a program has at least for its first answer, which waits for its start-up.
 START_SECONDS = 60
+#: Seconds a program may take over a command when ``--move-timeout`` is not given.
+COMMAND_SECONDS = 120
+#: Seconds a program may take over a move under a game clock when ``--move-timeout`` is not
+#: given: what its clock holds, at most this (a user in a GUI waits ten minutes for a move, not
+#: the days a clock of a million seconds holds).
+CLOCK_MOVE_SECONDS = 600
 
 
 class EngineError(RuntimeError):
@@ -54,11 +60,13 @@ class Timeout(EngineError):
 
 class GtpClient:
     """A GTP program in a subprocess; ``timeout`` seconds at most for each answer
-    (None: no limit), ``START_SECONDS`` at least for the first."""
+    (None: no limit), ``START_SECONDS`` at least for the first; ``move_timeout`` at most
+    for a move under a game clock (``timeout`` when None), and never more than the clock holds."""
 
-    def __init__(self, command: str, timeout: float | None = None) -> None:
+    def __init__(self, command: str, timeout: float | None = None, move_timeout: float | None = None) -> None:
         self.command = command
         self.timeout = timeout
+        self.move_timeout = timeout if move_timeout is None else move_timeout
         self.proc = subprocess.Popen(shlex.split(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, text=True, bufsize=1, errors="replace",
                                      start_new_session=True)  # Ctrl-C is the referee's to handle, not the program's
@@ -319,10 +327,10 @@ def _genmove(players: dict, color: str, clock: GameClock | None, command: str) -
     line = f"{command} {color}"
     start = time.perf_counter()
     # the wait ends at the program's move timeout, or sooner when its clock runs out first
-    patience = getattr(players[color], "timeout", None)
+    patience = getattr(players[color], "move_timeout", None)
     on_clock = clock is not None and (patience is None or clock.available() <= patience)
     try:
-        text = players[color].send(line, clock.available()) if on_clock else players[color].send(line)
+        text = players[color].send(line, clock.available() if on_clock else patience)
     except EngineError as e:
         if not on_clock or not isinstance(e, Timeout):
             raise Forfeit(color, str(e)) from None
@@ -472,8 +480,9 @@ def run_match(first: str, second: str, games: int, size: int, komi: float, sgf_d
     replay one game per colour. A program that crashes, answers garbage or takes
     longer than ``move_timeout`` seconds over a command (under a clock too: a
     program that never answers ``genmove`` forfeits then, whatever its clock holds) loses
-    that game, and the
-    match goes on with fresh processes. With ``equal_time`` the first program's
+    that game, and the match goes on with fresh processes. Without ``move_timeout`` a
+    command may take ``COMMAND_SECONDS`` and, under a clock, a move what the clock holds,
+    at most ``CLOCK_MOVE_SECONDS`` (``_timeouts``). With ``equal_time`` the first program's
     seconds per move follow the second's (``EqualTime``, from ``equal_time`` seconds
     until the second has moved). With a ``clock`` both programs play at that game
     clock and manage their own time (``play_game``); it and ``equal_time`` exclude each
@@ -481,7 +490,7 @@ def run_match(first: str, second: str, games: int, size: int, komi: float, sgf_d
     """
     if clock is not None and equal_time is not None:
         raise ValueError("a game clock and equal time per move exclude each other")
-    folder = Path(sgf_dir)
+    folder = output_target(sgf_dir)  # a symbolic link: its target holds the games (a loop refused)
     folder.mkdir(parents=True, exist_ok=True)
     check_manifest(folder, {"black": first, "white": second, "size": size, "komi": komi, "alternate": alternate,
                             "equal_time": equal_time is not None, "clock": list(clock) if clock else None})
@@ -541,6 +550,15 @@ def _count_game(number: int, black: Tally, white: Tally, result: str, why: str, 
            + (f" ({why})" if why else "") + ("  (from the folder)" if record is None else ""))
 
 
+def _timeouts(move_timeout: float | None, clock: TimeSettings | None) -> tuple[float, float | None]:
+    """A program's seconds for a command and for a move under a clock: ``move_timeout`` for
+    both when given; else ``COMMAND_SECONDS`` for a command, and under a clock what the
+    clock holds, at most ``CLOCK_MOVE_SECONDS``, for a move."""
+    if move_timeout is not None:
+        return move_timeout, move_timeout
+    return COMMAND_SECONDS, CLOCK_MOVE_SECONDS if clock is not None else None
+
+
 def _match_game(black: str, white: str, number: int, size: int, komi: float, move_timeout: float | None,
                 report, pace: tuple[str, EqualTime] | None, clock: TimeSettings | None = None,
                 running: set | None = None,
@@ -557,7 +575,7 @@ def _match_game(black: str, white: str, number: int, size: int, komi: float, mov
             if stopping is not None and stopping.is_set():
                 raise KeyboardInterrupt
             try:
-                clients.append(GtpClient(command, move_timeout))
+                clients.append(GtpClient(command, *_timeouts(move_timeout, clock)))
             except OSError as e:
                 raise ShapemillError(f"cannot start {command!r}: {one_line(e)}") from None
             running.add(clients[-1])

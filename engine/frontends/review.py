@@ -217,7 +217,7 @@ def annotate(line: GameLine, review: GameReview) -> bytes:
         if m.number in marked and point is not None:
             node.set("TR", {point})
     _add_comment(game, game.get_root(), "shapemill review\n" + summary_text(review))
-    return game.serialise()
+    return line.serialise()
 
 
 def _add_comment(game: sgf.Sgf_game, node: sgf.Tree_node, text: str) -> None:

@@ -13,12 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
+from ...datasets.sgf_game import apply_setup, read_game_line
 from ...datasets.sources import DEFAULT_MAX_BYTES
 from ...errors import ShapemillError, UsageError
 from ...files import read_bounded
+from ...go.board import Board, IllegalMove
 from ...go.rules import BLACK, COLOR, HEAD, MAX_SIZE, NEXT, WHITE, in_atari, new_board, place_setup
 from ...go.vertices import color_code, color_name, flat_index, format_vertex, opponent, point_at
 from .game import CONNECT, LADDER, LIFE, SCORE, Problem, State
@@ -106,30 +109,58 @@ def parse_diagram(rows: list[str]) -> tuple[int, list[Point], list[Point]]:
     return size, black, white
 
 
-def read_sgf_position(path: str | Path) -> tuple[int, list[Point], list[Point], str]:
-    """Size, black and white stones and side to move of an SGF file's setup and main line."""
-    from sgfmill import boards, sgf, sgf_moves
+class SgfPosition(NamedTuple):
+    """An SGF file's position: board size, stones, the side to move, and a warning for
+    each thing the reader skipped."""
 
+    size: int
+    black: list[Point]
+    white: list[Point]
+    to_play: str
+    warnings: list[str]
+
+
+def read_sgf_position(path: str | Path) -> SgfPosition:
+    """The position at the end of an SGF file's main line, read as ``review`` and GTP's
+    ``loadsgf`` read a game (``datasets.sgf_game``): setup stones on any node, a move or
+    point off the board, an unreadable komi or text outside the charset warned about and
+    skipped, the game ended at two passes in a row. The side to move follows the last move
+    (``PL`` without moves); a file that is no game, a board past ``MAX_SIZE``, a point
+    given to both colours at the root or an illegal move is a one-line error."""
     try:
-        game = sgf.Sgf_game.from_bytes(read_bounded(path, DEFAULT_MAX_BYTES))
-        if not 2 <= game.get_size() <= MAX_SIZE:
-            raise ValueError(f"board size {game.get_size()} is not supported (2..{MAX_SIZE})")
-        root = game.get_root()
-        both = set.intersection(*(set(root.get(key)) if root.has_property(key) else set() for key in ("AB", "AW")))
-        if both:
-            raise ValueError(f"AB and AW both set a stone on {format_vertex(min(both))}")
-        board, moves = sgf_moves.get_setup_and_moves(game, boards.Board(game.get_size()))
-        to_play = "b"
-        for color, move in moves:
-            if move is not None:
-                board.play(move[0], move[1], color)
-            to_play = opponent(color)
-        root = game.get_root()
-        if not moves and root.has_property("PL"):
-            to_play = root.get("PL")
+        line = read_game_line(read_bounded(path, DEFAULT_MAX_BYTES), MAX_SIZE)
     except OSError as e:
         raise ShapemillError(f"{path}: {e.strerror or e}") from None
-    except (ValueError, IndexError) as e:  # sgfmill's errors; an off-board move is an IndexError without words
-        raise ShapemillError(f"{path}: {' '.join(str(e).split()) or 'a point off the board'}") from None
-    stones = board.list_occupied_points()
-    return (board.side, [p for c, p in stones if c == "b"], [p for c, p in stones if c == "w"], to_play)
+    except ValueError as e:  # sgfmill's reading of the file, or its board size
+        raise ShapemillError(f"{path}: {' '.join(str(e).split()) or 'not an SGF game'}") from None
+    root = line.game.get_root()
+    both = set.intersection(*(_root_points(root, key) for key in ("AB", "AW")))
+    if both:
+        raise ShapemillError(f"{path}: AB and AW both set a stone on {format_vertex(min(both))}")
+    board = Board(line.size)
+    to_play, number = "b", 0
+    for step in line.steps:
+        board = apply_setup(board, step.setup)
+        if step.colour is None:
+            continue
+        number += 1
+        try:
+            board.play(step.colour, step.point)
+        except IllegalMove as e:
+            raise ShapemillError(f"{path}: move {number} is illegal ({e})") from None
+        to_play = opponent(step.colour)
+    warnings = list(line.warnings)
+    if number == 0 and root.has_property("PL"):
+        try:
+            to_play = root.get("PL")
+        except ValueError:
+            warnings.append(f"PL[{root.get_raw('PL').decode('latin-1')[:20]}] names no colour; ignored")
+    return SgfPosition(line.size, sorted(board.stones("b")), sorted(board.stones("w")), to_play, warnings)
+
+
+def _root_points(root, key: str) -> set[Point]:
+    """The points of the root's setup property ``key`` (none when absent or off the board)."""
+    try:
+        return set(root.get(key)) if root.has_property(key) else set()
+    except ValueError:
+        return set()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -83,7 +84,9 @@ def solve_file(path: str | Path, goal: list[str] | None, to_play: str | None, re
     ``sgf_out``: where to write the solution tree (``solution.py``); ``ratings``: a ratings
     table whose move strengths order the moves (``patterns.prior``); ``progress``: called with
     the nodes and seconds so far, every few seconds."""
-    size, black, white, sgf_to_play = read_sgf_position(path)
+    size, black, white, sgf_to_play, warnings = read_sgf_position(path)
+    for warning in warnings:
+        print(f"warning: {path}: {warning}", file=sys.stderr, flush=True)
     color = to_play or sgf_to_play
     area = parse_points(region, size) if region else None
     book, offset = None, (0, 0)
