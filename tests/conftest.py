@@ -51,3 +51,25 @@ def plot_extra(monkeypatch: pytest.MonkeyPatch) -> None:
 
     if importlib.util.find_spec("matplotlib") is None:
         monkeypatch.setitem(sys.modules, "matplotlib", types.ModuleType("matplotlib"))
+
+
+@pytest.fixture(scope="session")
+def small_tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The three small 9x9 games of ``fixtures/hostile`` scanned, mined and rated (2 sweeps),
+    quietly: the paths of the games, patterns and ratings tables. Shared: copy before writing
+    beside them."""
+    from click.testing import CliRunner
+    from shapemill.cli import main
+
+    games = sorted(str(p) for p in (Path(__file__).parent / "fixtures" / "hostile").glob("*.sgf"))
+    folder = tmp_path_factory.mktemp("small_tables")
+    paths = {kind: str(folder / f"{kind}.parquet") for kind in ("games", "patterns", "ratings")}
+    for args in (
+        ["scan", *games, "-o", paths["games"], "--size", "9", "-j", "1", "-q"],
+        ["mine", paths["games"], "-o", paths["patterns"], "--split", "all", "--min-count", "2", "-j", "1", "-q"],
+        ["rate", paths["games"], "--patterns", paths["patterns"], "-o", paths["ratings"], "--split", "all",
+         "--max-iter", "2", "-j", "1", "-q"],
+    ):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, result.output
+    return paths

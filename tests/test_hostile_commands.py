@@ -6,7 +6,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -19,30 +18,20 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
+from shapemill import tables
 from shapemill.cli import main
 from shapemill.datasets import scanner
 from shapemill.go.rings import MAX_RING
 from shapemill.miner import export, mine_command, rate_command, shards
-from shapemill import tables
 
 GAMES = sorted(str(p) for p in (Path(__file__).parent / "fixtures" / "hostile").glob("*.sgf"))
 PREVIOUS = b"the previous output\n"
 
 
 @pytest.fixture(scope="module")
-def made(tmp_path_factory) -> dict[str, str]:
+def made(small_tables) -> dict[str, str]:
     """The three fixture games scanned, mined and rated (2 sweeps): paths by kind."""
-    folder = tmp_path_factory.mktemp("made")
-    paths = {kind: str(folder / f"{kind}.parquet") for kind in ("games", "patterns", "ratings")}
-    for args in (
-        ["scan", *GAMES, "-o", paths["games"], "--size", "9", "-j", "1", "-q"],
-        ["mine", paths["games"], "-o", paths["patterns"], "--split", "all", "--min-count", "2", "-j", "1", "-q"],
-        ["rate", paths["games"], "--patterns", paths["patterns"], "-o", paths["ratings"], "--split", "all",
-         "--max-iter", "2", "-j", "1"],
-    ):
-        result = CliRunner().invoke(main, args)
-        assert result.exit_code == 0, result.output
-    return paths
+    return small_tables
 
 
 def run(*args: str):

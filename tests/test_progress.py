@@ -20,22 +20,11 @@ GAMES = sorted(str(p) for p in (Path(__file__).parent / "fixtures" / "hostile").
 FRAGMENT = "(;GM[1]FF[4]SZ[9]AB[cc][cg]AW[gg])"
 
 
-@pytest.fixture(scope="module")
-def tables(tmp_path_factory) -> dict[str, str]:
-    """The games scanned, mined and rated (2 sweeps), quietly: paths by kind."""
-    folder = tmp_path_factory.mktemp("tables")
-    paths = {kind: str(folder / f"{kind}.parquet") for kind in ("games", "patterns", "ratings")}
-    for args in (
-        ["scan", *GAMES, "-o", paths["games"], "--size", "9", "-j", "1", "-q"],
-        ["mine", paths["games"], "-o", paths["patterns"], "--split", "all", "--min-count", "2", "-j", "1", "-q"],
-        ["rate", paths["games"], "--patterns", paths["patterns"], "-o", paths["ratings"], "--split", "all",
-         "--max-iter", "2", "-j", "1", "-q"],
-    ):
-        result = CliRunner().invoke(main, args)
-        assert result.exit_code == 0, result.output
-    (folder / "fragment.sgf").write_text(FRAGMENT, encoding="utf-8")
-    paths["fragment"] = str(folder / "fragment.sgf")
-    return paths
+@pytest.fixture
+def tables(small_tables, tmp_path) -> dict[str, str]:
+    """The small tables, and the fragment find searches."""
+    (tmp_path / "fragment.sgf").write_text(FRAGMENT, encoding="utf-8")
+    return {**small_tables, "fragment": str(tmp_path / "fragment.sgf")}
 
 
 COMMANDS = {
