@@ -151,3 +151,16 @@ def test_book_problems_are_answered_with_the_books_first_move(tmp_path, shared_d
     size = p["size"]
     book = {"ABCDEFGHJKLMNOPQRST"[ord(s[0]) - 97] + str(size - (ord(s[1]) - 97)) for s in p["correct"]}
     assert answer["status"] == "kill" and book & set(answer["moves"]), (answer, book)
+
+
+# By hand: in the lower left corner White's D2-F2 (eye E1) and Black's A2-C2 (eye A1) share
+# C1; whoever fills it is captured, so both live in seki. White to move keeps it by passing.
+SEKI = "AB[ar][br][cr][bs][dq][eq][fq][gq][gr][gs]AW[aq][bq][cq][dr][er][fr][ds][fs]"
+
+
+@pytest.mark.parametrize("to_play, moves", [("B", []), ("W", ["pass"])])
+def test_a_corner_seki_is_reported_as_seki(tmp_path, to_play, moves):
+    out = solve(tmp_path, f"PL[{to_play}]{SEKI}", "--json")
+    assert out.exit_code == 0, out.output
+    answer = json.loads(out.output)
+    assert (answer["attacker"], answer["status"], answer["moves"]) == ("b", "seki", moves)
