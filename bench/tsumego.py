@@ -2,7 +2,8 @@
 
     python bench/tsumego.py [--per-level 10] [--seconds 5] [--seed 0] [--no-gnugo]
                             [--levels beginner,intermediate,advanced,hashimoto] [--nodes N]
-                            [--no-hints] [--priors] [--max-empties N] [--show]
+                            [--no-hints] [--no-frame] [--margin N] [--priors] [--max-empties N]
+                            [--show]
 
 A seeded sample of each level of ``../shared/data/tsumego/problems.jsonl.gz`` (the
 problem alone: side to move and stones). Each problem is read as ``solve`` reads it with
@@ -16,8 +17,10 @@ in the same run: the same group, ``owl_attack`` when the attacker moves, ``owl_d
 when the defender does (on the open board, not in the region); its move and seconds are
 counted the same way ("fails": owl says the side to move cannot reach its aim; a result
 of ko, GnuGo's codes 2 and 3, is reported as ko). ``--no-hints`` starts df-pn's children
-at 1 and 1, ``--priors`` orders its moves by the bundled ratings; ``--show`` prints a row
-per problem."""
+at 1 and 1, ``--no-frame`` leaves the empty points off the region empty (a way out, as
+before the frame) instead of the attacker's stones, ``--margin N`` takes the region
+``N`` steps past the stones' box (``ESCAPE_LINES``, 2), ``--priors`` orders its moves by
+the bundled ratings; ``--show`` prints a row per problem."""
 
 from __future__ import annotations
 
@@ -32,7 +35,7 @@ from pathlib import Path
 from shapemill.engine.frontends.match import GtpClient
 from shapemill.engine.solve.dfpn import dfpn
 from shapemill.engine.solve.position import make_problem
-from shapemill.engine.solve.tsumego import crop, read_tsumego
+from shapemill.engine.solve.tsumego import ESCAPE_LINES, crop, read_tsumego
 from shapemill.errors import ShapemillError
 from shapemill.go.rules import PASS
 from shapemill.go.vertices import format_vertex, parse_sgf_point, point_at
@@ -68,7 +71,8 @@ def empties(p: dict) -> int:
     return len(set(region) - set(black) - set(white))
 
 
-def solve_one(p: dict, seconds: float, hints: bool = True, nodes: int = 10**9, prior=None) -> dict:
+def solve_one(p: dict, seconds: float, hints: bool = True, nodes: int = 10**9, prior=None,
+              frame: bool = True, margin: int = ESCAPE_LINES) -> dict:
     """Our answer to problem ``p``: outcome ('book', 'other', 'wrong', 'unknown', 'unread'),
     the move, seconds, and the reading."""
     size = p["size"]
@@ -78,10 +82,10 @@ def solve_one(p: dict, seconds: float, hints: bool = True, nodes: int = 10**9, p
     book = {format_vertex(parse_sgf_point(s, size)) for s in p["correct"]}
     start = time.perf_counter()
     try:
-        t = read_tsumego(size, black, white)
+        t = read_tsumego(size, black, white, margin=margin)
     except ShapemillError as e:
         return {"outcome": "unread", "move": None, "seconds": 0.0, "why": str(e), "book": book}
-    small = crop(size, black, white, t)
+    small = crop(size, black, white, t, frame)
     problem = make_problem(small.size, small.black, small.white, mover, "kill", [small.target], small.region)
     problem.prior = prior
     r = dfpn(problem, nodes, seconds, hints=hints)
@@ -156,6 +160,10 @@ def main() -> None:
     parser.add_argument("--priors", action="store_true",
                         help="order df-pn's moves by the bundled ratings table (solve --ratings)")
     parser.add_argument("--no-hints", action="store_true", help="df-pn's new children at 1 and 1")
+    parser.add_argument("--no-frame", action="store_true",
+                        help="empty points off the region stay empty (a way out) instead of the attacker's frame")
+    parser.add_argument("--margin", type=int, default=ESCAPE_LINES,
+                        help="steps from a defender's stone past the stones' box that are still the region")
     parser.add_argument("--max-empties", type=int, default=None, help="only problems whose region holds at most this")
     parser.add_argument("--show", action="store_true", help="a row per problem")
     args = parser.parse_args()
@@ -165,8 +173,8 @@ def main() -> None:
     warm = make_problem(5, [(1, 0), (1, 1), (0, 2), (1, 2)], [(0, 0)], "b", "kill", [(0, 0)])
     prior = None
     if args.priors:
-        from shapemill.patterns.prior import MovePrior
         from shapemill.patterns.defaults import RATINGS, default_table
+        from shapemill.patterns.prior import MovePrior
 
         prior = MovePrior(default_table(RATINGS))
         warm.prior = prior
@@ -174,7 +182,7 @@ def main() -> None:
     gnugo = None if args.no_gnugo else GtpClient(f"{GNUGO} --mode gtp", timeout=120)
     ours, theirs = {}, {}
     for p in problems:
-        a = solve_one(p, args.seconds, not args.no_hints, args.nodes, prior)
+        a = solve_one(p, args.seconds, not args.no_hints, args.nodes, prior, not args.no_frame, args.margin)
         ours.setdefault(p["level"], []).append(a)
         target = a["reading"].target if "reading" in a else None
         if gnugo is not None:
@@ -186,7 +194,9 @@ def main() -> None:
                   f"{a['seconds']:.2f}s {a.get('why', '')} {g_text}", flush=True)
     print(f"seed {args.seed}, {args.per_level} a level, df-pn {args.seconds:g} s and {args.nodes:,} nodes a problem"
           + ("" if args.max_empties is None else f", regions of at most {args.max_empties} empty points")
-          + (", no hints" if args.no_hints else "") + (", moves ordered by the ratings" if args.priors else ""))
+          + (", no hints" if args.no_hints else "") + (", no frame" if args.no_frame else "")
+          + (f", margin {args.margin}" if args.margin != ESCAPE_LINES else "")
+          + (", moves ordered by the ratings" if args.priors else ""))
     print("| level | solver | problems | book first move | other first move | ko | fails or wrong | "
           "unknown | unread | median s | worst s |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")

@@ -3,8 +3,8 @@
 A group is *shut in* when, from one of its strings, the points reachable without
 crossing the opponent's stones (its stones and the empty points among them: its *area*)
 touch no empty point off the playable ``area`` mask, and every opponent string next to
-the area has a liberty off the mask (no move can take it, so it is never captured and
-the area never grows). Such a group owns no more than the area's empty points, its *eye
+the area has a stone or a liberty off the mask (no move can take it, so it is never
+captured and the area never grows). Such a group owns no more than the area's empty points, its *eye
 space*. It is dead when that space is one point, or two next to each other, or three in
 a row or bent with the opponent to move (the vital point in the middle): the textbook
 nakade shapes of one, two and three points (Davies, "Life and Death", 1975).
@@ -30,6 +30,19 @@ def liberty_off(b: np.ndarray, w: int, mask: np.ndarray, h: int) -> bool:
         s = b[NEXT, s]
         if s == h:
             return False
+
+
+@njit(cache=True)
+def out_of_play(b: np.ndarray, w: int, mask: np.ndarray, h: int) -> bool:
+    """Whether the string of ``h`` can never be captured by moves on ``mask``: it has a
+    stone or a liberty off it (a problem's frame, or a way out of its region)."""
+    s = h
+    while True:
+        if mask[s] == 0:
+            return True
+        s = b[NEXT, s]
+        if s == h:
+            return liberty_off(b, w, mask, h)
 
 
 @njit(cache=True)
@@ -61,7 +74,7 @@ def shut_in_eye_space(b: np.ndarray, m: np.ndarray, playable: np.ndarray, h: int
             if c == EMPTY or c == color:
                 stack[top] = q
                 top += 1
-            elif not liberty_off(b, w, playable, b[HEAD, q]):
+            elif not out_of_play(b, w, playable, b[HEAD, q]):
                 return -1  # an opponent's string that might be captured
     return empties
 

@@ -13,7 +13,7 @@ from shapemill.engine.solve.alphabeta import alphabeta
 from shapemill.engine.solve.dfpn import dfpn
 from shapemill.engine.solve.pns import pns
 from shapemill.engine.solve.position import make_problem, parse_diagram
-from shapemill.engine.solve.run import parse_points
+from shapemill.engine.solve.run import parse_points, seki_only
 from shapemill.engine.solve.ubfm import ubfm
 from shapemill.go.rules import BLACK, COLOR, HEAD, WHITE
 from shapemill.go.vertices import flat_index, point_at
@@ -242,6 +242,18 @@ def test_seki_is_held_by_passing_and_counts_as_alive():
     assert r.value == -1 and r.move == 0  # White keeps the string, by passing
     kill, _ = problem(SEKI, "w", "kill", "B2", "A1-G2")
     assert alphabeta(kill, 100_000).value == 1  # nor can White kill Black's inner string
+
+
+def test_a_seki_is_told_apart_from_life():
+    # By hand: in SEKI, White's D2-F2 and Black's A2-C2 share C1 and whoever fills it is
+    # captured, so White lives with one eye (E1): Black cannot kill it, and White is not
+    # alive unconditionally. In TWO_EYES White lives with eyes A1 and C1: no seki.
+    seki, _ = problem(SEKI, "b", "kill", "E2", "A1-G2")
+    assert dfpn(seki, 100_000).value == -1
+    assert seki_only(seki, 100_000, None)
+    eyes, _ = problem(TWO_EYES, "b", "kill", "B2")
+    assert dfpn(eyes, 100_000).value == -1
+    assert not seki_only(eyes, 100_000, None)
 
 
 def test_dfpn_agrees_on_the_straight_three():

@@ -110,3 +110,57 @@ def test_a_string_with_a_liberty_outside_the_region_has_escaped():
     assert p.root_value() == -1  # White's: it cannot be captured
     inside = make_problem(5, [(0, 1)], [(1, 1)], "b", "kill", [(1, 1)])
     assert inside.root_value() != -1  # the default box holds all its liberties
+
+
+def test_the_frame_shuts_the_region_in_and_keeps_liberties():
+    black = [(2, 0), (2, 1), (2, 2), (2, 3), (2, 4), (1, 4), (0, 4)]
+    white = [(1, 0), (1, 1), (1, 2), (1, 3), (0, 3)]
+    t = read_tsumego(19, black, white)
+    small = crop(19, black, white, t)
+    region = set(small.region)
+    frame = set(small.black) - {(r - small.offset[0], c - small.offset[1]) for r, c in black}
+    assert frame and not frame & region  # the frame is the attacker's, off the region
+    stones = set(small.black) | set(small.white)
+    for r, c in region:  # every point next to the region is in it or a stone: no way out
+        for q in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+            if 0 <= q[0] < small.size and 0 <= q[1] < small.size:
+                assert q in region or q in stones
+    empty_off = {(r, c) for r in range(small.size) for c in range(small.size)} - region - stones
+    assert any(q in empty_off for r, c in frame for q in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)))
+
+
+def _book_problem(shared_data, problem_id: str) -> dict:
+    import gzip
+
+    with gzip.open(shared_data / "tsumego" / "problems.jsonl.gz", "rt") as f:
+        return next(p for p in map(json.loads, f) if p["id"] == problem_id)
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize("problem_id", [
+    "Maeda Tsumego Collection - 10k-5k/032",  # kill at D2: a frame without liberties let Benson call it alive
+    "Maeda Tsumego Collection - 1k-5k/181",  # kill at F19: likewise
+    "Ishigure Ikuro 123 Basic Tsumego/059",  # kill at P15
+])
+def test_book_problems_are_answered_with_the_books_first_move(tmp_path, shared_data, problem_id):
+    p = _book_problem(shared_data, problem_id)
+    stones = "AB" + "".join(f"[{s}]" for s in p["black"]) + "AW" + "".join(f"[{s}]" for s in p["white"])
+    out = solve(tmp_path, f"PL[{p['to_play']}]{stones}", "--json", "--time", "60")
+    assert out.exit_code == 0, out.output
+    answer = json.loads(out.output)
+    size = p["size"]
+    book = {"ABCDEFGHJKLMNOPQRST"[ord(s[0]) - 97] + str(size - (ord(s[1]) - 97)) for s in p["correct"]}
+    assert answer["status"] == "kill" and book & set(answer["moves"]), (answer, book)
+
+
+# By hand: in the lower left corner White's D2-F2 (eye E1) and Black's A2-C2 (eye A1) share
+# C1; whoever fills it is captured, so both live in seki. White to move keeps it by passing.
+SEKI = "AB[ar][br][cr][bs][dq][eq][fq][gq][gr][gs]AW[aq][bq][cq][dr][er][fr][ds][fs]"
+
+
+@pytest.mark.parametrize("to_play, moves", [("B", []), ("W", ["pass"])])
+def test_a_corner_seki_is_reported_as_seki(tmp_path, to_play, moves):
+    out = solve(tmp_path, f"PL[{to_play}]{SEKI}", "--json")
+    assert out.exit_code == 0, out.output
+    answer = json.loads(out.output)
+    assert (answer["attacker"], answer["status"], answer["moves"]) == ("b", "seki", moves)

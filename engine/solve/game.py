@@ -47,8 +47,11 @@ from ...patterns.prior import move_strengths, prior_cache
 #: Goal kinds: the area score, a string's life (or its capture), two strings' connection,
 #: a string's capture in a ladder.
 SCORE, LIFE, CONNECT, LADDER = range(4)
-#: Goal array fields: kind, target, second target, defender, liberties that count as escape.
-KIND, TARGET, TARGET2, DEFENDER, ESCAPE = range(5)
+#: Goal array fields: kind, target, second target, defender, liberties that count as escape,
+#: and (``kill``/``live``) whether the defender must be unconditionally alive when both
+#: sides pass (``STRICT``: a seki is then the attacker's).
+KIND, TARGET, TARGET2, DEFENDER, ESCAPE, STRICT = range(6)
+GOAL_FIELDS = 6
 #: A value not decided yet (a child to search), else Black's value.
 OPEN = -(1 << 40)
 
@@ -124,14 +127,20 @@ def _touches(b: np.ndarray, m: np.ndarray, p: int, h: int) -> bool:
 @njit(cache=True)
 def final_value(b: np.ndarray, m: np.ndarray, goal: np.ndarray) -> int:
     """Black's value when both sides have passed: the area score (komi 0), or for
-    a string's goal, whether its defender kept it (and, to connect, joined it)."""
+    a string's goal, whether its defender kept it (and, to connect, joined it; with
+    ``STRICT``, kept it unconditionally alive, so that a seki is a loss)."""
     kind = goal[KIND]
     if kind == SCORE:
         return np.int64(area_score(b, m, 0.0))
     win = 1 if goal[DEFENDER] == BLACK else -1
     if kind == CONNECT:
         return -win
-    return win if b[COLOR, goal[TARGET]] == goal[DEFENDER] else -win
+    a = goal[TARGET]
+    if b[COLOR, a] != goal[DEFENDER]:
+        return -win
+    if kind == LIFE and goal[STRICT] and not unconditionally_alive(b, m, goal[DEFENDER])[b[HEAD, a]]:
+        return -win
+    return win
 
 
 @njit(cache=True)

@@ -87,7 +87,7 @@ def solver_caught(b: np.ndarray, m: np.ndarray, to_move: int, target: int, regio
     """Whether PNS proves the string of ``target`` caught on the ``ladder`` goal (None:
     not within ``max_nodes``), and its nodes."""
     d = int(b[COLOR, target])
-    goal = np.array([LADDER, target, target, d, ESCAPE_LIBERTIES], dtype=np.int64)
+    goal = np.array([LADDER, target, target, d, ESCAPE_LIBERTIES, 0], dtype=np.int64)
     r = pns(Problem(State(b, m, to_move), goal, region), max_nodes)
     if r.value is None:
         return None, r.nodes

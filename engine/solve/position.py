@@ -24,7 +24,7 @@ from ...files import read_bounded
 from ...go.board import Board, IllegalMove
 from ...go.rules import BLACK, COLOR, HEAD, MAX_SIZE, NEXT, WHITE, in_atari, new_board, place_setup
 from ...go.vertices import color_code, color_name, flat_index, format_vertex, opponent, point_at
-from .game import CONNECT, LADDER, LIFE, SCORE, Problem, State
+from .game import CONNECT, GOAL_FIELDS, LADDER, LIFE, SCORE, Problem, State
 
 Point = tuple[int, int]
 
@@ -42,7 +42,7 @@ def make_problem(size: int, black: Iterable[Point], white: Iterable[Point], to_p
     for color, stones in ((BLACK, black), (WHITE, white)):
         for p in stones:
             place_setup(b, m, color, flat_index(p, size))
-    g = np.zeros(5, dtype=np.int64)
+    g = np.zeros(GOAL_FIELDS, dtype=np.int64)
     if goal not in GOALS:
         raise UsageError(f"unknown goal {goal!r}: one of {', '.join(GOALS)}")
     need = {"connect": 2, "score": 0}.get(goal, 1)

@@ -15,7 +15,7 @@ from ...patterns.knowledge import Knowledge
 from ...tables import TableError
 from .alphabeta import alphabeta
 from .dfpn import dfpn
-from .game import OPEN, Problem
+from .game import DEFENDER, OPEN, STRICT, Problem
 from .pns import pns
 from .position import make_problem, read_sgf_position
 from .solution import write_solution_sgf
@@ -157,18 +157,33 @@ def _goal_points(goal: list[str], size: int, black: list, white: list) -> list[t
 def book_answer(problem: Problem, book: Tsumego, color: str, result: Result, seconds: float | None,
                 offset: tuple[int, int] = (0, 0)) -> dict:
     """The result in the book's terms for ``color`` to move: ``status`` (kill: the group
-    dies, live: it lives, seki counting as living; unknown: not proved within the budget),
-    ``moves`` (every first move that reaches it, each proved within the root's budget),
-    the attacker and the group."""
+    dies; live: it lives; seki: it lives, but not unconditionally, as ``seki_only`` proves;
+    unknown: not proved within the budget), ``moves`` (every first move that reaches it,
+    each proved within the root's budget), the attacker and the group."""
     if result.value is None:
         status, moves = "unknown", []
     else:
+        budget = 2 * result.nodes + FIRST_MOVE_NODES
         lives = (result.value == 1) == (book.defender == "b")
-        status = "live" if lives else "kill"
+        status = "kill" if not lives else "seki" if seki_only(problem, budget, seconds) else "live"
         wins = lives == (color == book.defender)
-        moves = first_moves(problem, 2 * result.nodes + FIRST_MOVE_NODES, seconds) if wins else []
+        moves = first_moves(problem, budget, seconds) if wins else []
     return {"status": status, "moves": [_vertex(p, problem.size, offset) for p in moves],
             "attacker": book.attacker, "group": format_vertex(book.target)}
+
+
+def seki_only(problem: Problem, max_nodes: int, seconds: float | None) -> bool:
+    """Whether a group that lives (its ``kill`` goal fails) cannot live unconditionally: df-pn
+    proves, within ``max_nodes`` and ``seconds``, that with both sides passing at the end
+    the group is not alive by Benson's test (``game.STRICT``), so its life is a seki."""
+    goal = problem.goal.copy()
+    goal[STRICT] = 1
+    strict = replace(problem, goal=goal, maps=problem.maps)
+    value = strict.root_value()
+    if value == OPEN:
+        value = dfpn(strict, max_nodes, seconds).value
+    defender = 1 if goal[DEFENDER] == BLACK else -1
+    return value is not None and value * defender < 0
 
 
 def first_moves(problem: Problem, max_nodes: int, seconds: float | None) -> list[int]:

@@ -42,8 +42,9 @@ class Tsumego(NamedTuple):
 
 
 def read_tsumego(size: int, black: list[Point], white: list[Point],
-                 max_empties: int = MAX_REGION_EMPTIES) -> Tsumego:
-    """The attacker, the group at stake and the region of a corner or side problem;
+                 max_empties: int = MAX_REGION_EMPTIES, margin: int = ESCAPE_LINES) -> Tsumego:
+    """The attacker, the group at stake and the region of a corner or side problem (the
+    points ``margin`` steps past the stones' box from a defender's stone still in it);
     ShapemillError (the reason in one line) for stones that are no such problem."""
     stones = {p: "b" for p in black} | {p: "w" for p in white}
     if not black or not white:
@@ -63,11 +64,11 @@ def read_tsumego(size: int, black: list[Point], white: list[Point],
     defender = "w" if attacker == "b" else "b"
     strings = _strings({p for p, s in stones.items() if s == defender})
     target = min(max(strings, key=lambda s: (len(s), not any(q in outside for p in s for q in _near(p)))))
-    r0, r1, c0, c1 = _grown(box, ESCAPE_LINES, size)
+    r0, r1, c0, c1 = _grown(box, margin, size)
     guard = [p for p, s in stones.items() if s == defender]
     region = [(r, c) for r in range(r0, r1 + 1) for c in range(c0, c1 + 1)
               if box[0] <= r <= box[1] and box[2] <= c <= box[3]
-              or any(abs(r - g[0]) + abs(c - g[1]) <= ESCAPE_LINES for g in guard)]
+              or any(abs(r - g[0]) + abs(c - g[1]) <= margin for g in guard)]
     region = _enclosure(region, stones, attacker, target)
     empties = sum(1 for q in region if q not in stones)
     if empties > max_empties:
@@ -90,10 +91,13 @@ class Cropped(NamedTuple):
     offset: Point
 
 
-def crop(size: int, black: list[Point], white: list[Point], t: Tsumego) -> Cropped:
+def crop(size: int, black: list[Point], white: list[Point], t: Tsumego, frame: bool = True) -> Cropped:
     """The problem on the smallest square board that holds the stones' box grown by two
     lines (clipped at the edges, which stay edges): every stone keeps its neighbours, so
-    the region's fight is the same; the search's work per node shrinks with the board."""
+    the region's fight is the same; the search's work per node shrinks with the board.
+    With ``frame``, the empty points off the region are the attacker's stones (``_frame``),
+    as a tsumego frame settles the rest of the board: the group at stake lives only
+    inside the region; without it such a point is a way out (the group has escaped)."""
     rows = [r for r, _ in (*black, *white, *t.region)]
     cols = [c for _, c in (*black, *white, *t.region)]
     r0, r1, c0, c1 = _grown((min(rows), max(rows), min(cols), max(cols)), 2, size)
@@ -106,7 +110,22 @@ def crop(size: int, black: list[Point], white: list[Point], t: Tsumego) -> Cropp
     def moved(points):
         return [(r - dr, c - dc) for r, c in points]
 
-    return Cropped(side, moved(black), moved(white), moved([t.target])[0], moved(t.region), (dr, dc))
+    black, white = moved(black), moved(white)
+    walls = _frame(side, black + white, moved(t.region)) if frame else []
+    (black if t.attacker == "b" else white).extend(walls)
+    return Cropped(side, black, white, moved([t.target])[0], moved(t.region), (dr, dc))
+
+
+def _frame(size: int, stones: list[Point], region: list[Point]) -> list[Point]:
+    """The attacker's frame: the empty points off the region next to one of its points.
+    Its stones are out of play, so they are never captured, and they shut the region
+    in: the group at stake has no way out. The points beyond stay empty, so that the
+    frame has liberties and no region of the defender's reaches past it (Benson's
+    test would take a frame without liberties for a string that can be captured)."""
+    inside = set(region)
+    taken = set(stones)
+    return sorted({q for p in inside for q in _near(p)
+                   if 0 <= q[0] < size and 0 <= q[1] < size and q not in inside and q not in taken})
 
 
 def _enclosure(region: list[Point], stones: dict, attacker: str, target: Point) -> list[Point]:
