@@ -6,11 +6,13 @@ setuptools' ``build_py`` copies the package to the build folder; this one then r
 source file's content, the Python and numba versions and the CPU, so the installed copy
 loads it when it runs on the machine that built it (``pip install .``, or an sdist), and
 compiles on first use as before anywhere else. An editable install builds nothing here;
-``SHAPEMILL_COMPILE=0`` skips the compile; a failed compile leaves an ordinary package.
+``SHAPEMILL_COMPILE=0`` skips the compile; a failed compile leaves an ordinary package. A
+build folder reused with the same sources keeps its compiled kernels (``pip install .`` again).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
@@ -29,8 +31,14 @@ class BuildWithKernels(build_py):
         super().run()
         if self.editable_mode or os.environ.get(SKIP_VARIABLE) == "0":
             return
-        for stale in Path(self.build_lib).rglob("__pycache__/*.nb[ic]"):  # a reused build folder's older kernels
+        built = Path(self.build_lib)
+        stamp = built.parent / "shapemill-kernels.stamp"  # beside the build folder, not in the wheel
+        sources = _sources_digest(built)
+        if stamp.exists() and stamp.read_text() == sources:
+            return  # a reused build folder whose kernels were compiled from these very sources
+        for stale in built.rglob("__pycache__/*.nb[ic]"):  # older sources' kernels: a caller may be stale
             stale.unlink()
+        stamp.unlink(missing_ok=True)
         env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}  # the cache beside the sources
         # the built copy first; pip's isolated build finds its own packages through PYTHONPATH too
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.abspath(self.build_lib), env.get("PYTHONPATH")]))
@@ -39,3 +47,15 @@ class BuildWithKernels(build_py):
                               env=env, cwd=self.build_lib, check=False)
         if done.returncode != 0:
             print("shapemill: the kernels were not compiled; they compile on first use", file=sys.stderr)
+        else:
+            stamp.write_text(sources)
+
+
+def _sources_digest(built: Path) -> str:
+    """A digest of every Python source of the built package (names and contents): numba checks
+    each kernel's own file, not the files of the kernels it calls, so the build keeps its
+    compiled kernels only when no source changed at all."""
+    digest = hashlib.sha256()
+    for path in sorted(built.rglob("*.py")):
+        digest.update(str(path.relative_to(built)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
