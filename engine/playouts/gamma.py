@@ -20,7 +20,8 @@ distances, which change with every move, are multiplied in when the move is
 drawn. Own eyes and illegal points weigh nothing; a point drawn that turns out
 illegal (a ko) is struck out and the draw repeated.
 
-Playout Policy Adaptation (Cazenave 2015; ``--playout-policy ppa``) learns during one
+Playout Policy Adaptation as the paper writes it (Cazenave 2015; ``--playout-policy ppa-paper``;
+the course's form is ``ppa``, engine/playouts/ppa.py) learns during one
 search: each colour has a weight ``w[p]`` per point, added to the log-gamma of the
 move there (so the search starts from the mined gammas), and after each playout the
 winner's weights move toward the moves it played (``ppa_update``). The weights live
