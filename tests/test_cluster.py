@@ -46,11 +46,13 @@ def mine(*args: str) -> None:
 
 def test_dask_writes_the_table_of_one_process_byte_for_byte(dataset, client, tmp_path):
     one, local, remote = tmp_path / "one.parquet", tmp_path / "local.parquet", tmp_path / "remote.parquet"
-    mine(str(dataset), "-o", str(one), "--split", "all")
+    # one process (-j 1): on a cold cache it compiles the kernels once, where two pool workers
+    # would both compile them at once (HACKING: "The numba cache")
+    mine(str(dataset), "-o", str(one), "--split", "all", "-j", "1")
     mine(str(dataset), "-o", str(local), "--split", "all", "--scheduler", "local:2")
     assert one.read_bytes() == local.read_bytes()
     # a limit that cuts a part, the train split, and a running scheduler given by address
-    mine(str(dataset), "-o", str(one), "--limit-games", "5")
+    mine(str(dataset), "-o", str(one), "--limit-games", "5", "-j", "1")
     mine(str(dataset), "-o", str(remote), "--limit-games", "5", "--scheduler", client.scheduler_info()["address"])
     assert one.read_bytes() == remote.read_bytes()
 
