@@ -33,16 +33,22 @@ def liberty_off(b: np.ndarray, w: int, mask: np.ndarray, h: int) -> bool:
 
 
 @njit(cache=True)
-def out_of_play(b: np.ndarray, w: int, mask: np.ndarray, h: int) -> bool:
-    """Whether the string of ``h`` can never be captured by moves on ``mask``: it has a
-    stone or a liberty off it (a problem's frame, or a way out of its region)."""
+def stone_off(b: np.ndarray, mask: np.ndarray, h: int) -> bool:
+    """Whether the string of ``h`` has a stone off ``mask``."""
     s = h
     while True:
         if mask[s] == 0:
             return True
         s = b[NEXT, s]
         if s == h:
-            return liberty_off(b, w, mask, h)
+            return False
+
+
+@njit(cache=True)
+def out_of_play(b: np.ndarray, w: int, mask: np.ndarray, h: int) -> bool:
+    """Whether the string of ``h`` can never be captured by moves on ``mask``: it has a
+    stone or a liberty off it (a problem's frame, or a way out of its region)."""
+    return stone_off(b, mask, h) or liberty_off(b, w, mask, h)
 
 
 @njit(cache=True)

@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from ...go.benson import unconditionally_alive
-from ...go.eyespace import dead_shape, liberty_off
+from ...go.eyespace import dead_shape, liberty_off, stone_off
 from ...go.reading import LADDER_WIDTH, ladder_moves, liberties
 from ...go.rules import (
     BLACK,
@@ -28,7 +28,6 @@ from ...go.rules import (
     HEAD,
     KO,
     LAST,
-    NEXT,
     OK,
     PASS,
     SIZE,
@@ -65,14 +64,8 @@ def _captures_outside(b: np.ndarray, m: np.ndarray, region: np.ndarray, color: i
     """Whether ``color`` at ``p`` captures a string with a stone outside the region."""
     w = m[STRIDE]
     for q in (p - 1, p + 1, p - w, p + w):
-        if b[COLOR, q] == 3 - color and in_atari(b, b[HEAD, q]):
-            s = q
-            while True:
-                if region[s] == 0:
-                    return True
-                s = b[NEXT, s]
-                if s == q:
-                    break
+        if b[COLOR, q] == 3 - color and in_atari(b, b[HEAD, q]) and stone_off(b, region, q):
+            return True
     return False
 
 
