@@ -1,6 +1,10 @@
 """Ratings: MM against an independent Luce solver, monotone fit, the commands end to end."""
 
+import atexit
 import json
+import shutil
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -163,16 +167,29 @@ def test_mine_rate_evaluate_end_to_end(tmp_path):
     assert report["top5"] > 0.3
 
 
+_RATED: list[Path] = []  # the folder of the one mine and rate of the SGFS, made on first use
+
+
 def rated(tmp_path) -> tuple[list[str], str, str]:
-    """The SGFS mined and rated (3 sweeps): games, patterns table, ratings table."""
-    for i, sgf in enumerate(SGFS):
-        (tmp_path / f"{i}.sgf").write_bytes(sgf)
-    games = [str(tmp_path / f"{i}.sgf") for i in range(3)]
-    run = CliRunner().invoke
-    patterns, ratings = str(tmp_path / "p.parquet"), str(tmp_path / "r.parquet")
-    assert run(main, ["mine", *games, "-o", patterns, "--split", "all", "--min-count", "2", "-q"]).exit_code == 0
-    assert run(main, ["rate", *games, "--patterns", patterns, "-o", ratings, "--split", "all", "--max-iter", "3"]).exit_code == 0
-    return games, patterns, ratings
+    """The SGFS mined and rated (3 sweeps): games, patterns table, ratings table. Mined and
+    rated once a session; each caller gets its own copies of the tables (``p.parquet``,
+    ``r.parquet`` in ``tmp_path``) and the games they were made from (read only)."""
+    if not _RATED:
+        folder = Path(tempfile.mkdtemp(prefix="shapemill-rated-"))
+        atexit.register(shutil.rmtree, folder, True)
+        for i, sgf in enumerate(SGFS):
+            (folder / f"{i}.sgf").write_bytes(sgf)
+        games = [str(folder / f"{i}.sgf") for i in range(3)]
+        run = CliRunner().invoke
+        patterns, ratings = str(folder / "p.parquet"), str(folder / "r.parquet")
+        assert run(main, ["mine", *games, "-o", patterns, "--split", "all", "--min-count", "2", "-q"]).exit_code == 0
+        assert run(main, ["rate", *games, "--patterns", patterns, "-o", ratings, "--split", "all",
+                          "--max-iter", "3"]).exit_code == 0
+        _RATED.append(folder)
+    folder = _RATED[0]
+    for name in ("p.parquet", "r.parquet"):
+        shutil.copy(folder / name, tmp_path / name)
+    return [str(folder / f"{i}.sgf") for i in range(3)], str(tmp_path / "p.parquet"), str(tmp_path / "r.parquet")
 
 
 def test_ratings_become_the_engines_move_priors(tmp_path):
@@ -259,8 +276,8 @@ def explicit_teams(corpus, vocab) -> list[tuple[list[set], int, int]]:
 
 def test_built_competitions_hold_each_candidates_team_whatever_the_threads(tmp_path):
     from shapemill.datasets.corpus import load_corpus
-    from shapemill.patterns.candidates import Vocabulary
     from shapemill.miner.positions import build_teams, sample_mask
+    from shapemill.patterns.candidates import Vocabulary
 
     games, patterns, _ = rated(tmp_path)
     corpus = load_corpus(games, split="all")
@@ -281,8 +298,8 @@ def test_built_competitions_hold_each_candidates_team_whatever_the_threads(tmp_p
 
 def test_fit_objective_is_the_log_posterior_of_the_explicit_teams(tmp_path):
     from shapemill.datasets.corpus import load_corpus
-    from shapemill.patterns.candidates import Vocabulary
     from shapemill.miner.positions import build_teams, sample_mask
+    from shapemill.patterns.candidates import Vocabulary
 
     games, patterns, _ = rated(tmp_path)
     corpus = load_corpus(games, split="all")
@@ -320,9 +337,9 @@ def test_export_mm_rebuilds_the_positions_of_a_fit_on_the_first_games_and_a_samp
     import io
 
     from shapemill.datasets.corpus import load_corpus
-    from shapemill.patterns.candidates import ratings_model
     from shapemill.miner.export import write_mm
     from shapemill.miner.positions import build_teams, sample_mask
+    from shapemill.patterns.candidates import ratings_model
 
     games, patterns, _ = rated(tmp_path)
     run = CliRunner().invoke
