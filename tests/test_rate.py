@@ -143,10 +143,15 @@ SGFS = [
 ]
 
 
-def test_mine_rate_evaluate_end_to_end(tmp_path):
+def write_sgfs(folder: Path) -> list[str]:
+    """The SGFS written into ``folder``: their paths."""
     for i, sgf in enumerate(SGFS):
-        (tmp_path / f"{i}.sgf").write_bytes(sgf)
-    games = [str(tmp_path / f"{i}.sgf") for i in range(3)]
+        (folder / f"{i}.sgf").write_bytes(sgf)
+    return [str(folder / f"{i}.sgf") for i in range(len(SGFS))]
+
+
+def test_mine_rate_evaluate_end_to_end(tmp_path):
+    games = write_sgfs(tmp_path)
     run = CliRunner().invoke
     patterns, ratings = str(tmp_path / "p.parquet"), str(tmp_path / "r.parquet")
     assert run(main, ["mine", *games, "-o", patterns, "--split", "all", "--min-count", "2", "-q"]).exit_code == 0
@@ -177,9 +182,7 @@ def rated(tmp_path) -> tuple[list[str], str, str]:
     if not _RATED:
         folder = Path(tempfile.mkdtemp(prefix="shapemill-rated-"))
         atexit.register(shutil.rmtree, folder, True)
-        for i, sgf in enumerate(SGFS):
-            (folder / f"{i}.sgf").write_bytes(sgf)
-        games = [str(folder / f"{i}.sgf") for i in range(3)]
+        games = write_sgfs(folder)
         run = CliRunner().invoke
         patterns, ratings = str(folder / "p.parquet"), str(folder / "r.parquet")
         assert run(main, ["mine", *games, "-o", patterns, "--split", "all", "--min-count", "2", "-q"]).exit_code == 0
@@ -189,7 +192,7 @@ def rated(tmp_path) -> tuple[list[str], str, str]:
     folder = _RATED[0]
     for name in ("p.parquet", "r.parquet"):
         shutil.copy(folder / name, tmp_path / name)
-    return [str(folder / f"{i}.sgf") for i in range(3)], str(tmp_path / "p.parquet"), str(tmp_path / "r.parquet")
+    return [str(folder / f"{i}.sgf") for i in range(len(SGFS))], str(tmp_path / "p.parquet"), str(tmp_path / "r.parquet")
 
 
 def test_ratings_become_the_engines_move_priors(tmp_path):
