@@ -191,33 +191,27 @@ def _edge_distance(p: Point, size: int) -> int:
 def _clusters(points: list[Point]) -> list[list[Point]]:
     """The points in groups, two points closer than ``APART`` lines in both directions
     being in one group."""
+    return _components(points, lambda p, left: [q for q in left
+                                                if abs(q[0] - p[0]) < APART and abs(q[1] - p[1]) < APART])
+
+
+def _strings(points: set[Point]) -> list[list[Point]]:
+    """The strings (orthogonally connected sets) of ``points``."""
+    return _components(points, lambda p, left: [q for q in ((p[0] - 1, p[1]), (p[0] + 1, p[1]),
+                                                            (p[0], p[1] - 1), (p[0], p[1] + 1)) if q in left])
+
+
+def _components(points, linked) -> list[list[Point]]:
+    """The connected parts of ``points`` under ``linked(p, left)``, the points still
+    unplaced that are linked to ``p``."""
     left, parts = set(points), []
     while left:
         todo = [left.pop()]
         part = list(todo)
         while todo:
-            r, c = todo.pop()
-            near = [q for q in left if abs(q[0] - r) < APART and abs(q[1] - c) < APART]
-            for q in near:
-                left.remove(q)
+            near = linked(todo.pop(), left)
+            left.difference_update(near)
             todo += near
             part += near
         parts.append(part)
     return parts
-
-
-def _strings(points: set[Point]) -> list[list[Point]]:
-    """The strings (orthogonally connected sets) of ``points``."""
-    left, out = set(points), []
-    while left:
-        todo = [left.pop()]
-        string = list(todo)
-        while todo:
-            r, c = todo.pop()
-            for q in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
-                if q in left:
-                    left.remove(q)
-                    todo.append(q)
-                    string.append(q)
-        out.append(string)
-    return out
