@@ -3,14 +3,16 @@
 Each example block is a ``$ command`` line followed by its output. The examples that need
 nothing but the README itself and the bundled tables run here (``SELF_CONTAINED``); their
 output must equal the README's, with the machine's seconds masked and ``...`` standing for
-lines the README leaves out. The README stays under 25,000 bytes.
+lines the README leaves out. A GTP example's commands, a terminal example's typed lines
+(after ``your move> ``) and a ``< FILE`` redirect are its input; an analysis example's
+responses may come in any order (KataGo's protocol), so they are compared sorted. The README
+stays under 25,000 bytes.
 
 The examples on the Tygem corpus (``CORPUS``: scan one month's archive, mine and rate 100
 of its games, evaluate, show, find, export, info) run here in the README's order, each on
 what the one before wrote, where ``../shared/data`` is beside the checkout; besides the
 seconds, what depends on the machine (memory, free disk, speed) is masked, and `` ... ``
-inside a line stands for any text. Not checked: analysis, match, play, demo (a search's
-moves and timings, a GnuGo game).
+inside a line (or ending it) stands for any text.
 """
 
 from __future__ import annotations
@@ -30,7 +32,10 @@ SHAPEMILL = [sys.executable, "-m", "shapemill.cli"]
 #: masked on both sides.
 MACHINE = re.compile(r"\d+(\.\d+)? s\b|[\d,]+ MB\b|[\d.]+ GB free|[\d,]+ positions/s")
 #: The examples run here, by their command's first words.
-SELF_CONTAINED = ("shapemill solve", "shapemill gtp")
+SELF_CONTAINED = ("shapemill solve", "shapemill gtp", "shapemill analysis", "shapemill match", "shapemill play",
+                  "shapemill demo")
+#: What ``play`` prints before reading a line: the README shows the line typed after it.
+PROMPT = "your move> "
 #: The examples on the Tygem corpus, run in the README's order, each on the one before's outputs.
 CORPUS = ("shapemill scan", "shapemill mine", "shapemill rate", "shapemill evaluate", "shapemill show",
           "shapemill find", "shapemill export", "shapemill info")
@@ -45,9 +50,11 @@ def examples() -> list[tuple[str, str, list[str]]]:
     for lines in _blocks(README.read_text(encoding="utf-8")):
         for i, line in enumerate(lines):
             if line.startswith("$ shapemill"):
-                command = line[2:].split("  #")[0].strip()
-                rest = lines[i + 1:]
-                found.append((command, rest, lines[:i]))
+                end = i
+                while lines[end].endswith("\\"):  # a command continued on the next line
+                    end += 1
+                command = " ".join(part.rstrip("\\").strip() for part in lines[i:end + 1])
+                found.append((command[2:].split("  #")[0].strip(), lines[end + 1:], lines[:i]))
     return found
 
 
@@ -84,7 +91,7 @@ def _matches(expected: list[str], got: list[str]) -> bool:
     def line_pattern(line: str) -> str:
         if line.strip() == "...":
             return ".*?"
-        return "[^\n]*?".join(re.escape(MACHINE.sub("M", part)) for part in line.split(" ... "))
+        return "[^\n]*?".join(re.escape(MACHINE.sub("M", part)) for part in re.split(r" \.\.\.(?: |$)", line))
 
     pattern = "\n".join(line_pattern(line) for line in expected)
     return re.fullmatch(pattern, "\n".join(MACHINE.sub("M", line) for line in got), flags=re.S) is not None
@@ -101,20 +108,38 @@ def _gtp_session(rest: list[str]) -> tuple[str, list[str]]:
     return "\n".join(commands + ["quit"]) + "\n", answers
 
 
+def _typed(rest: list[str]) -> list[str]:
+    """A terminal example's typed lines: what follows each prompt."""
+    return [line[len(PROMPT):] for line in rest if line.startswith(PROMPT)]
+
+
+def _echoed(stdout: str, typed: list[str]) -> str:
+    """What a terminal shows of a run that read ``typed``: each line typed after its prompt."""
+    parts = stdout.split(PROMPT)
+    return parts[0] + "".join(PROMPT + line + "\n" + part for line, part in zip(typed, parts[1:]))
+
+
 @pytest.mark.parametrize("command, rest, before",
                          [e for e in examples() if e[0].startswith(SELF_CONTAINED)], ids=lambda v: str(v)[:40])
 def test_a_self_contained_example_prints_what_the_readme_shows(tmp_path, command, rest, before):
     _files(before, tmp_path)
+    command, _, source = command.partition(" < ")
     args = shlex.split(command)[1:]
-    gtp = args[0] == "gtp"
+    gtp, typed = args[0] == "gtp", _typed(rest)
     stdin, expected = _gtp_session(rest) if gtp else ("", rest)
+    if source:
+        stdin = (tmp_path / source).read_text(encoding="utf-8")
+    elif typed:
+        stdin = "\n".join(typed) + "\n"
     done = subprocess.run([*SHAPEMILL, *args], input=stdin, capture_output=True, text=True, cwd=tmp_path,
                           timeout=1800)
     assert done.returncode == 0, done.stderr
-    got = [line.rstrip() for line in done.stdout.rstrip("\n").split("\n")]
+    got = [line.rstrip() for line in _echoed(done.stdout, typed).rstrip("\n").split("\n")]
     if gtp:  # the answers without GTP's blank lines, less the answer to the quit sent last
         expected = [line for line in expected if line]
         got = [line for line in got if line][:-1]
+    if args[0] == "analysis":
+        expected, got = sorted(expected), sorted(got)
     assert _matches(expected, got), (expected, got)
 
 
