@@ -548,13 +548,25 @@ def test_ctrl_c_inside_a_kernel_stops_the_command_at_once_in_one_line(made, tmp_
 
 @pytest.mark.parametrize("algorithm", ["alphabeta", "pns"])
 def test_ctrl_c_during_a_solver_search_is_one_line(tmp_path, algorithm):
-    empty = tmp_path / "empty.sgf"
+    empty, marker = tmp_path / "empty.sgf", tmp_path / "searching"
     empty.write_text("(;GM[1]SZ[5]PL[B])")  # 5x5 from the empty board: far too long to finish
-    proc = subprocess.Popen([sys.executable, "-m", "shapemill.cli", "solve", str(empty), "--goal", "score",
-                             "--algorithm", algorithm], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    setup = f"""
+        from pathlib import Path
+        from shapemill.engine.solve import run
+        def searching(real):
+            def search(*args):
+                Path({str(marker)!r}).touch()
+                return real(*args)
+            return search
+        run.alphabeta = searching(run.alphabeta)
+        run.ALGORITHMS["pns"] = searching(run.ALGORITHMS["pns"])
+    """
+    proc = subprocess.Popen(patched_cli(setup) + ["solve", str(empty), "--goal", "score", "--algorithm", algorithm],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
-        time.sleep(8)
+        wait_for(marker, proc)
+        time.sleep(1)  # well into the search
         proc.send_signal(signal.SIGINT)
         _, stderr = proc.communicate(timeout=DEADLINE)
     finally:

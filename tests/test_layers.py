@@ -9,6 +9,8 @@ mines and rates it, and the engine, which plays with it. Imports inside function
 from __future__ import annotations
 
 import ast
+import functools
+import os
 from pathlib import Path
 
 import pytest
@@ -19,10 +21,23 @@ OUTSIDE = ("tests", "bench", "tools", "build", "docs")
 
 
 def package_files() -> list[Path]:
-    return sorted(
-        p for p in ROOT.rglob("*.py")
-        if p.relative_to(ROOT).parts[0] not in OUTSIDE and not any(part.startswith(".") for part in p.parts)
-    )
+    return _package_files(ROOT)
+
+
+@functools.cache
+def _package_files(root: Path) -> list[Path]:
+    """The package's Python files under ``root``: neither the folders ``OUTSIDE`` it nor hidden ones."""
+    found = []
+    for folder, subfolders, files in os.walk(root):
+        top = Path(folder) == root
+        subfolders[:] = [d for d in subfolders if not d.startswith(".") and not (top and d in OUTSIDE)]
+        found += [Path(folder) / f for f in files if f.endswith(".py") and not f.startswith(".")]
+    return sorted(found)
+
+
+@functools.cache
+def _modules(root: Path) -> frozenset[str]:
+    return frozenset(module_name(p) for p in _package_files(root))
 
 
 def module_name(path: Path) -> str:
@@ -35,7 +50,7 @@ def module_name(path: Path) -> str:
 def imports_of(path: Path) -> list[tuple[int, str]]:
     """(line, module) of every import of ``path``, relative ones resolved; ``from P
     import m`` of a submodule ``m`` counts as importing ``P.m`` only."""
-    modules = {module_name(p) for p in package_files()}
+    modules = _modules(ROOT)
     package = module_name(path).split(".")
     if path.name != "__init__.py":
         package.pop()

@@ -11,7 +11,6 @@ from numba import njit
 from shapemill.engine.playouts.mogo import (
     capture_anywhere_moves,
     capture_moves,
-    fill_board_move,
     mogo_move,
     mogo_playout,
     nakade_point,
