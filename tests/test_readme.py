@@ -143,6 +143,10 @@ def test_a_self_contained_example_prints_what_the_readme_shows(tmp_path, command
     assert _matches(expected, got), (expected, got)
 
 
+def test_every_example_is_checked_by_one_of_these_tests():
+    assert [command for command, _, _ in examples() if not command.startswith(SELF_CONTAINED + CORPUS)] == []
+
+
 def test_the_readme_is_under_25_kb():
     assert README.stat().st_size < 25_000
 
