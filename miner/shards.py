@@ -4,6 +4,11 @@ A *job* says how to count one shard (``start``, ``game``, ``end``) and how to ad
 two shards' results (``merge``). Results are merged in shard order, so a run's
 result depends on how the games are cut into shards, never on how many workers
 count them: the tables ``mine`` writes are the same byte for byte whatever ``-j``.
+
+Before the pool forks, the parent counts one game of the first shard and throws the
+result away: the workers inherit the kernels it loaded, so on a cold numba cache they are
+compiled once, not once a worker at the same time (a minute each, and concurrent writes
+to the same cache files).
 """
 
 from __future__ import annotations
@@ -66,6 +71,7 @@ def map_shards(job: Job, shards: list[np.ndarray], workers: int, progress=None):
             if progress:
                 progress(len(shard))
         return total
+    _run_shard(job, shards[0][:1])  # compiled here once, the workers fork with it (below)
     ctx = multiprocessing.get_context("fork")
     queue = ctx.Queue()
     _WORK.update(job=job, shards=shards, queue=queue)

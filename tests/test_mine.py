@@ -4,6 +4,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import duckdb
+import numba
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -242,6 +243,33 @@ def test_shards_merge_in_shard_order_whatever_the_workers():
     for workers in (1, 2, 3):
         assert map_shards(_ListJob(), shards, workers) == [5, 1, 0, 4, 2, 3]
     assert map_shards(_ListJob(), [], 2) == []
+
+
+@numba.njit  # not cached: each process compiles it unless it inherits it compiled
+def _double(x):
+    return 2 * x
+
+
+class _CompiledJob(Job):
+    """A job whose games call a kernel; each shard says whether the kernel was compiled
+    when its worker first called it."""
+
+    def start(self) -> list:
+        return []
+
+    def game(self, state: list, i: int) -> list:
+        compiled = len(_double.signatures) > 0
+        _double(i)
+        return state + [compiled]
+
+    @staticmethod
+    def merge(a: list, b: list) -> list:
+        return a + b
+
+
+def test_the_workers_fork_with_the_kernels_compiled_once_in_the_parent():
+    shards = [np.array([0, 1]), np.array([2, 3]), np.array([4])]
+    assert map_shards(_CompiledJob(), shards, 2) == [True] * 5
 
 
 def test_a_failing_worker_stops_the_run_with_its_error():
