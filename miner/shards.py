@@ -49,6 +49,13 @@ def _forked_shard(k: int):
     return _run_shard(_WORK["job"], _WORK["shards"][k], _WORK["queue"])
 
 
+def _warm_up(job: Job, shard: np.ndarray) -> None:
+    """The first game of ``shard`` counted here and thrown away: the kernels it loads (or
+    compiles) are in this process when the pool forks."""
+    if len(shard):
+        job.end(job.game(job.start(), int(shard[0])))
+
+
 def map_shards(job: Job, shards: list[np.ndarray], workers: int, progress=None):
     """Run ``job`` over shards of games, in ``workers`` forked processes.
 
@@ -71,7 +78,7 @@ def map_shards(job: Job, shards: list[np.ndarray], workers: int, progress=None):
             if progress:
                 progress(len(shard))
         return total
-    _run_shard(job, shards[0][:1])  # compiled here once, the workers fork with it (below)
+    _warm_up(job, shards[0])
     ctx = multiprocessing.get_context("fork")
     queue = ctx.Queue()
     _WORK.update(job=job, shards=shards, queue=queue)
