@@ -41,10 +41,12 @@ from ..go.rules import BLACK, OK, WHITE, illegal_reason, new_board, place_setup,
 from ..patterns.candidates import (
     PASS_KEY,
     Vocabulary,
-    candidate_levels,
+    candidate_tactical,
+    carried_patterns,
     combination_key,
     combination_rows,
     offset_dtype,
+    pattern_memory,
 )
 from ..patterns.features import N_FEATURES
 from ..patterns.prior import KnowledgeArrays
@@ -198,6 +200,7 @@ def _game_candidates(g: int, lines: GameLines, slot: int, size: int, knowledge: 
     state = np.empty((size + 2 * pad) ** 2, dtype=np.int8)
     levels = np.zeros((size * size, N_FEATURES), dtype=np.int32)
     pattern = np.zeros(size * size, dtype=np.int32)
+    memory = (pattern_memory(b.shape[1]), pattern_memory(b.shape[1]))
     width = size * size + 1
     k = slot
     lo = offsets[g]
@@ -208,7 +211,8 @@ def _game_candidates(g: int, lines: GameLines, slot: int, size: int, knowledge: 
             return
         if mask[lo + n]:
             points = legal_moves(b, m, color)
-            candidate_levels(b, m, color, points, pad, delta, max_ring, lookup, far, level_index, scratch, state, levels, pattern)
+            candidate_tactical(b, m, color, points, level_index, scratch, levels)
+            carried_patterns(b, m, color, points, pad, delta, max_ring, lookup, far, state, memory[color - 1], pattern)
             base = k * width
             winner = len(points)
             for i in range(len(points)):
