@@ -10,6 +10,11 @@ kernel that does what the one before did and one thing more:
 - replay: the moves played, the legal moves of every position listed;
 - tactical: + every candidate's tactical feature levels;
 - patterns: + every candidate's largest known pattern;
+
+each read afresh at every position, then the same stages carried along the game (the moves
+played tracked, the levels and patterns kept from the colour's previous turn where the moves
+since changed nothing: ``tracked_features``, ``carried_patterns``), then
+
 - kernel: + the combination keys written out (the team-building kernel itself);
 - chunk: + the candidates compacted, their combinations interned and packed (``chunk_teams``).
 
@@ -25,13 +30,20 @@ import time
 import numpy as np
 from numba import njit
 from shapemill.datasets.corpus import load_corpus
+from shapemill.go.changes import new_tracker, play_tracked
 from shapemill.go.reading import legal_moves, reading_scratch
 from shapemill.go.rings import far_rings, geometry
 from shapemill.go.rules import BLACK, OK, WHITE, illegal_reason, new_board, place_setup, play, to_point
 from shapemill.miner import positions
 from shapemill.miner.positions import GameLines, Replay, TeamBuffers, chunk_teams, sample_mask
-from shapemill.patterns.candidates import Vocabulary, candidate_patterns, candidate_tactical
-from shapemill.patterns.features import N_FEATURES
+from shapemill.patterns.candidates import (
+    Vocabulary,
+    candidate_patterns,
+    candidate_tactical,
+    carried_patterns,
+    pattern_memory,
+)
+from shapemill.patterns.features import N_FEATURES, tracked_features
 from shapemill.patterns.prior import KnowledgeArrays
 from shapemill.tables import read_table
 
@@ -39,8 +51,10 @@ STAGE_REPLAY, STAGE_TACTICAL, STAGE_PATTERNS = 0, 1, 2
 
 
 @njit(cache=True)
-def _stage_game(g, lines, size, knowledge, stage) -> int:
-    """Replay game ``g`` doing the work of ``stage`` at every sampled position; the candidates read."""
+def _stage_game(g, lines, size, knowledge, stage, carry) -> int:
+    """Replay game ``g`` doing the work of ``stage`` at every sampled position, each candidate
+    read afresh or (``carry``) carried along the game as the team-building kernel does; the
+    candidates read."""
     moves, offsets, first_color, setup, setup_start, mask = lines
     pad, delta, max_ring, lookup, far, level_index, _ = knowledge
     b, m = new_board(size)
@@ -48,8 +62,12 @@ def _stage_game(g, lines, size, knowledge, stage) -> int:
         for i in range(setup_start[row], setup_start[row + 1]):
             place_setup(b, m, color, to_point(setup[i], size))
     scratch = reading_scratch(b, m)
+    tracker = new_tracker(b, m)
     state = np.empty((size + 2 * pad) ** 2, dtype=np.int8)
     levels = np.zeros((size * size, N_FEATURES), dtype=np.int32)
+    kept = np.zeros((3, b.shape[1], N_FEATURES), dtype=np.int32)
+    read_at = np.full(3, -3)
+    memory = (pattern_memory(b.shape[1]), pattern_memory(b.shape[1]))
     pattern = np.zeros(size * size, dtype=np.int32)
     reach = np.zeros(size * size, dtype=np.int32)
     read = 0
@@ -61,20 +79,29 @@ def _stage_game(g, lines, size, knowledge, stage) -> int:
             return read
         if mask[lo + n]:
             points = legal_moves(b, m, color)
-            if stage >= STAGE_TACTICAL:
+            if stage >= STAGE_TACTICAL and carry:
+                tracked_features(b, m, color, points, tracker, n, kept[color], read_at[color] != n - 2)
+                read_at[color] = n
+            elif stage >= STAGE_TACTICAL:
                 candidate_tactical(b, m, color, points, level_index, scratch, levels)
-            if stage >= STAGE_PATTERNS:
+            if stage >= STAGE_PATTERNS and carry:
+                carried_patterns(b, m, color, points, pad, delta, max_ring, lookup, far, state, memory[color - 1],
+                                 pattern)
+            elif stage >= STAGE_PATTERNS:
                 candidate_patterns(b, m, color, points, pad, delta, max_ring, lookup, far, state, pattern, reach)
             read += len(points)
-        play(b, m, color, point)
+        if carry:
+            play_tracked(b, m, color, point, tracker, n)
+        else:
+            play(b, m, color, point)
     return read
 
 
 @njit(cache=True)
-def _stage(games, lines, size, knowledge, stage) -> int:
+def _stage(games, lines, size, knowledge, stage, carry) -> int:
     read = 0
     for g in games:
-        read += _stage_game(g, lines, size, knowledge, stage)
+        read += _stage_game(g, lines, size, knowledge, stage, carry)
     return read
 
 
@@ -101,12 +128,13 @@ def main() -> int:
     lines = GameLines(corpus.moves, replay.offsets, replay.first_color, replay.setup, replay.setup_start, mask)
     positions.use_threads(1)
     stages = {
-        "replay": lambda: _stage(games, lines, 19, knowledge, STAGE_REPLAY),
-        "tactical": lambda: _stage(games, lines, 19, knowledge, STAGE_TACTICAL),
-        "patterns": lambda: _stage(games, lines, 19, knowledge, STAGE_PATTERNS),
-        "kernel": lambda: _kernel(corpus, vocab, mask, replay, games),
-        "chunk": lambda: chunk_teams(corpus, vocab, mask, replay, games),
+        f"{name}{', carried' if carry else ''}": (lambda stage=stage, carry=carry:
+                                                 _stage(games, lines, 19, knowledge, stage, carry))
+        for carry in (False, True)
+        for name, stage in (("replay", STAGE_REPLAY), ("tactical", STAGE_TACTICAL), ("patterns", STAGE_PATTERNS))
     }
+    stages["kernel"] = lambda: _kernel(corpus, vocab, mask, replay, games)
+    stages["chunk"] = lambda: chunk_teams(corpus, vocab, mask, replay, games)
     for run in stages.values():  # compile
         run()
     best = {name: float("inf") for name in stages}
@@ -120,8 +148,8 @@ def main() -> int:
     before = 0.0
     for name, seconds in best.items():
         us = seconds / n_pos * 1e6
-        print(f"{name:>9} {us:8.1f} us  (+{us - before:.1f})")
-        before = us
+        print(f"{name:>18} {us:8.1f} us  ({'+' if name != 'replay, carried' else ''}{us - before:.1f})")
+        before = 0.0 if name == "patterns" else us
     return 0
 
 

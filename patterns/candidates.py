@@ -354,11 +354,14 @@ PASS_KEY = int(COMBO_PLACE[-1])
 
 
 @njit(cache=True)
-def combination_key(levels: np.ndarray) -> int:
-    """The combination key of one candidate's tactical levels (no pass)."""
+def known_combination_key(levels: np.ndarray, level_index: np.ndarray) -> int:
+    """The combination key of one candidate's tactical levels (no pass), each level the
+    vocabulary does not know (``level_index``'s -1) counted absent, as ``candidate_tactical``
+    counts it."""
     key = 0
     for f in range(len(levels)):
-        key += levels[f] * COMBO_PLACE[f]
+        if level_index[f + 1, levels[f]] >= 0:
+            key += levels[f] * COMBO_PLACE[f]
     return key
 
 

@@ -18,7 +18,7 @@ from shapemill.go.reading import legal_moves, reading_scratch
 from shapemill.go.rings import far_rings, geometry
 from shapemill.go.rules import play, to_point
 from shapemill.miner.positions import Replay, chunk_plan, chunk_teams, pattern_bits, sample_mask
-from shapemill.patterns.candidates import PASS_KEY, Vocabulary, candidate_levels, combination_key
+from shapemill.patterns.candidates import COMBO_PLACE, PASS_KEY, Vocabulary, candidate_levels
 from shapemill.patterns.defaults import PATTERNS, default_table
 from shapemill.patterns.features import N_FEATURES
 from shapemill.tables import read_table
@@ -68,7 +68,7 @@ def from_scratch(corpus, vocab, mask) -> tuple[np.ndarray, np.ndarray, np.ndarra
                 candidate_levels(b, m, color, points, geo.pad, geo.delta, geo.max_ring, vocab.lookup, far_rings(size),
                                  vocab.level_index, reading_scratch(b, m), np.empty(geo.stride**2, dtype=np.int8),
                                  levels, pattern)
-                keys = [combination_key(row) for row in levels] + [PASS_KEY]
+                keys = [*(levels.astype(np.int64) @ COMBO_PLACE[:N_FEATURES]).tolist(), PASS_KEY]
                 features = [int(p) if p >= 0 else vocab.size for p in pattern] + [vocab.size]
                 for f, k in zip(features, keys):
                     v = f | (ids.setdefault(k, len(ids)) << bits)
