@@ -75,30 +75,36 @@ def _pass(pos_start, team, bits, chosen, gamma, cs, n_blocks, by_pattern, n_out)
 
     ``acc`` sums, over the candidates, ``cs[combo] / E_j`` by pattern when
     ``by_pattern``, else ``gamma[pattern] / E_j`` by combination (``n_out`` entries).
+    Each position's candidates are unpacked and their strengths read once, into a
+    buffer that the sums then read.
     """
     n = len(chosen)
     bounds = _blocks(n, n_blocks)
     acc = np.zeros((n_blocks, n_out))
     lls = np.zeros(n_blocks)
     total = np.empty(n)
+    widest = 1
+    for j in range(n):
+        widest = max(widest, pos_start[j + 1] - pos_start[j])
     for t in prange(n_blocks):
         a = acc[t]
+        where = np.empty(widest, dtype=np.int64)  # each candidate's pattern (by_pattern) or combination
+        part = np.empty(widest)  # the strength of the rest of its team
         ll = 0.0
         for j in range(bounds[t], bounds[t + 1]):
+            lo = pos_start[j]
             e = 0.0
-            for c in range(pos_start[j], pos_start[j + 1]):
-                p, k = candidate(team, c, bits)
-                e += gamma[p] * cs[k]
+            for i in range(pos_start[j + 1] - lo):
+                p, k = candidate(team, lo + i, bits)
+                g, s = gamma[p], cs[k]
+                e += g * s
+                where[i], part[i] = (p, s) if by_pattern else (k, g)
             total[j] = e
-            p, k = candidate(team, pos_start[j] + chosen[j], bits)
-            ll += np.log(gamma[p] * cs[k] / e)
+            w = chosen[j]
+            ll += np.log((gamma[where[w]] if by_pattern else cs[where[w]]) * part[w] / e)
             inv = 1.0 / e
-            for c in range(pos_start[j], pos_start[j + 1]):
-                p, k = candidate(team, c, bits)
-                if by_pattern:
-                    a[p] += cs[k] * inv
-                else:
-                    a[k] += gamma[p] * inv
+            for i in range(pos_start[j + 1] - lo):
+                a[where[i]] += part[i] * inv
         lls[t] = ll
     return lls.sum(), total, acc.sum(axis=0)
 
