@@ -56,7 +56,8 @@ def main() -> int:
         from shapemill.patterns.defaults import PATTERNS, default_table
 
         args.patterns = default_table(PATTERNS)
-    vocab = Vocabulary.from_patterns(read_table(args.patterns, "patterns", ["feature", "pattern_id", "level", "size"])[0])
+    columns = ["feature", "pattern_id", "level", "size"]
+    vocab = Vocabulary.from_patterns(read_table(args.patterns, "patterns", columns)[0])
     train = load_corpus([args.games], split="train")
     test = load_corpus([args.games], split="test", limit=args.test_games)
     start = time.perf_counter()

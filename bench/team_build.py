@@ -2,8 +2,9 @@
 
     python bench/team_build.py GAMES.parquet --games 100
 
-Builds the teams of every position of the first ``--games`` train games of GAMES
-with the patterns table ``--patterns`` (the bundled one by default) on one thread,
+Builds the teams of every position (or a ``--share`` of them, sampled as ``rate``
+samples) of the first ``--games`` train games of GAMES with the patterns table
+``--patterns`` (the bundled one by default) on one thread,
 ``--rounds`` times, and prints the CPU time a position of each stage, each stage a
 kernel that does what the one before did and one thing more:
 
@@ -111,15 +112,18 @@ def main() -> int:
     parser.add_argument("--patterns", default=None, help="patterns table (default: the bundled one)")
     parser.add_argument("--games", dest="n_games", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--share", type=float, default=1.0,
+                        help="share of the positions sampled (seed 0), as rate samples them (default: all)")
     args = parser.parse_args()
     if args.patterns is None:
         from shapemill.patterns.defaults import PATTERNS, default_table
 
         args.patterns = default_table(PATTERNS)
     corpus = load_corpus([args.games], split="train", limit=None)
-    vocab = Vocabulary.from_patterns(read_table(args.patterns, "patterns", ["feature", "pattern_id", "level", "size"])[0])
+    columns = ["feature", "pattern_id", "level", "size"]
+    vocab = Vocabulary.from_patterns(read_table(args.patterns, "patterns", columns)[0])
     games = np.flatnonzero(corpus.board_size == 19)[: args.n_games]
-    mask = sample_mask(corpus, None)
+    mask = sample_mask(corpus, None if args.share >= 1 else int(args.share * corpus.n_positions))
     replay = Replay.of(corpus, mask)
     n_pos = int(replay.per_game[games].sum())
     geo = geometry(19)
@@ -143,7 +147,8 @@ def main() -> int:
             t = time.process_time()
             run()
             best[name] = min(best[name], time.process_time() - t)
-    print(f"team building, {n_pos:,} positions of {len(games)} train games of {args.games}, one thread, "
+    print(f"team building, {n_pos:,} positions ({args.share:.0%} sampled) of {len(games)} train games of "
+          f"{args.games}, one thread, "
           f"best of {args.rounds} rounds (CPU microseconds a position; the stage alone in brackets)")
     before = 0.0
     for name, seconds in best.items():
