@@ -12,22 +12,10 @@ import numpy as np
 from numba import njit
 
 from ..datasets.corpus import Corpus
-from ..go.changes import add_short_liberties, new_tracker, play_tracked, stale_points
+from ..go.changes import new_tracker, play_tracked
 from ..go.reading import legal_moves
-from ..go.rules import (
-    EMPTIES,
-    LAST,
-    LAST2,
-    N_EMPTY,
-    OK,
-    PASS,
-    SIZE,
-    STRIDE,
-    illegal_reason,
-    to_point,
-)
-from ..patterns.features import FEATURE_LEVELS, FEATURES, N_FEATURES, distance_level, point_features
-from ..patterns.features.table import F_LAST2_DIST, F_LAST_DIST
+from ..go.rules import OK, PASS, SIZE, illegal_reason, to_point
+from ..patterns.features import FEATURE_LEVELS, FEATURES, N_FEATURES, tracked_features
 from .shards import Job, map_games
 
 
@@ -39,31 +27,20 @@ def count_feature_levels(b, m, moves, first_color, tracker, levels, seen, played
 
     The same counts as reading every candidate's features at every position
     (``tactical_features``), reading only the points ``tracker`` names as stale and
-    those next to strings of at most two liberties; ``levels[color, point]`` keeps
-    each colour's levels in between. ``tracker`` is ``new_tracker(b, m)``."""
+    those next to strings of at most two liberties (``tracked_features``);
+    ``levels[color, point]`` keeps each colour's levels in between. ``tracker`` is
+    ``new_tracker(b, m)``."""
     size = m[SIZE]
-    w = m[STRIDE]
     n_features = seen.shape[0] - 1
-    libs3, mark, work, mwork, ladder = tracker.scratch
-    for color in (1, 2):
-        for i in range(m[N_EMPTY]):
-            p = b[EMPTIES, i]
-            point_features(b, m, color, p, libs3, mark, work, mwork, ladder, levels[color, p])
     for n in range(len(moves)):
         color = first_color if n % 2 == 0 else 3 - first_color
         chosen = to_point(moves[n], size)
         if illegal_reason(b, m, color, chosen) != OK:
             return
         points = legal_moves(b, m, color)
-        stale = add_short_liberties(b, m, tracker, n, points, stale_points(tracker, n))
-        for j in range(stale):
-            p = tracker.stale[j]
-            point_features(b, m, color, p, libs3, mark, work, mwork, ladder, levels[color, p])
-        last, last2 = m[LAST], m[LAST2]
+        tracked_features(b, m, color, points, tracker, n, levels[color], n < 2)
         for p in points:
             out = levels[color, p]
-            out[F_LAST_DIST] = 0 if last == PASS else distance_level(p, last, w, 0)
-            out[F_LAST2_DIST] = 0 if last2 == PASS else distance_level(p, last2, w, 1)
             for f in range(n_features):
                 level = out[f]
                 if level:

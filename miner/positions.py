@@ -35,18 +35,20 @@ from numba import njit, prange
 
 from ..datasets.corpus import Corpus
 from ..errors import ShapemillError
-from ..go.reading import legal_moves, reading_scratch
+from ..go.changes import new_tracker, play_tracked
+from ..go.reading import legal_moves
 from ..go.rings import FarRings, far_rings, geometry
-from ..go.rules import BLACK, OK, WHITE, illegal_reason, new_board, place_setup, play, to_point
+from ..go.rules import BLACK, OK, WHITE, illegal_reason, new_board, place_setup, to_point
 from ..patterns.candidates import (
     PASS_KEY,
     Vocabulary,
-    candidate_levels,
-    combination_key,
+    carried_patterns,
     combination_rows,
+    known_combination_key,
     offset_dtype,
+    pattern_memory,
 )
-from ..patterns.features import N_FEATURES
+from ..patterns.features import N_FEATURES, tracked_features
 from ..patterns.prior import KnowledgeArrays
 
 #: Positions built at once, about (whole games): a chunk's buffers hold its positions x (points + 1) x 12 bytes.
@@ -194,10 +196,12 @@ def _game_candidates(g: int, lines: GameLines, slot: int, size: int, knowledge: 
     for color, row in ((BLACK, 2 * g), (WHITE, 2 * g + 1)):
         for i in range(setup_start[row], setup_start[row + 1]):
             place_setup(b, m, color, to_point(setup[i], size))
-    scratch = reading_scratch(b, m)
+    tracker = new_tracker(b, m)
     state = np.empty((size + 2 * pad) ** 2, dtype=np.int8)
-    levels = np.zeros((size * size, N_FEATURES), dtype=np.int32)
+    levels = np.zeros((3, b.shape[1], N_FEATURES), dtype=np.int32)  # each colour's, by board point
+    read_at = np.full(3, -3)  # each colour's last position read
     pattern = np.zeros(size * size, dtype=np.int32)
+    memory = (pattern_memory(b.shape[1]), pattern_memory(b.shape[1]))
     width = size * size + 1
     k = slot
     lo = offsets[g]
@@ -208,21 +212,23 @@ def _game_candidates(g: int, lines: GameLines, slot: int, size: int, knowledge: 
             return
         if mask[lo + n]:
             points = legal_moves(b, m, color)
-            candidate_levels(b, m, color, points, pad, delta, max_ring, lookup, far, level_index, scratch, state, levels, pattern)
+            tracked_features(b, m, color, points, tracker, n, levels[color], read_at[color] != n - 2)
+            read_at[color] = n
+            carried_patterns(b, m, color, points, pad, delta, max_ring, lookup, far, state, memory[color - 1], pattern)
             base = k * width
             winner = len(points)
             for i in range(len(points)):
                 if points[i] == point:
                     winner = i
                 pattern_out[base + i] = pattern[i]
-                key_out[base + i] = combination_key(levels[i])
+                key_out[base + i] = known_combination_key(levels[color, points[i]], level_index)
             pattern_out[base + len(points)] = -1
             key_out[base + len(points)] = PASS_KEY
             n_cand[k] = len(points) + 1
             chosen_out[k] = winner
             move_out[k] = n
             k += 1
-        play(b, m, color, point)
+        play_tracked(b, m, color, point, tracker, n)
 
 
 @njit(cache=True, parallel=True)

@@ -75,30 +75,36 @@ def _pass(pos_start, team, bits, chosen, gamma, cs, n_blocks, by_pattern, n_out)
 
     ``acc`` sums, over the candidates, ``cs[combo] / E_j`` by pattern when
     ``by_pattern``, else ``gamma[pattern] / E_j`` by combination (``n_out`` entries).
+    Each position's candidates are unpacked and their strengths read once, into a
+    buffer that the sums then read.
     """
     n = len(chosen)
     bounds = _blocks(n, n_blocks)
     acc = np.zeros((n_blocks, n_out))
     lls = np.zeros(n_blocks)
     total = np.empty(n)
+    widest = 1
+    for j in range(n):
+        widest = max(widest, pos_start[j + 1] - pos_start[j])
     for t in prange(n_blocks):
         a = acc[t]
+        where = np.empty(widest, dtype=np.int64)  # each candidate's pattern (by_pattern) or combination
+        part = np.empty(widest)  # the strength of the rest of its team
         ll = 0.0
         for j in range(bounds[t], bounds[t + 1]):
+            lo = pos_start[j]
             e = 0.0
-            for c in range(pos_start[j], pos_start[j + 1]):
-                p, k = candidate(team, c, bits)
-                e += gamma[p] * cs[k]
+            for i in range(pos_start[j + 1] - lo):
+                p, k = candidate(team, lo + i, bits)
+                g, s = gamma[p], cs[k]
+                e += g * s
+                where[i], part[i] = (p, s) if by_pattern else (k, g)
             total[j] = e
-            p, k = candidate(team, pos_start[j] + chosen[j], bits)
-            ll += np.log(gamma[p] * cs[k] / e)
+            w = chosen[j]
+            ll += np.log((gamma[where[w]] if by_pattern else cs[where[w]]) * part[w] / e)
             inv = 1.0 / e
-            for c in range(pos_start[j], pos_start[j + 1]):
-                p, k = candidate(team, c, bits)
-                if by_pattern:
-                    a[p] += cs[k] * inv
-                else:
-                    a[k] += gamma[p] * inv
+            for i in range(pos_start[j + 1] - lo):
+                a[where[i]] += part[i] * inv
         lls[t] = ll
     return lls.sum(), total, acc.sum(axis=0)
 
@@ -295,12 +301,39 @@ def finish_counts(counts: Counts, combos: np.ndarray, none: int,
 
 
 class FitState(NamedTuple):
-    """Where a fit stands after a sweep: the gammas (``none + 1``), the objective after
-    each sweep before, and the objective at the gammas the sweep started from."""
+    """Where a fit stands after a sweep: the gammas the next sweep starts from (``none +
+    1``), the objective after each sweep before, the objective at the gammas the sweep
+    started from, and where the accelerated fit is in its cycle of three sweeps
+    (:func:`fit_competitions`): ``phase`` sweeps of it done; ``anchor`` the gammas the
+    cycle started from (phase 1) or those of the plain MM step, the fall-back of the
+    extrapolated ``gamma`` (phase 2); ``floor`` the objective that ``gamma`` must reach."""
 
     gamma: np.ndarray
     objective: list[float]
     previous: float
+    phase: int = 0
+    anchor: np.ndarray = np.zeros(0)
+    floor: float = -np.inf
+
+
+#: The longest SQUAREM step (``-alpha``), and the most an extrapolated log-gamma moves
+#: past the plain MM step's: bounds that keep the gammas finite; the objective decides.
+MAX_STEP, MAX_LOG_MOVE = 64.0, 8.0
+
+
+def extrapolate(x0: np.ndarray, x1: np.ndarray, x2: np.ndarray, n: int) -> np.ndarray:
+    """SQUAREM's step (Varadhan & Roland 2008, scheme S3) from three successive MM points
+    ``x0``, ``x1 = F(x0)``, ``x2 = F(x1)``, in log-gamma over the first ``n`` features:
+    ``t0 - 2 a r + a^2 v`` with ``r = t1 - t0``, ``v = t2 - 2 t1 + t0``, ``a = -|r| / |v|``
+    (at most -1, which gives ``x2``)."""
+    t0, t1, t2 = np.log(x0[:n]), np.log(x1[:n]), np.log(x2[:n])
+    r = t1 - t0
+    v = t2 - t1 - r
+    rr, vv = float(np.sqrt(r @ r)), float(np.sqrt(v @ v))
+    alpha = max(-MAX_STEP, min(-1.0, -rr / vv if vv > 0 else -1.0))
+    out = x2.copy()
+    out[:n] = np.exp(np.clip(t0 - 2 * alpha * r + alpha * alpha * v, t2 - MAX_LOG_MOVE, t2 + MAX_LOG_MOVE))
+    return out
 
 
 @dataclass
@@ -319,17 +352,20 @@ class Fit:
 def fit(
     teams: Teams, max_iter: int = 100, tol: float = 1e-4, prior: bool = True,
     report: Callable[[int, float, float, float], None] | None = None, workers: int = 1,
+    accelerate: bool = True,
 ) -> Fit:
     """Fit the gammas of the ``teams.none`` features on ``teams`` by MM (see
     :func:`fit_competitions`); ``workers`` threads share each pass."""
     use_threads(workers)
-    return fit_competitions(InMemory(teams, max(1, min(workers, teams.n_positions))), max_iter, tol, prior, report)
+    return fit_competitions(InMemory(teams, max(1, min(workers, teams.n_positions))), max_iter, tol, prior, report,
+                            accelerate=accelerate)
 
 
 def fit_competitions(
     competitions: Competitions, max_iter: int = 100, tol: float = 1e-4, prior: bool = True,
     report: Callable[[int, float, float, float], None] | None = None,
     resume: FitState | None = None, checkpoint: Callable[[FitState], None] | None = None,
+    accelerate: bool = True,
 ) -> Fit:
     """Fit the gammas of the ``competitions.none`` features by MM.
 
@@ -340,23 +376,37 @@ def fit_competitions(
     after every sweep. ``prior=False`` gives the plain maximum-likelihood fit.
     ``checkpoint(state)`` is called after each sweep's updates; a fit started from
     ``resume`` (such a state) goes on exactly as the fit that saved it.
+
+    ``accelerate`` (SQUAREM, :func:`extrapolate`): in each cycle of three sweeps, the
+    third starts from gammas extrapolated from the first two's steps instead of the
+    second's result, and keeps them only if their objective (its first pass computes it)
+    is at least that of the second sweep's start, else it starts from the second's
+    result (one pass spent): the objective still never decreases.
     """
     comps = competitions
     n, first = comps.none, comps.first_tactical
     w, seen, as_pattern = finish_counts(comps.counts(), comps.combos, n, first)
     patterns = np.flatnonzero(as_pattern[:n])
     group_start, group_features = _groups(comps.combos, n - first)
-    gamma = np.ones(n + 1) if resume is None else resume.gamma.copy()
-    tactical = gamma[first:]  # a view: the gammas the combinations number
-    cs = combination_strengths(comps.combos, tactical)
+    state = FitState(np.ones(n + 1), [], -np.inf) if resume is None else resume
+    gamma, phase, anchor, floor = state.gamma.copy(), state.phase, state.anchor, state.floor
     n_pos = max(1, comps.n_positions)
-    trace: list[float] = [] if resume is None else list(resume.objective)
-    previous = -np.inf if resume is None else resume.previous
+    trace: list[float] = list(state.objective)
+    previous = state.previous
     begin = 0 if resume is None else len(trace) + 1
+    cs = combination_strengths(comps.combos, gamma[first:])
+
+    def first_pass(gamma: np.ndarray) -> tuple[np.ndarray, float, float, np.ndarray]:
+        cs = combination_strengths(comps.combos, gamma[first:])
+        ll, acc = comps.sweep_pass(gamma, cs, True)
+        return cs, ll, (ll + (_log_prior(gamma[:n]) if prior else 0.0)) / n_pos, acc
+
     start = time.perf_counter()
     for it in range(begin, max_iter + 1):
-        ll, acc = comps.sweep_pass(gamma, cs, True)
-        objective = (ll + (_log_prior(gamma[:n]) if prior else 0.0)) / n_pos
+        cs, ll, objective, acc = first_pass(gamma)
+        if phase == 2 and not objective >= floor:  # the extrapolation lost: the plain step's gammas
+            gamma = anchor.copy()
+            cs, ll, objective, acc = first_pass(gamma)
         if it:
             trace.append(objective)
             if report:
@@ -367,9 +417,17 @@ def fit_competitions(
         gamma0 = gamma.copy()
         _update(patterns, w, acc, gamma0, gamma, prior)
         _, a = comps.sweep_pass(gamma, cs, False)
+        tactical = gamma[first:]  # a view: the gammas the combinations number
         _tactical_step(comps.combos, group_start, group_features, tactical, gamma0[first:], cs, a, w[first:], prior)
+        if accelerate and phase == 0:
+            phase, anchor = 1, gamma0
+        elif accelerate and phase == 1:
+            phase, floor = 2, objective
+            gamma, anchor = extrapolate(anchor, gamma0, gamma, n), gamma
+        elif accelerate:
+            phase, anchor, floor = 0, np.zeros(0), -np.inf
         if checkpoint:
-            checkpoint(FitState(gamma, trace, previous))
+            checkpoint(FitState(gamma, trace, previous, phase, anchor, floor))
     seconds = (time.perf_counter() - start) / max(1, len(trace) - max(0, begin - 1))
     info = comps.information(gamma, cs)[:n]
     gamma = gamma[:n]

@@ -230,7 +230,9 @@ class WorkFolder:
             return None
         try:
             with np.load(path) as saved:
-                state = FitState(saved["gamma"].copy(), saved["objective"].tolist(), float(saved["previous"]))
+                cycle = (int(saved["phase"]), saved["anchor"].copy(), float(saved["floor"])) \
+                    if "phase" in saved.files else ()  # saved before the fit was accelerated: a cycle starts
+                state = FitState(saved["gamma"].copy(), saved["objective"].tolist(), float(saved["previous"]), *cycle)
         except (OSError, ValueError, KeyError, EOFError) as exc:
             raise ShardError(f"{path}: damaged saved fit ({exc}); remove it to start the sweeps again") from None
         return state
@@ -238,7 +240,8 @@ class WorkFolder:
     def save_state(self, state: FitState) -> None:
         """Keep the gammas after a sweep (atomically: a kill or a full disk leaves the last ones)."""
         with atomic_path(self.path / "fit.npz") as tmp, open(tmp, "wb") as f:
-            np.savez(f, gamma=state.gamma, objective=np.array(state.objective), previous=state.previous)
+            np.savez(f, gamma=state.gamma, objective=np.array(state.objective), previous=state.previous,
+                     phase=state.phase, anchor=state.anchor, floor=state.floor)
 
     def remove(self) -> None:
         """Remove the folder; one a symbolic link names is emptied, so that the link still leads somewhere."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -25,11 +26,12 @@ from ..go.rings import (
     board_stones,
     far_stone_hashes,
     fill_padded,
+    gridcular_distance,
     grow_ring,
     padded_point,
     ring_id,
 )
-from ..go.rules import STRIDE
+from ..go.rules import COLOR, STRIDE
 from ..go.vertices import row_col
 from .features import FEATURE_LEVELS, FEATURES, N_FEATURES, tactical_features_with
 
@@ -219,6 +221,78 @@ def candidate_patterns(b, m, color, points, pad, delta, max_ring, lookup, far, s
         pattern[i], reach[i] = _largest_pattern(state, q, r, c, rel, delta, max_ring, lookup, far, stones, h, acc)
 
 
+#: A point whose largest pattern was not read (not a legal move when the patterns were read).
+NOT_READ = -2
+#: More stones changed than this since a colour's last read: all its points are read again
+#: (testing every point against every stone would cost more than reading it).
+CARRY_LIMIT = 48
+
+
+class PatternMemory(NamedTuple):
+    """One colour's largest patterns of the last position it read, to carry to the next."""
+
+    known: np.ndarray  # int32[L]: the largest pattern of each board point, NOT_READ where not read
+    reach: np.ndarray  # int32[L]: the last ring read for it (no stone farther changes it)
+    colour: np.ndarray  # int8[L]: the board's colours then
+    changed: np.ndarray  # int64[L]: scratch, the points whose colour changed since
+    missing: np.ndarray  # int64[L]: scratch, the points to read
+    read: np.ndarray  # int32[L]: scratch, their patterns
+    read_reach: np.ndarray  # int32[L]: scratch, their reach
+
+
+@njit(cache=True)
+def pattern_memory(points: int) -> PatternMemory:
+    """An empty ``PatternMemory`` of a board of ``points`` points (``b.shape[1]``)."""
+    return PatternMemory(np.full(points, NOT_READ, dtype=np.int32), np.zeros(points, dtype=np.int32),
+                         np.zeros(points, dtype=np.int8), np.empty(points, dtype=np.int64),
+                         np.empty(points, dtype=np.int64), np.empty(points, dtype=np.int32),
+                         np.empty(points, dtype=np.int32))
+
+
+@njit(cache=True)
+def carried_patterns(b, m, color, points, pad, delta, max_ring, lookup, far, state, memory, pattern) -> int:
+    """``pattern[i]`` as ``candidate_patterns`` gives it, carried from ``memory`` (the
+    patterns ``color`` read last, in the same game) for each point that was read then and
+    that none of the stones changed since can reach (each lies past the last ring read for
+    it), read from the board for the others; ``memory`` is left holding this position's.
+    Returns how many points were read."""
+    known, reach, colour, changed, missing, read, read_reach = memory
+    w = m[STRIDE]
+    n_changed = 0
+    for q in range(len(colour)):
+        if colour[q] != b[COLOR, q]:
+            changed[n_changed] = q
+            n_changed += 1
+            colour[q] = b[COLOR, q]
+    n_missing = 0
+    for i in range(len(points)):
+        p = points[i]
+        k = known[p] if n_changed <= CARRY_LIMIT else NOT_READ
+        if k != NOT_READ:
+            r = reach[p]
+            for j in range(n_changed):
+                if gridcular_distance(p, changed[j], w) <= r:
+                    k = NOT_READ
+                    break
+        pattern[i] = k
+        if k == NOT_READ:
+            missing[n_missing] = p
+            n_missing += 1
+    known[:] = NOT_READ  # a point not legal now is read afresh when it is again
+    if n_missing:
+        candidate_patterns(b, m, color, missing[:n_missing], pad, delta, max_ring, lookup, far, state,
+                           read, read_reach)
+    j = 0
+    for i in range(len(points)):
+        p = points[i]
+        if pattern[i] == NOT_READ:
+            pattern[i] = read[j]
+            reach[p] = read_reach[j]
+            j += 1
+        known[p] = pattern[i]
+    return n_missing
+
+
 @njit(cache=True)
 def candidate_tactical(b, m, color, points, level_index, scratch, levels) -> None:
     """``levels[i, f]``: the level of tactical feature ``f`` of candidate ``points[i]``,
@@ -280,11 +354,14 @@ PASS_KEY = int(COMBO_PLACE[-1])
 
 
 @njit(cache=True)
-def combination_key(levels: np.ndarray) -> int:
-    """The combination key of one candidate's tactical levels (no pass)."""
+def known_combination_key(levels: np.ndarray, level_index: np.ndarray) -> int:
+    """The combination key of one candidate's tactical levels (no pass), each level the
+    vocabulary does not know (``level_index``'s -1) counted absent, as ``candidate_tactical``
+    counts it."""
     key = 0
     for f in range(len(levels)):
-        key += levels[f] * COMBO_PLACE[f]
+        if level_index[f + 1, levels[f]] >= 0:
+            key += levels[f] * COMBO_PLACE[f]
     return key
 
 

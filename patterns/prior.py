@@ -23,6 +23,7 @@ from ..go.rules import COLOR, HASH, SIZE, STRIDE
 from ..tables import TableError, check_table, read_table
 from .candidates import (
     MODEL_COLUMNS,
+    NOT_READ,
     candidate_patterns,
     candidate_tactical,
     ratings_model,
@@ -32,7 +33,6 @@ from .features import N_FEATURES
 
 #: Slots of a ``prior_cache`` (a power of two): positions whose patterns are kept.
 CACHE_SLOTS = 1024
-NOT_READ = -2  # a cached point whose pattern was not read (not a legal move then)
 _COLOUR_KEY = np.array([0, 0x2545F4914F6CDD1D, 0x1B873593CC9E2D51 ^ 0x7FFFFFFF], dtype=np.int64)
 
 

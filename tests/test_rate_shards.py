@@ -14,10 +14,10 @@ from click.testing import CliRunner
 from shapemill.cli import main
 from shapemill.datasets.corpus import load_corpus
 from shapemill.miner import positions
-from shapemill.patterns.candidates import Vocabulary
 from shapemill.miner.positions import build_teams, sample_mask
 from shapemill.miner.rate import fit, fit_competitions
 from shapemill.miner.team_shards import OnDisk, ShardError, WorkFolder, build_shards, identity_of, read_shard
+from shapemill.patterns.candidates import Vocabulary
 from shapemill.tables import read_table
 
 FIXTURES = Path(__file__).parent / "fixtures" / "games"
@@ -87,7 +87,8 @@ class Stop(Exception):
     """Stops a fit after a given number of sweeps, as a kill would."""
 
 
-def test_a_stopped_fit_resumes_to_the_same_gammas(mined, small_chunks, tmp_path):
+@pytest.mark.parametrize("stop", [3, 4, 5])  # within each phase of the accelerated fit's cycle of three sweeps
+def test_a_stopped_fit_resumes_to_the_same_gammas(mined, small_chunks, tmp_path, stop):
     corpus, vocab, mask = corpus_vocab_mask(mined)
     work = WorkFolder(tmp_path / "work", identity_of(corpus, vocab, mask))
     work.open()
@@ -95,15 +96,15 @@ def test_a_stopped_fit_resumes_to_the_same_gammas(mined, small_chunks, tmp_path)
     competitions = OnDisk(work, built, vocab.size, len(vocab.pattern_ids))
     whole = fit_competitions(competitions, max_iter=9, tol=0.0)
 
-    def stop_after_four(state):
+    def stop_after(state):
         work.save_state(state)
-        if len(state.objective) == 3:  # the gammas after the fourth sweep's updates are kept
+        if len(state.objective) == stop:  # the gammas after sweep stop + 1's updates are kept
             raise Stop
 
     with pytest.raises(Stop):
-        fit_competitions(competitions, max_iter=9, tol=0.0, checkpoint=stop_after_four)
+        fit_competitions(competitions, max_iter=9, tol=0.0, checkpoint=stop_after)
     state = work.state()
-    assert len(state.objective) == 3
+    assert len(state.objective) == stop and state.phase == (stop + 1) % 3
     again = WorkFolder(tmp_path / "work", identity_of(corpus, vocab, mask))
     again.open()
     resumed = fit_competitions(OnDisk(again, build_shards(again, corpus, vocab, mask), vocab.size,

@@ -13,13 +13,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ...go.changes import Tracker, add_short_liberties, stale_points
 from ...go.reading import legal_moves, reading_scratch, string_libs3
-from ...go.rules import COLOR, EMPTY
+from ...go.rules import COLOR, EMPTIES, EMPTY, LAST, LAST2, N_EMPTY, PASS, STRIDE
 from ...go.vertices import color_code
-from .distance import distance_features
+from .distance import distance_features, distance_level
 from .shapes import shape_features
 from .strings import string_features
-from .table import N_FEATURES
+from .table import F_LAST2_DIST, F_LAST_DIST, N_FEATURES
 
 
 @njit(cache=True)
@@ -62,6 +63,34 @@ def tactical_features(b: np.ndarray, m: np.ndarray, color: int, points: np.ndarr
     ``(len(points), N_FEATURES)``. The position is unchanged.
     """
     tactical_features_with(b, m, color, points, out, reading_scratch(b, m))
+
+
+@njit(cache=True)
+def tracked_features(b: np.ndarray, m: np.ndarray, color: int, points: np.ndarray, tracker: Tracker, n: int,
+                     levels: np.ndarray, afresh: bool) -> None:
+    """``levels[p]``: the level of every feature of the move ``color`` at each point ``p``
+    of ``points`` (legal moves) before move ``n`` of a game ``tracker`` follows
+    (``go.changes``), as ``tactical_features`` reads them. The levels ``color`` had at
+    its previous turn, two moves before, are kept where the moves since changed nothing
+    (``stale_points``, ``add_short_liberties``) and read again elsewhere; ``afresh``: no
+    such turn (the first, or one not read), every empty point is read. The distances to
+    the last two moves are set for ``points`` only."""
+    libs3, mark, work, mwork, ladder = tracker.scratch
+    if afresh:
+        for i in range(m[N_EMPTY]):
+            p = b[EMPTIES, i]
+            point_features(b, m, color, p, libs3, mark, work, mwork, ladder, levels[p])
+    else:
+        stale = add_short_liberties(b, m, tracker, n, points, stale_points(tracker, n))
+        for j in range(stale):
+            p = tracker.stale[j]
+            point_features(b, m, color, p, libs3, mark, work, mwork, ladder, levels[p])
+    w = m[STRIDE]
+    last, last2 = m[LAST], m[LAST2]
+    for p in points:
+        out = levels[p]
+        out[F_LAST_DIST] = 0 if last == PASS else distance_level(p, last, w, 0)
+        out[F_LAST2_DIST] = 0 if last2 == PASS else distance_level(p, last2, w, 1)
 
 
 def features_of(board, color: str, points=None) -> tuple[np.ndarray, np.ndarray]:
