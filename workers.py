@@ -84,6 +84,18 @@ def signal_name(exc: KeyboardInterrupt | None) -> str:
     return "SIGTERM" if isinstance(exc, Terminated) else "Ctrl-C"
 
 
+def stop(pool) -> None:
+    """End ``pool`` and every worker process it has, then wait for them. ``terminate`` ends
+    the workers it knows of while holding the task queue's lock for good; a worker the pool
+    had started in place of a dead one can be left waiting on that lock, and ``join`` would
+    wait on it forever (seen once, a scan whose workers were killed): such a one is killed."""
+    pool.terminate()
+    for p in list(pool._pool):
+        if p.exitcode is None:
+            p.kill()
+    pool.join()
+
+
 class Watch:
     """The worker processes ``pool`` has started, watched from the parent."""
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..go.rules import replay_check
-from ..workers import Watch, init_worker
+from ..workers import Watch, init_worker, stop
 from .records import SKIP_REASONS, TRUNCATING_REASONS, GameRecord, ScanError, game_id, split_of
 from .sgf import parse_games
 from .sources import DEFAULT_MAX_BYTES, Batch, InputError, plan, read_items
@@ -131,8 +131,7 @@ def iter_results(
             yield watch.get(pending.popleft())
         pool.close()
     finally:
-        pool.terminate()
-        pool.join()
+        stop(pool)
 
 
 def read_games(
