@@ -10,13 +10,15 @@ problem alone: side to move and stones). Each problem is read as ``solve`` reads
 no goal (``engine.solve.tsumego``: attacker, group at stake, region, cropped board), then
 solved by df-pn within ``--seconds`` and ``--nodes``. Per level: problems; proved with a
 book first move; proved with another first move (counted apart, not as correct); ko
-(df-pn does not tell ko apart yet: always 0 for it); proved the other way (the reading
-or the region is wrong: the side to move fails); unknown within the budget; unread (the
-reading refused the problem); median and worst seconds. GnuGo answers the same problems
+(the side that loses wins with a ko threat for every ko, ``solve``'s ``run.ko_turns``;
+in brackets those whose first move, the side to move's with those threats, is the
+book's); proved the other way (the reading or the region is wrong: the side to move
+fails); unknown within the budget; unread (the reading refused the problem); median and
+worst seconds. GnuGo answers the same problems
 in the same run: the same group, ``owl_attack`` when the attacker moves, ``owl_defend``
 when the defender does (on the open board, not in the region); its move and seconds are
 counted the same way ("fails": owl says the side to move cannot reach its aim; a result
-of ko, GnuGo's codes 2 and 3, is reported as ko). ``--no-hints`` starts df-pn's children
+of ko, GnuGo's codes 2 and 3, is reported as ko, its move checked likewise). ``--no-hints`` starts df-pn's children
 at 1 and 1, ``--no-frame`` leaves the empty points off the region empty (a way out, as
 before the frame) instead of the attacker's stones, ``--margin N`` takes the region
 ``N`` steps past the stones' box (``ESCAPE_LINES``, 2), ``--priors`` orders its moves by
@@ -35,6 +37,7 @@ from pathlib import Path
 from shapemill.engine.frontends.match import GtpClient
 from shapemill.engine.solve.dfpn import dfpn
 from shapemill.engine.solve.position import make_problem
+from shapemill.engine.solve.run import FIRST_MOVE_NODES, ko_turns, with_ko_threats
 from shapemill.engine.solve.tsumego import ESCAPE_LINES, crop, read_tsumego
 from shapemill.errors import ShapemillError
 from shapemill.go.rules import PASS
@@ -73,8 +76,8 @@ def empties(p: dict) -> int:
 
 def solve_one(p: dict, seconds: float, hints: bool = True, nodes: int = 10**9, prior=None,
               frame: bool = True, margin: int = ESCAPE_LINES) -> dict:
-    """Our answer to problem ``p``: outcome ('book', 'other', 'wrong', 'unknown', 'unread'),
-    the move, seconds, and the reading."""
+    """Our answer to problem ``p``: outcome ('book', 'other', 'ko', 'wrong', 'unknown',
+    'unread'), the move, seconds, and the reading."""
     size = p["size"]
     black = [parse_sgf_point(s, size) for s in p["black"]]
     white = [parse_sgf_point(s, size) for s in p["white"]]
@@ -89,17 +92,27 @@ def solve_one(p: dict, seconds: float, hints: bool = True, nodes: int = 10**9, p
     problem = make_problem(small.size, small.black, small.white, mover, "kill", [small.target], small.region)
     problem.prior = prior
     r = dfpn(problem, nodes, seconds, hints=hints)
-    took = time.perf_counter() - start
-    move = None
-    if r.move is not None and r.move != PASS:
-        row, col = point_at(r.move, small.size)
-        move = format_vertex((row + small.offset[0], col + small.offset[1]))
+    best = r.move
     if r.value is None:
         outcome = "unknown"
     else:
         defender_lives = (r.value == 1) == (t.defender == "b")
         aim = defender_lives == (mover == t.defender)
-        outcome = "wrong" if not aim else "book" if move in book else "other"
+        budget = min(nodes, 2 * r.nodes + FIRST_MOVE_NODES)
+        left = max(0.0, seconds - (time.perf_counter() - start))
+        if ko_turns(problem, t.defender if defender_lives else t.attacker, budget, left):
+            outcome = "ko"
+            left = max(0.0, seconds - (time.perf_counter() - start))
+            best = dfpn(with_ko_threats(problem, mover), budget, left, hints=hints).move
+        else:
+            outcome = "wrong" if not aim else "other"
+    took = time.perf_counter() - start
+    move = None
+    if best is not None and best != PASS:
+        row, col = point_at(best, small.size)
+        move = format_vertex((row + small.offset[0], col + small.offset[1]))
+    if outcome == "other" and move in book:
+        outcome = "book"
     return {"outcome": outcome, "move": move, "seconds": took, "book": book, "reading": t}
 
 
@@ -128,7 +141,7 @@ def gnugo_one(gnugo: GtpClient, p: dict, target: tuple[int, int] | None) -> dict
         outcome = "ko"
     else:
         outcome = "book" if move in book else "other"
-    return {"outcome": outcome, "move": move, "seconds": took}
+    return {"outcome": outcome, "move": move, "seconds": took, "book": book}
 
 
 def _color_at(p: dict, point: tuple[int, int]) -> str:
@@ -140,9 +153,10 @@ def summary(name: str, level: str, rows: list[dict]) -> str:
     n = len(rows)
     count = {k: sum(1 for r in rows if r["outcome"] == k) for k in
              ("book", "other", "wrong", "unknown", "unread", "ko", "fails")}
+    ko_book = sum(1 for r in rows if r["outcome"] == "ko" and r["move"] in r.get("book", ()))
     secs = [r["seconds"] for r in rows if r["outcome"] != "unread"] or [0.0]
     return (f"| {level} | {name} | {n} | {count['book']} ({count['book'] / n:.0%}) | {count['other']} | "
-            f"{count['ko']} | {count['wrong'] + count['fails']} | {count['unknown']} | {count['unread']} | "
+            f"{count['ko']} ({ko_book}) | {count['wrong'] + count['fails']} | {count['unknown']} | {count['unread']} | "
             f"{statistics.median(secs):.2f} | {max(secs):.2f} |")
 
 
@@ -197,7 +211,7 @@ def main() -> None:
           + (", no hints" if args.no_hints else "") + (", no frame" if args.no_frame else "")
           + (f", margin {args.margin}" if args.margin != ESCAPE_LINES else "")
           + (", moves ordered by the ratings" if args.priors else ""))
-    print("| level | solver | problems | book first move | other first move | ko | fails or wrong | "
+    print("| level | solver | problems | book first move | other first move | ko (book move) | fails or wrong | "
           "unknown | unread | median s | worst s |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for level in LEVELS:
