@@ -206,14 +206,18 @@ def seki_only(problem: Problem, max_nodes: int, seconds: float | None) -> bool:
     return value is not None and value * defender < 0
 
 
-def first_moves(problem: Problem, max_nodes: int, seconds: float | None) -> list[int]:
-    """Every move of the side to move that wins its goal, each proved by df-pn within
-    ``max_nodes`` and ``seconds`` (a move not proved in them is left out)."""
+def first_moves(problem: Problem, max_nodes: int, seconds: float | None,
+                among: set[int] | None = None) -> list[int]:
+    """Every move of the side to move (of those ``among``, flat points, if given) that wins
+    its goal, each proved by df-pn within ``max_nodes`` and ``seconds`` (a move not proved
+    in them is left out)."""
     root = problem.root
     mover = 1 if root.color == BLACK else -1
     moves, _, _, values = problem.expand(root)
     found = []
     for move, value in zip(moves.tolist(), values.tolist()):
+        if among is not None and move not in among:
+            continue
         if value == OPEN:
             child = replace(problem, root=problem.child(root, move), maps=problem.maps)
             value = child.root_value()
