@@ -9,14 +9,20 @@ A seeded sample of each level of ``../shared/data/tsumego/problems.jsonl.gz`` (t
 problem alone: side to move and stones). Each problem is read as ``solve`` reads it with
 no goal (``engine.solve.tsumego``: attacker, group at stake, region, cropped board), then
 solved by df-pn within ``--seconds`` and ``--nodes``. Per level: problems; proved with a
-book first move; proved with another first move (counted apart, not as correct); ko
-(df-pn does not tell ko apart yet: always 0 for it); proved the other way (the reading
-or the region is wrong: the side to move fails); unknown within the budget; unread (the
-reading refused the problem); median and worst seconds. GnuGo answers the same problems
+book first move (df-pn's, or else a book move that df-pn then proves wins too, each within
+twice the proof's nodes plus 10,000: ``solve`` lists every winning first move); proved
+with another first move only (counted apart, not as correct); ko
+(the side that loses wins with a ko threat for every ko, ``solve``'s ``run.ko_turns``;
+in brackets those whose first move, the side to move's with those threats, is the
+book's); proved the other way (the reading or the region is wrong: the side to move
+fails); unknown within the budget; unread (the reading refused the problem); median and
+worst seconds. GnuGo answers the same problems
 in the same run: the same group, ``owl_attack`` when the attacker moves, ``owl_defend``
 when the defender does (on the open board, not in the region); its move and seconds are
 counted the same way ("fails": owl says the side to move cannot reach its aim; a result
-of ko, GnuGo's codes 2 and 3, is reported as ko). ``--no-hints`` starts df-pn's children
+of ko, GnuGo's codes 2 and 3, is reported as ko, its move checked likewise; another move
+than the book's counts as the book's when ``owl_does_attack``/``owl_does_defend`` says
+the book's move works too). ``--no-hints`` starts df-pn's children
 at 1 and 1, ``--no-frame`` leaves the empty points off the region empty (a way out, as
 before the frame) instead of the attacker's stones, ``--margin N`` takes the region
 ``N`` steps past the stones' box (``ESCAPE_LINES``, 2), ``--priors`` orders its moves by
@@ -35,10 +41,11 @@ from pathlib import Path
 from shapemill.engine.frontends.match import GtpClient
 from shapemill.engine.solve.dfpn import dfpn
 from shapemill.engine.solve.position import make_problem
+from shapemill.engine.solve.run import FIRST_MOVE_NODES, first_moves, ko_turns, with_ko_threats
 from shapemill.engine.solve.tsumego import ESCAPE_LINES, crop, read_tsumego
 from shapemill.errors import ShapemillError
 from shapemill.go.rules import PASS
-from shapemill.go.vertices import format_vertex, parse_sgf_point, point_at
+from shapemill.go.vertices import flat_index, format_vertex, parse_sgf_point, point_at
 
 PROBLEMS = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "tsumego" / "problems.jsonl.gz"
 LEVELS = ("Tsumego Beginner", "Tsumego Intermediate", "Tsumego Advanced", "Hashimoto Utaro Tsumego")
@@ -73,8 +80,8 @@ def empties(p: dict) -> int:
 
 def solve_one(p: dict, seconds: float, hints: bool = True, nodes: int = 10**9, prior=None,
               frame: bool = True, margin: int = ESCAPE_LINES) -> dict:
-    """Our answer to problem ``p``: outcome ('book', 'other', 'wrong', 'unknown', 'unread'),
-    the move, seconds, and the reading."""
+    """Our answer to problem ``p``: outcome ('book', 'other', 'ko', 'wrong', 'unknown',
+    'unread'), the move, seconds, and the reading."""
     size = p["size"]
     black = [parse_sgf_point(s, size) for s in p["black"]]
     white = [parse_sgf_point(s, size) for s in p["white"]]
@@ -89,18 +96,47 @@ def solve_one(p: dict, seconds: float, hints: bool = True, nodes: int = 10**9, p
     problem = make_problem(small.size, small.black, small.white, mover, "kill", [small.target], small.region)
     problem.prior = prior
     r = dfpn(problem, nodes, seconds, hints=hints)
-    took = time.perf_counter() - start
-    move = None
-    if r.move is not None and r.move != PASS:
-        row, col = point_at(r.move, small.size)
-        move = format_vertex((row + small.offset[0], col + small.offset[1]))
+    best, searched, budget = r.move, problem, min(nodes, 2 * r.nodes + FIRST_MOVE_NODES)
     if r.value is None:
         outcome = "unknown"
     else:
         defender_lives = (r.value == 1) == (t.defender == "b")
         aim = defender_lives == (mover == t.defender)
-        outcome = "wrong" if not aim else "book" if move in book else "other"
-    return {"outcome": outcome, "move": move, "seconds": took, "book": book, "reading": t}
+        if ko_turns(problem, t.defender if defender_lives else t.attacker, budget, _left(start, seconds)):
+            outcome, searched = "ko", with_ko_threats(problem, mover)
+            best = dfpn(searched, budget, _left(start, seconds), hints=hints).move
+        else:
+            outcome = "wrong" if not aim else "other"
+    move = _vertex(best, small)
+    if outcome in ("other", "ko") and move not in book:  # df-pn names one winning move: is the book's one too?
+        points = [parse_sgf_point(s, size) for s in p["correct"]]
+        move = _book_move_that_wins(searched, small, points, budget, _left(start, seconds)) or move
+    if outcome == "other" and move in book:
+        outcome = "book"
+    return {"outcome": outcome, "move": move, "seconds": time.perf_counter() - start, "book": book, "reading": t}
+
+
+def _left(start: float, seconds: float) -> float:
+    """Seconds left of ``seconds`` since ``start``."""
+    return max(0.0, seconds - (time.perf_counter() - start))
+
+
+def _vertex(move: int | None, small) -> str | None:
+    """The problem's vertex of a move on the cropped board (None for none or a pass)."""
+    if move is None or move == PASS:
+        return None
+    row, col = point_at(move, small.size)
+    return format_vertex((row + small.offset[0], col + small.offset[1]))
+
+
+def _book_move_that_wins(problem, small, book: list[tuple[int, int]], nodes: int, seconds: float) -> str | None:
+    """A book move (a point of the problem's board) that df-pn proves wins for the side to
+    move (``solve``'s ``first_moves`` among the book's, within ``nodes`` and ``seconds``
+    each); None if none does."""
+    moved = [(r - small.offset[0], c - small.offset[1]) for r, c in book]
+    points = {flat_index(q, small.size) for q in moved if 0 <= min(q) and max(q) < small.size}
+    wins = first_moves(problem, nodes, seconds, among=points)
+    return _vertex(wins[0], small) if wins else None
 
 
 def gnugo_one(gnugo: GtpClient, p: dict, target: tuple[int, int] | None) -> dict:
@@ -128,7 +164,13 @@ def gnugo_one(gnugo: GtpClient, p: dict, target: tuple[int, int] | None) -> dict
         outcome = "ko"
     else:
         outcome = "book" if move in book else "other"
-    return {"outcome": outcome, "move": move, "seconds": took}
+    if outcome == "other":  # owl names one move: does the book's work too?
+        for vertex in sorted(book):
+            answer = gnugo.send(f"{command.replace('_', '_does_')} {vertex} {format_vertex(target)}").split()
+            if answer and answer[0] == "1":
+                outcome, move = "book", vertex
+                break
+    return {"outcome": outcome, "move": move, "seconds": took, "book": book}
 
 
 def _color_at(p: dict, point: tuple[int, int]) -> str:
@@ -140,9 +182,10 @@ def summary(name: str, level: str, rows: list[dict]) -> str:
     n = len(rows)
     count = {k: sum(1 for r in rows if r["outcome"] == k) for k in
              ("book", "other", "wrong", "unknown", "unread", "ko", "fails")}
+    ko_book = sum(1 for r in rows if r["outcome"] == "ko" and r["move"] in r.get("book", ()))
     secs = [r["seconds"] for r in rows if r["outcome"] != "unread"] or [0.0]
     return (f"| {level} | {name} | {n} | {count['book']} ({count['book'] / n:.0%}) | {count['other']} | "
-            f"{count['ko']} | {count['wrong'] + count['fails']} | {count['unknown']} | {count['unread']} | "
+            f"{count['ko']} ({ko_book}) | {count['wrong'] + count['fails']} | {count['unknown']} | {count['unread']} | "
             f"{statistics.median(secs):.2f} | {max(secs):.2f} |")
 
 
@@ -197,7 +240,7 @@ def main() -> None:
           + (", no hints" if args.no_hints else "") + (", no frame" if args.no_frame else "")
           + (f", margin {args.margin}" if args.margin != ESCAPE_LINES else "")
           + (", moves ordered by the ratings" if args.priors else ""))
-    print("| level | solver | problems | book first move | other first move | ko | fails or wrong | "
+    print("| level | solver | problems | book first move | other first move | ko (book move) | fails or wrong | "
           "unknown | unread | median s | worst s |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for level in LEVELS:

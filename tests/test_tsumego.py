@@ -153,6 +153,19 @@ def test_book_problems_are_answered_with_the_books_first_move(tmp_path, shared_d
     assert answer["status"] == "kill" and book & set(answer["moves"]), (answer, book)
 
 
+@pytest.mark.shared_data
+def test_a_fight_that_turns_on_a_ko_is_reported_as_ko(tmp_path, shared_data):
+    # Ishigure's 014: the book's first move is S19, and GnuGo 3.8 says the same move
+    # kills by ko (`owl_does_attack S19 Q16` answers 3). Under positional superko alone
+    # df-pn proves that White lives; with a ko threat for every ko Black kills at S19.
+    p = _book_problem(shared_data, "Ishigure Ikuro 123 Basic Tsumego/014")
+    stones = "AB" + "".join(f"[{s}]" for s in p["black"]) + "AW" + "".join(f"[{s}]" for s in p["white"])
+    out = solve(tmp_path, f"PL[{p['to_play']}]{stones}", "--json", "--time", "60")
+    assert out.exit_code == 0, out.output
+    answer = json.loads(out.output)
+    assert (answer["status"], answer["moves"]) == ("ko", ["S19"])
+
+
 # By hand: in the lower left corner White's D2-F2 (eye E1) and Black's A2-C2 (eye A1) share
 # C1; whoever fills it is captured, so both live in seki. White to move keeps it by passing.
 SEKI = "AB[ar][br][cr][bs][dq][eq][fq][gq][gr][gs]AW[aq][bq][cq][dr][er][fr][ds][fs]"

@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from ...go.rules import BLACK, HASH, META, PASS, play
-from .game import DEFENDER, OPEN, Problem, child_keys, expand_ordered, life_hints
+from .game import DEFENDER, KO_FREE, OPEN, Problem, child_keys, expand_ordered, life_hints
 from .pns import INF, leaf_numbers, pns_by_thresholds
 from .table import CHECK_EVERY, FREE, OutOfBudget, Progress, Result, Search
 
@@ -41,9 +41,10 @@ ENTRY = np.dtype([("key", np.int64), ("pn", np.int64), ("dn", np.int64), ("lo", 
 
 #: Frame fields: side to move, whether the move into it passed, key, proof and disproof
 #: thresholds, path index of its position, shallowest path index a superko ban among its
-#: moves hit, number of children (-1: not expanded yet), the move into it.
-F_COLOR, F_PASSED, F_KEY, F_TPN, F_TDN, F_OWN, F_BAN, F_KIDS, F_MOVE = range(9)
-FRAME = 9
+#: moves hit, number of children (-1: not expanded yet), the move into it, and whether
+#: its position adds to the path (not a pass's, nor a repetition by ``KO_FREE``'s side).
+F_COLOR, F_PASSED, F_KEY, F_TPN, F_TDN, F_OWN, F_BAN, F_KIDS, F_MOVE, F_ON_PATH = range(10)
+FRAME = 10
 #: Child fields: move, key, board hash, proof and disproof numbers, superko dependency.
 K_MOVE, K_KEY, K_HASH, K_PN, K_DN, K_DEP = range(6)
 KID = 6
@@ -124,11 +125,11 @@ def _path_slot(path: np.ndarray, h: int) -> int:
 
 @njit(cache=True)
 def _fill_path(path: np.ndarray, frames: np.ndarray, metas: np.ndarray, depth: int) -> None:
-    """The path set of the stack's positions down to ``depth``: each position that is not
-    a pass's, at its path index, in the order they came."""
+    """The path set of the stack's positions down to ``depth``: each position that adds
+    to the path, at its path index, in the order they came."""
     path[:, 1] = -1
     for d in range(depth + 1):
-        if d == 0 or frames[d, F_MOVE] != PASS:
+        if frames[d, F_ON_PATH]:
             i = _path_slot(path, metas[d, HASH])
             path[i, 0], path[i, 1] = metas[d, HASH], frames[d, F_OWN]
 
@@ -145,9 +146,9 @@ def _visit(ctl: np.ndarray) -> int:
 @njit(cache=True)
 def _expand(stack: Stack, table: np.ndarray, ctl: np.ndarray, d: int, problem: ProblemArrays) -> None:
     """The children of frame ``d``'s position: moves that recreate a position of the path
-    are dropped (the shallowest path index they hit is the frame's ban), the others get
-    proof and disproof numbers from their value, the table's bounds, or the numbers this
-    proof left there."""
+    are dropped (the shallowest path index they hit is the frame's ban) unless the goal's
+    ``KO_FREE`` side makes them, the others get proof and disproof numbers from their
+    value, the table's bounds, or the numbers this proof left there."""
     frames, kids, boards, metas, path = stack.frames, stack.kids, stack.boards, stack.metas, stack.path
     goal = problem.goal
     color = frames[d, F_COLOR]
@@ -160,9 +161,10 @@ def _expand(stack: Stack, table: np.ndarray, ctl: np.ndarray, d: int, problem: P
         kill[:], live[:] = 1, 1
     prove, disprove = (live, kill) if goal[DEFENDER] == BLACK else (kill, live)
     k, ban = 0, FREE
+    free = goal[KO_FREE] == color
     for i in range(len(moves)):
         mv, h = moves[i], hashes[i]
-        if mv != PASS:
+        if mv != PASS and not free:
             j = _path_slot(path, h)
             if path[j, 1] >= 0:
                 ban = min(ban, path[j, 1])
@@ -262,11 +264,14 @@ def _push(stack: Stack, ctl: np.ndarray, d: int) -> None:
     f[F_COLOR], f[F_PASSED], f[F_KEY] = 3 - frames[d, F_COLOR], 1 if move == PASS else 0, kids[d, 0, K_KEY]
     f[F_KIDS], f[F_MOVE] = -1, move
     f[F_TPN], f[F_TDN] = (ta, tb) if black else (tb, ta)
+    i = _path_slot(path, kids[d, 0, K_HASH])
+    f[F_ON_PATH] = move != PASS and path[i, 1] < 0
     if move == PASS:
         f[F_OWN] = frames[d, F_OWN]
+    elif not f[F_ON_PATH]:  # the ko-free side's repetition: a ban from the cycle above is no ban below
+        f[F_OWN] = ctl[C_PLEN]
     else:
         f[F_OWN] = ctl[C_PLEN]
-        i = _path_slot(path, kids[d, 0, K_HASH])
         path[i, 0], path[i, 1] = kids[d, 0, K_HASH], ctl[C_PLEN]
         ctl[C_PLEN] += 1
     ctl[C_DEPTH] = d + 1
@@ -277,7 +282,7 @@ def _pop(stack: Stack, ctl: np.ndarray, d: int, pn: int, dn: int, dep: int) -> N
     """Return from frame ``d`` to its parent, whose first child it was: the child's numbers
     and dependency go there, its position leaves the path."""
     frames, kids, metas, path = stack.frames, stack.kids, stack.metas, stack.path
-    if frames[d, F_MOVE] != PASS:
+    if frames[d, F_ON_PATH]:
         path[_path_slot(path, metas[d, HASH]), 1] = -1
         ctl[C_PLEN] -= 1
     kid = kids[d - 1, 0]
@@ -366,6 +371,7 @@ class Dfpn:
         frames[0] = 0
         frames[0, F_COLOR], frames[0, F_PASSED], frames[0, F_KEY] = root.color, root.passed, problem.canonical(root)[0]
         frames[0, F_TPN], frames[0, F_TDN], frames[0, F_KIDS], frames[0, F_MOVE] = INF, INF, -1, PASS
+        frames[0, F_ON_PATH] = 1
         _fill_path(path, frames, metas, 0)
         status = _visit(ctl)
         while status != DONE:

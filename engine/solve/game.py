@@ -47,10 +47,12 @@ from ...patterns.prior import move_strengths, prior_cache
 #: a string's capture in a ladder.
 SCORE, LIFE, CONNECT, LADDER = range(4)
 #: Goal array fields: kind, target, second target, defender, liberties that count as escape,
-#: and (``kill``/``live``) whether the defender must be unconditionally alive when both
-#: sides pass (``STRICT``: a seki is then the attacker's).
-KIND, TARGET, TARGET2, DEFENDER, ESCAPE, STRICT = range(6)
-GOAL_FIELDS = 6
+#: (``kill``/``live``) whether the defender must be unconditionally alive when both
+#: sides pass (``STRICT``: a seki is then the attacker's), and the colour that has a ko
+#: threat for every ko (``KO_FREE``, 0: neither): it may retake a ko at once and repeat a
+#: position, so a fight that turns on a ko goes its way.
+KIND, TARGET, TARGET2, DEFENDER, ESCAPE, STRICT, KO_FREE = range(7)
+GOAL_FIELDS = 7
 #: A value not decided yet (a child to search), else Black's value.
 OPEN = -(1 << 40)
 
@@ -149,9 +151,13 @@ def expand(b: np.ndarray, m: np.ndarray, color: int, passed: bool, region: np.nd
     """The moves of ``color`` (pass last) with, for each, the board hash after it,
     the ko point after it and Black's value if the move decides the goal (else OPEN).
     Moves that fill the mover's own eye come after the pass: they are rarely good.
-    A ladder's moves are ``ladder_moves``, then a pass that loses (in a settled
-    position, the pass alone with the settled value)."""
+    The goal's ``KO_FREE`` colour may retake a ko. A ladder's moves are
+    ``ladder_moves``, then a pass that loses (in a settled position, the pass alone
+    with the settled value)."""
     n = b.shape[1]
+    if goal[KO_FREE] == color and m[KO] != 0:
+        m = m.copy()
+        m[KO] = 0  # the ko threat answered: the ban is lifted
     moves = np.empty(n + 1, dtype=np.int64)
     hashes = np.empty(n + 1, dtype=np.int64)
     kos = np.empty(n + 1, dtype=np.int64)

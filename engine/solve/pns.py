@@ -13,7 +13,7 @@ from __future__ import annotations
 from numba import njit
 
 from ...go.rules import BLACK, HASH, PASS
-from .game import OPEN, Problem, State, child_key
+from .game import KIND, OPEN, SCORE, Problem, State, child_key
 from .table import FREE, OutOfBudget, Progress, Result, Search
 
 INF = 1 << 40
@@ -125,18 +125,21 @@ def pns(problem: Problem, max_nodes: int = 1_000_000, seconds: float | None = No
 
 def pns_by_thresholds(problem: Problem, prover, max_nodes: int, seconds: float | None,
                       progress: Progress | None = None) -> Result:
-    """Black's value from proofs of "at least goal" (``prover``), bisecting the value range."""
+    """Black's value from proofs of "at least goal" (``prover``), bisecting the value range;
+    a goal other than ``score`` is won or lost (its value ``lo`` or ``hi``, nothing between),
+    so one proof of "at least ``hi``" settles it."""
     search = Search(max_nodes, seconds, progress)
     lo, hi = problem.lo, problem.hi  # the value lies in lo..hi
+    won_or_lost = problem.goal[KIND] != SCORE
     move = None
     try:
         while lo < hi:
-            goal = (lo + hi + 1) // 2
+            goal = hi if won_or_lost else (lo + hi + 1) // 2
             proved, m = prover(search, problem, goal)
             if proved:
                 lo = goal
             else:
-                hi = goal - 1
+                hi = lo if won_or_lost else goal - 1
             move = m if m is not None else move
     except OutOfBudget:
         return search.result(None, None)

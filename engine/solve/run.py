@@ -9,13 +9,13 @@ from pathlib import Path
 
 from ...errors import ShapemillError, UsageError
 from ...files import check_writable
-from ...go.rules import BLACK, COLOR, PASS
+from ...go.rules import BLACK, COLOR, PASS, WHITE
 from ...go.vertices import color_name, flat_index, format_vertex, parse_vertex, point_at
 from ...patterns.knowledge import Knowledge
 from ...tables import TableError
 from .alphabeta import alphabeta
 from .dfpn import dfpn
-from .game import DEFENDER, OPEN, STRICT, Problem
+from .game import DEFENDER, KO_FREE, OPEN, STRICT, Problem
 from .pns import pns
 from .position import make_problem, read_sgf_position
 from .solution import write_solution_sgf
@@ -158,18 +158,38 @@ def book_answer(problem: Problem, book: Tsumego, color: str, result: Result, sec
                 offset: tuple[int, int] = (0, 0)) -> dict:
     """The result in the book's terms for ``color`` to move: ``status`` (kill: the group
     dies; live: it lives; seki: it lives, but not unconditionally, as ``seki_only`` proves;
+    ko: the side that loses wins with a ko threat for every ko, as ``ko_turns`` proves;
     unknown: not proved within the budget), ``moves`` (every first move that reaches it,
-    each proved within the root's budget), the attacker and the group."""
+    each proved within the root's budget: for a ko, the side to move's moves that win it
+    with those threats), the attacker and the group."""
     if result.value is None:
         status, moves = "unknown", []
     else:
         budget = 2 * result.nodes + FIRST_MOVE_NODES
         lives = (result.value == 1) == (book.defender == "b")
-        status = "kill" if not lives else "seki" if seki_only(problem, budget, seconds) else "live"
         wins = lives == (color == book.defender)
-        moves = first_moves(problem, budget, seconds) if wins else []
+        if ko_turns(problem, book.defender if lives else book.attacker, budget, seconds):
+            status, moves = "ko", first_moves(with_ko_threats(problem, color), budget, seconds)
+        else:
+            status = "kill" if not lives else "seki" if seki_only(problem, budget, seconds) else "live"
+            moves = first_moves(problem, budget, seconds) if wins else []
     return {"status": status, "moves": [_vertex(p, problem.size, offset) for p in moves],
             "attacker": book.attacker, "group": format_vertex(book.target)}
+
+
+def with_ko_threats(problem: Problem, side: str) -> Problem:
+    """The problem with a ko threat for every ko for ``side`` ('b' or 'w'; ``game.KO_FREE``)."""
+    goal = problem.goal.copy()
+    goal[KO_FREE] = BLACK if side == "b" else WHITE
+    return replace(problem, goal=goal, maps=problem.maps)
+
+
+def ko_turns(problem: Problem, winner: str, max_nodes: int, seconds: float | None) -> bool:
+    """Whether the side that loses to ``winner`` ('b' or 'w') wins instead with a ko threat
+    for every ko: df-pn proves it within ``max_nodes`` and ``seconds`` (the fight turns on a ko)."""
+    loser = "w" if winner == "b" else "b"
+    value = dfpn(with_ko_threats(problem, loser), max_nodes, seconds).value
+    return value is not None and (value == 1) == (loser == "b")
 
 
 def seki_only(problem: Problem, max_nodes: int, seconds: float | None) -> bool:
@@ -186,14 +206,18 @@ def seki_only(problem: Problem, max_nodes: int, seconds: float | None) -> bool:
     return value is not None and value * defender < 0
 
 
-def first_moves(problem: Problem, max_nodes: int, seconds: float | None) -> list[int]:
-    """Every move of the side to move that wins its goal, each proved by df-pn within
-    ``max_nodes`` and ``seconds`` (a move not proved in them is left out)."""
+def first_moves(problem: Problem, max_nodes: int, seconds: float | None,
+                among: set[int] | None = None) -> list[int]:
+    """Every move of the side to move (of those ``among``, flat points, if given) that wins
+    its goal, each proved by df-pn within ``max_nodes`` and ``seconds`` (a move not proved
+    in them is left out)."""
     root = problem.root
     mover = 1 if root.color == BLACK else -1
     moves, _, _, values = problem.expand(root)
     found = []
     for move, value in zip(moves.tolist(), values.tolist()):
+        if among is not None and move not in among:
+            continue
         if value == OPEN:
             child = replace(problem, root=problem.child(root, move), maps=problem.maps)
             value = child.root_value()
