@@ -179,8 +179,13 @@ def book_answer(problem: Problem, book: Tsumego, color: str, result: Result, sec
 
 def with_ko_threats(problem: Problem, side: str) -> Problem:
     """The problem with a ko threat for every ko for ``side`` ('b' or 'w'; ``game.KO_FREE``)."""
+    return _with_goal(problem, KO_FREE, BLACK if side == "b" else WHITE)
+
+
+def _with_goal(problem: Problem, field: int, value: int) -> Problem:
+    """The problem with its goal's ``field`` set to ``value`` (the same position and maps)."""
     goal = problem.goal.copy()
-    goal[KO_FREE] = BLACK if side == "b" else WHITE
+    goal[field] = value
     return replace(problem, goal=goal, maps=problem.maps)
 
 
@@ -196,13 +201,11 @@ def seki_only(problem: Problem, max_nodes: int, seconds: float | None) -> bool:
     """Whether a group that lives (its ``kill`` goal fails) cannot live unconditionally: df-pn
     proves, within ``max_nodes`` and ``seconds``, that with both sides passing at the end
     the group is not alive by Benson's test (``game.STRICT``), so its life is a seki."""
-    goal = problem.goal.copy()
-    goal[STRICT] = 1
-    strict = replace(problem, goal=goal, maps=problem.maps)
+    strict = _with_goal(problem, STRICT, 1)
     value = strict.root_value()
     if value == OPEN:
         value = dfpn(strict, max_nodes, seconds).value
-    defender = 1 if goal[DEFENDER] == BLACK else -1
+    defender = 1 if problem.goal[DEFENDER] == BLACK else -1
     return value is not None and value * defender < 0
 
 
