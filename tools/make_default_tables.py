@@ -1,6 +1,6 @@
 """Make the tables bundled with shapemill from the Tygem 9-dan corpus.
 
-    python tools/make_default_tables.py                   # whole train split, 2 M positions
+    python tools/make_default_tables.py                   # whole train split, every position
     python tools/make_default_tables.py --games 2000 --positions 200000 --test-games 100
 
 Runs the documented commands on ``../shared/data/tygem9d`` in ``build/default-tables``
@@ -74,8 +74,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=None, help="train games mined and rated (default: all)")
     parser.add_argument("--min-count", type=int, default=20, help="mine --min-count (default 20)")
-    parser.add_argument("--positions", type=int, default=2_000_000, help="rate --max-positions (default 2,000,000)")
-    parser.add_argument("--iterations", type=int, default=30, help="rate --max-iter (default 30)")
+    parser.add_argument("--positions", default="all", help="rate --max-positions: a number or all (default all)")
+    # SQUAREM's sweeps reach plain MM's 30-sweep fit at sweep 13 (bench/sweeps.py, RESULTS)
+    parser.add_argument("--iterations", type=int, default=15, help="rate --max-iter (default 15)")
     parser.add_argument("--test-games", type=int, default=500, help="test games evaluated (default 500)")
     parser.add_argument("--tolerances", default="0,1,3,10,30",
                         help="compact-table tolerances tried (log-strength per row; default 0,1,3,10,30)")
@@ -100,7 +101,7 @@ def main() -> int:
         (games, ("scan", "../shared/data/tygem9d", "-o", games, "-q")),
         (patterns, ("mine", games, "-o", patterns, "-j", "2", "-q", *limit, "--min-count", str(args.min_count))),
         (ratings, ("rate", games, "--patterns", patterns, "-o", ratings, *limit,
-                   "--max-positions", str(args.positions), "--max-iter", str(args.iterations), "-j", "2")),
+                   "--max-positions", args.positions, "--max-iter", str(args.iterations), "-j", "2")),
     )
     for output, command in steps:
         if not (args.reuse and (ROOT / output).exists()):
