@@ -1032,15 +1032,37 @@ def demo(sgf_path, playouts, size, gnugo_level) -> None:
         raise click.ClickException(str(exc)) from None
 
 @main.command("compile")
+@click.option("--part", type=click.Choice(["all", "engine", "tables"]), default="all", show_default=True,
+              help="engine: what gtp, analysis, review, demo and solve run; tables: what scan, mine, rate, "
+                   "evaluate, export and find run (the build compiles the two in parallel).")
 @click.option("-q", "--quiet", is_flag=True, help="Say nothing.")
-def compile_kernels(quiet) -> None:
-    """Compile the engine's kernels for this machine now (an install from a checkout does it)."""
+def compile_kernels(part, quiet) -> None:
+    """Compile the kernels for this machine now (an install from a checkout does it)."""
+    import contextlib
+    import tempfile
     import time
+    from pathlib import Path
 
     from .engine.frontends.precompile import precompile
+    from .miner.precompile import table_commands, write_sample_games
+
+    def say(line: str) -> None:
+        if not quiet:
+            click.echo(f"compiling {line}...", err=True)
 
     start = time.perf_counter()
-    failure = precompile(lambda line: None if quiet else click.echo(f"compiling {line}...", err=True))
+    failure = precompile(say) if part in ("all", "engine") else None
+    if part in ("all", "tables") and not failure:
+        with tempfile.TemporaryDirectory(prefix="shapemill-compile-") as folder:
+            write_sample_games(Path(folder))
+            for label, args in table_commands(Path(folder)):
+                say(label)
+                try:
+                    with contextlib.redirect_stdout(io.StringIO()):
+                        main.main(args, standalone_mode=False)
+                except click.ClickException as e:
+                    failure = f"{label}: {e.format_message()}"
+                    break
     if failure:
         raise click.ClickException(f"compile: {failure}")
     if not quiet:

@@ -48,6 +48,16 @@ def gridcular_distance(p: int, q: int, w: int) -> int:
     return dx + dy + max(dx, dy)
 
 
+@njit(cache=True)
+def any_within(p: int, points: np.ndarray, reach: int, w: int) -> bool:
+    """Whether a point of ``points`` lies within gridcular distance ``reach`` of ``p``: a stone
+    placed or removed there can change the pattern read out to ring ``reach`` around ``p``."""
+    for q in points:
+        if gridcular_distance(p, q, w) <= reach:
+            return True
+    return False
+
+
 def _offsets() -> np.ndarray:
     """Every offset with 2 <= d <= MAX_RING, ordered by ring, then row, then column."""
     half = MAX_RING // 2

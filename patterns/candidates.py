@@ -23,10 +23,10 @@ from numba import njit
 from ..go.rings import (
     MIN_RING,
     RELATIVE,
+    any_within,
     board_stones,
     far_stone_hashes,
     fill_padded,
-    gridcular_distance,
     grow_ring,
     padded_point,
     ring_id,
@@ -268,12 +268,8 @@ def carried_patterns(b, m, color, points, pad, delta, max_ring, lookup, far, sta
     for i in range(len(points)):
         p = points[i]
         k = known[p] if n_changed <= CARRY_LIMIT else NOT_READ
-        if k != NOT_READ:
-            r = reach[p]
-            for j in range(n_changed):
-                if gridcular_distance(p, changed[j], w) <= r:
-                    k = NOT_READ
-                    break
+        if k != NOT_READ and any_within(p, changed[:n_changed], reach[p], w):
+            k = NOT_READ
         pattern[i] = k
         if k == NOT_READ:
             missing[n_missing] = p

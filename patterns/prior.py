@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 from numba import njit
 
 from ..go.reading import legal_moves, reading_scratch
-from ..go.rings import MIN_RING, FarRings, far_rings, geometry, gridcular_distance
+from ..go.rings import MIN_RING, FarRings, any_within, far_rings, geometry
 from ..go.rules import COLOR, HASH, SIZE, STRIDE
 from ..tables import TableError, check_table, read_table
 from .candidates import (
@@ -87,14 +87,7 @@ def _reuse(points: np.ndarray, w: int, cache: PatternCache, slot: int, base: int
     changed = np.flatnonzero(colour[base] != colour[slot])
     for i in range(len(points)):
         p = points[i]
-        if known[base, p] == NOT_READ:
-            continue
-        unchanged = True
-        for q in changed:
-            if gridcular_distance(p, q, w) <= reach[base, p]:
-                unchanged = False
-                break
-        if unchanged:
+        if known[base, p] != NOT_READ and not any_within(p, changed, reach[base, p], w):
             known[slot, p] = known[base, p]
             reach[slot, p] = reach[base, p]
 

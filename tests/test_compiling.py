@@ -120,7 +120,7 @@ def _installed_from_a_wheel() -> bool:
 
 
 def test_after_shapemill_compile_a_first_genmove_and_a_review_compile_nothing(tmp_path):
-    """What `compile` covers is what gtp's first genmove (19x19 and 9x9), a game's scoring with
+    """What `compile --part engine` covers is what gtp's first genmove (19x19 and 9x9), a game's scoring with
     a dead stone, the table's judgement of a move and a solve with a goal (README's rabbity
     six, whose answer C2 is the book's) need: a later process compiles nothing (numba says so);
     on a package built from a wheel, `compile` itself compiles nothing either (the build did)."""
@@ -130,7 +130,8 @@ def test_after_shapemill_compile_a_first_genmove_and_a_review_compile_nothing(tm
     import sys
 
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
-    ahead = subprocess.run([sys.executable, "-c", "from shapemill.cli import main; main(['compile'])"],
+    compile_engine = "from shapemill.cli import main; main(['compile', '--part', 'engine'])"
+    ahead = subprocess.run([sys.executable, "-c", compile_engine],
                            capture_output=True, text=True, env=env, cwd=tmp_path, timeout=900)
     assert ahead.returncode == 0, ahead.stderr
     if _installed_from_a_wheel() and os.environ.get("SHAPEMILL_COMPILE") != "0":
@@ -139,3 +140,34 @@ def test_after_shapemill_compile_a_first_genmove_and_a_review_compile_nothing(tm
                            cwd=tmp_path, timeout=900)
     assert later.returncode == 0, later.stderr
     assert json.loads(later.stdout.splitlines()[-1]) == []
+
+
+def test_compile_s_tables_part_runs_every_table_stage_on_its_sample_games(tmp_path):
+    """The build's second process (`compile --part tables`) runs scan, mine, rate, evaluate,
+    export, index and find on its generated games: a stage whose options drift would leave
+    the build's compile failing, and those kernels compiling on first use. Its games are
+    legal as sgfmill's own board plays them (captures included)."""
+    import subprocess
+    import sys
+
+    from sgfmill import boards, sgf
+
+    from shapemill.miner.precompile import write_sample_games
+
+    captured = 0
+    for path in write_sample_games(tmp_path):
+        game = sgf.Sgf_game.from_bytes(path.read_bytes())
+        board = boards.Board(game.get_size())
+        for node in game.get_main_sequence()[1:]:
+            colour, point = node.get_move()
+            before = len(board.list_occupied_points())
+            board.play(point[0], point[1], colour)  # raises on an occupied point
+            assert board.get(*point) == colour, f"{path.name}: suicide at {point}"
+            captured += before + 1 - len(board.list_occupied_points())
+    assert captured > 0
+    compile_tables = "from shapemill.cli import main; main(['compile', '--part', 'tables'])"
+    done = subprocess.run([sys.executable, "-c", compile_tables], capture_output=True, text=True, cwd=tmp_path,
+                          timeout=900)
+    assert done.returncode == 0, done.stderr
+    steps = [line for line in done.stderr.splitlines() if line.startswith("compiling ")]
+    assert [s.split()[1] for s in steps] == ["scan", "mine", "rate", "evaluate", "export", "index", "find"]

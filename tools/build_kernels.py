@@ -1,7 +1,8 @@
 """The package's build, with its numba kernels compiled into it (issue 45: first use in seconds).
 
 setuptools' ``build_py`` copies the package to the build folder; this one then runs
-``shapemill compile`` on that copy, so that numba writes its cache (``__pycache__/*.nbi``,
+``shapemill compile`` on that copy, its engine part and its tables part in two processes at
+once (a machine's two cores), so that numba writes its cache (``__pycache__/*.nbi``,
 ``*.nbc``) beside the built sources and the wheel carries it. numba keys the cache on each
 source file's content, the Python and numba versions and the CPU, so the installed copy
 loads it when it runs on the machine that built it (``pip install .``, or an sdist), and
@@ -24,6 +25,31 @@ from setuptools.command.build_py import build_py
 SKIP_VARIABLE = "SHAPEMILL_COMPILE"
 
 
+#: One compile process of the build: ``shapemill compile --part PART`` with numba's cache
+#: writes under one lock. numba reads a kernel's cache index, adds an entry and writes it back
+#: unlocked (``numba.core.caching.IndexDataCacheFile.save``): two processes compiling two
+#: signatures of one kernel at once (the engine's and the tables' part share go/'s kernels)
+#: could both give theirs data file 1, and a later run would load one signature's code for the
+#: other. Under the lock each save reads the index the other process left.
+LOCKED_COMPILE = """
+import fcntl, sys
+from numba.core import caching
+
+save = caching.IndexDataCacheFile.save
+
+
+def locked_save(self, key, data):
+    with open(sys.argv[1], "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        save(self, key, data)
+
+
+caching.IndexDataCacheFile.save = locked_save
+from shapemill.cli import main
+main(["compile", "--part", sys.argv[2]])
+"""
+
+
 class BuildWithKernels(build_py):
     """``build_py``, then the kernels compiled into the build folder."""
 
@@ -42,13 +68,14 @@ class BuildWithKernels(build_py):
         env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}  # the cache beside the sources
         # the built copy first; pip's isolated build finds its own packages through PYTHONPATH too
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.abspath(self.build_lib), env.get("PYTHONPATH")]))
-        print("shapemill: compiling the engine's kernels for this machine (about a minute)", file=sys.stderr)
-        done = subprocess.run([sys.executable, "-c", "from shapemill.cli import main; main(['compile'])"],
-                              env=env, cwd=self.build_lib, check=False)
-        if done.returncode != 0:
-            print("shapemill: the kernels were not compiled; they compile on first use", file=sys.stderr)
-        else:
+        print("shapemill: compiling the kernels for this machine (two processes, about two minutes)", file=sys.stderr)
+        lock = built.parent.resolve() / "shapemill-kernels.lock"  # beside the build folder, not in the wheel
+        parts = [subprocess.Popen([sys.executable, "-c", LOCKED_COMPILE, str(lock), part], env=env, cwd=self.build_lib)
+                 for part in ("engine", "tables")]
+        if all(part.wait() == 0 for part in parts):
             stamp.write_text(sources)
+        else:
+            print("shapemill: the kernels were not all compiled; the rest compile on first use", file=sys.stderr)
 
 
 def _sources_digest(built: Path) -> str:

@@ -17,6 +17,7 @@ from ...go.board import Board
 from ...go.vertices import parse_vertex
 from ...patterns.defaults import RATINGS, default_table
 from ...patterns.knowledge import Knowledge
+from ..playouts.gamma import playout_gammas
 from ..search import SearchConfig, warm_up
 from ..solve.run import solve_file
 from .gtp import GtpEngine
@@ -65,12 +66,17 @@ def precompile(say: Callable[[str], None] = lambda line: None) -> str | None:
     The first failure's message, or None."""
     knowledge = Knowledge.load(default_table(RATINGS))
 
-    def search() -> None:
-        failure = warm_up(SearchConfig(), SIZE, knowledge)
+    def search(config: SearchConfig) -> None:
+        failure = warm_up(config, SIZE, knowledge)
         if failure:
             raise RuntimeError(failure)
 
-    steps = [("the search and its priors (gtp, analysis, demo)", search),
+    steps = [("the search and its priors (gtp, analysis, demo)", lambda: search(SearchConfig())),
+             # the kernel with the gamma playouts' branch and the one with leaf parallelism's loop are
+             # specializations of their own (engine/search/walk.py's simulate), each a minute cold
+             ("the search with --playout-policy gamma or ppa-paper",
+              lambda: search(SearchConfig(playout_policy="gamma", gammas=playout_gammas(default_table(RATINGS))))),
+             ("the search with --parallel leaf", lambda: search(SearchConfig(parallel="leaf", threads=2))),
              ("the table's judgement of a move (review, explain)", lambda: _review_kernels(knowledge)),
              ("a game's end (final_score, final_status_list)", lambda: _game_end_kernels(knowledge)),
              ("the exact solver (solve)", _solver_kernels)]

@@ -384,7 +384,8 @@ def warm_up(config: SearchConfig, size: int, prior: MovePrior | None = None) -> 
     the first search need not wait for it; numba's RNG is per thread, so the engine's own
     seeded stream is untouched."""
     try:
-        search = Search(replace(config, threads=1), prior)
+        # one lane: the kernel is the same for every thread count, but leaf parallelism's own
+        search = Search(config if config.parallel == "leaf" else replace(config, threads=1), prior)
         board = Board(size)
         _, knowledge = search.priors(board, BLACK)
         search.run(board, BLACK, None, knowledge, budget=Budget(1))
