@@ -105,7 +105,7 @@ def main() -> int:
     )
     for output, command in steps:
         if not (args.reuse and (ROOT / output).exists()):
-            shapemill(*command)
+            print(shapemill(*command), end="", flush=True)  # rate's shards, sweeps, seconds and peak memory
 
     table, meta = read_table(ROOT / patterns, "patterns")
     is_pattern = np.asarray(table["feature"].to_numpy(zero_copy_only=False) == "pattern")
