@@ -1,7 +1,7 @@
 """The engine's first move on framed book problems, beside GnuGo 3.8's, in one run.
 
     python bench/tsumego_engine.py [--per-level 20] [--seconds 2] [--seed 1] [--levels beg,int]
-                                   [--no-gnugo] [--show]
+                                   [--no-gnugo] [--read-life] [--show]
 
 A seeded sample of each level of ``../shared/data/tsumego/problems.jsonl.gz`` (drawn as
 ``bench/tsumego.py`` draws it), each read as ``solve`` reads a problem with no goal
@@ -74,6 +74,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--levels", default="beginner,intermediate")
     parser.add_argument("--no-gnugo", action="store_true")
+    parser.add_argument("--read-life", action="store_true", help="shapemill gtp --read-life (df-pn before each genmove)")
     parser.add_argument("--show", action="store_true", help="a row per problem")
     args = parser.parse_args()
     wanted = [w.strip().lower()[:3] for w in args.levels.split(",")]
@@ -81,7 +82,8 @@ def main() -> None:
                    or level.lower()[:3] in wanted)
     knowledge = Knowledge.load(default_table(RATINGS))
     # a problem asks for the best try: no resigning where the engine reads the side to play as lost
-    ours = GtpEngine(SearchConfig(time_per_move=args.seconds, threads=1, resign=0.0), 19, knowledge)
+    ours = GtpEngine(SearchConfig(time_per_move=args.seconds, threads=1, resign=0.0,
+                                    read_life=args.read_life), 19, knowledge)
 
     def our_send(line: str) -> str:
         answer, _ = ours.handle(line)
@@ -107,7 +109,7 @@ def main() -> None:
     if gnugo:
         gnugo.close()
     print(f"framed problems, {args.per_level} a level (seed {args.seed}); shapemill {args.seconds:g} s a move, "
-          f"one thread; GnuGo 3.8 level 10")
+          f"one thread{', --read-life' if args.read_life else ''}; GnuGo 3.8 level 10")
     print("| level | engine | problems | book first move | median s | worst s |")
     print("|---|---|---|---|---|---|")
     for level, by_engine in results.items():
