@@ -50,9 +50,10 @@ class Tsumego(NamedTuple):
 
 
 def read_tsumego(size: int, black: list[Point], white: list[Point],
-                 max_empties: int = MAX_REGION_EMPTIES, margin: int = ESCAPE_LINES) -> Tsumego:
+                 max_empties: int = MAX_REGION_EMPTIES, margin: int = ESCAPE_LINES, wall: bool = True) -> Tsumego:
     """The attacker, the group at stake and the region of a corner or side problem (the
-    points ``margin`` steps past the stones' box from a defender's stone still in it);
+    points ``margin`` steps past the stones' box from a defender's stone still in it; with
+    ``wall``, only those on the defender's side of the attacker's wall and its links);
     ShapemillError (the reason in one line) for stones that are no such problem."""
     stones = {p: "b" for p in black} | {p: "w" for p in white}
     if not black or not white:
@@ -78,7 +79,8 @@ def read_tsumego(size: int, black: list[Point], white: list[Point],
               if box[0] <= r <= box[1] and box[2] <= c <= box[3]
               or any(abs(r - g[0]) + abs(c - g[1]) <= margin for g in guard)]
     region = _enclosure(region, stones, attacker, target)
-    region = _walled(size, region, stones, attacker, _grown(box, 1, size))
+    if wall:
+        region = _walled(size, region, stones, attacker, _grown(box, 1, size))
     empties = sum(1 for q in region if q not in stones)
     if empties > max_empties:
         raise ShapemillError(f"the region around the problem holds {empties} empty points, more than "
