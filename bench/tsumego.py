@@ -25,7 +25,7 @@ than the book's counts as the book's when ``owl_does_attack``/``owl_does_defend`
 the book's move works too). ``--no-hints`` starts df-pn's children
 at 1 and 1, ``--no-frame`` leaves the empty points off the region empty (a way out, as
 before the frame) instead of the attacker's stones, ``--margin N`` takes the region
-``N`` steps past the stones' box (``ESCAPE_LINES``, 2), ``--no-wall`` keeps the region's
+``N`` steps past the stones' box (``ESCAPE_LINES``, 1), ``--no-wall`` keeps the region's
 points behind the attacker's wall and its links (the region before the wall's cut),
 ``--priors`` orders its moves by
 the bundled ratings; ``--show`` prints a row per problem."""

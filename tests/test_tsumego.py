@@ -40,10 +40,10 @@ def test_the_region_stops_at_the_gaps_of_a_loose_wall():
     # By hand: White's C2-F2 on the lower side, Black's wall B1-B2, C3-D3, F3 and G2 with a
     # one-point gap at E3 (between D3 and F3) and G1 (between G2 and the edge). The region is
     # White's side: the first line C1-F1, the gaps and one point beyond E3 (E4); the open
-    # side behind the wall (C4, D4, F4, within two steps of White's stones) is out.
+    # side behind the wall (C4, D4, F4, within two steps of White's stones: margin 2) is out.
     black = [(0, 1), (1, 1), (2, 2), (2, 3), (2, 5), (1, 6)]
     white = [(1, 2), (1, 3), (1, 4), (1, 5)]
-    t = read_tsumego(19, black, white)
+    t = read_tsumego(19, black, white, margin=2)
     assert (t.attacker, t.target) == ("b", (1, 2))
     empty = set(t.region) - set(black) - set(white)
     assert empty == {(0, 2), (0, 3), (0, 4), (0, 5), (0, 6), (2, 4), (3, 4)}

@@ -29,7 +29,7 @@ MAX_REGION_EMPTIES = 60
 EDGE_LINES = 2
 #: Lines beyond the stones' box, within reach of a defender's stone, that are still the
 #: problem's: a defender's string escapes when it reaches past them.
-ESCAPE_LINES = 2
+ESCAPE_LINES = 1
 #: Stones closer than this (in rows or columns) belong to one problem.
 APART = 3
 #: Lines between the edge and a wall stone that link it to the edge (1: a stone on the
