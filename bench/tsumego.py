@@ -2,8 +2,8 @@
 
     python bench/tsumego.py [--per-level 10] [--seconds 5] [--seed 0] [--no-gnugo]
                             [--levels beginner,intermediate,advanced,hashimoto] [--nodes N]
-                            [--no-hints] [--no-frame] [--margin N] [--priors] [--max-empties N]
-                            [--show]
+                            [--no-hints] [--no-frame] [--no-wall] [--margin N] [--priors]
+                            [--max-empties N] [--show]
 
 A seeded sample of each level of ``../shared/data/tsumego/problems.jsonl.gz`` (the
 problem alone: side to move and stones). Each problem is read as ``solve`` reads it with
@@ -25,7 +25,9 @@ than the book's counts as the book's when ``owl_does_attack``/``owl_does_defend`
 the book's move works too). ``--no-hints`` starts df-pn's children
 at 1 and 1, ``--no-frame`` leaves the empty points off the region empty (a way out, as
 before the frame) instead of the attacker's stones, ``--margin N`` takes the region
-``N`` steps past the stones' box (``ESCAPE_LINES``, 2), ``--priors`` orders its moves by
+``N`` steps past the stones' box (``ESCAPE_LINES``, 1), ``--no-wall`` keeps the region's
+points behind the attacker's wall and its links (the region before the wall's cut),
+``--priors`` orders its moves by
 the bundled ratings; ``--show`` prints a row per problem."""
 
 from __future__ import annotations
@@ -79,7 +81,7 @@ def empties(p: dict) -> int:
 
 
 def solve_one(p: dict, seconds: float, hints: bool = True, nodes: int = 10**9, prior=None,
-              frame: bool = True, margin: int = ESCAPE_LINES) -> dict:
+              frame: bool = True, margin: int = ESCAPE_LINES, wall: bool = True) -> dict:
     """Our answer to problem ``p``: outcome ('book', 'other', 'ko', 'wrong', 'unknown',
     'unread'), the move, seconds, and the reading."""
     size = p["size"]
@@ -89,7 +91,7 @@ def solve_one(p: dict, seconds: float, hints: bool = True, nodes: int = 10**9, p
     book = {format_vertex(parse_sgf_point(s, size)) for s in p["correct"]}
     start = time.perf_counter()
     try:
-        t = read_tsumego(size, black, white, margin=margin)
+        t = read_tsumego(size, black, white, margin=margin, wall=wall)
     except ShapemillError as e:
         return {"outcome": "unread", "move": None, "seconds": 0.0, "why": str(e), "book": book}
     small = crop(size, black, white, t, frame)
@@ -205,6 +207,8 @@ def main() -> None:
     parser.add_argument("--no-hints", action="store_true", help="df-pn's new children at 1 and 1")
     parser.add_argument("--no-frame", action="store_true",
                         help="empty points off the region stay empty (a way out) instead of the attacker's frame")
+    parser.add_argument("--no-wall", action="store_true",
+                        help="keep the region's points behind the attacker's wall and its links")
     parser.add_argument("--margin", type=int, default=ESCAPE_LINES,
                         help="steps from a defender's stone past the stones' box that are still the region")
     parser.add_argument("--max-empties", type=int, default=None, help="only problems whose region holds at most this")
@@ -225,7 +229,8 @@ def main() -> None:
     gnugo = None if args.no_gnugo else GtpClient(f"{GNUGO} --mode gtp", timeout=120)
     ours, theirs = {}, {}
     for p in problems:
-        a = solve_one(p, args.seconds, not args.no_hints, args.nodes, prior, not args.no_frame, args.margin)
+        a = solve_one(p, args.seconds, not args.no_hints, args.nodes, prior, not args.no_frame, args.margin,
+                      not args.no_wall)
         ours.setdefault(p["level"], []).append(a)
         target = a["reading"].target if "reading" in a else None
         if gnugo is not None:
@@ -238,6 +243,7 @@ def main() -> None:
     print(f"seed {args.seed}, {args.per_level} a level, df-pn {args.seconds:g} s and {args.nodes:,} nodes a problem"
           + ("" if args.max_empties is None else f", regions of at most {args.max_empties} empty points")
           + (", no hints" if args.no_hints else "") + (", no frame" if args.no_frame else "")
+          + (", no wall" if args.no_wall else "")
           + (f", margin {args.margin}" if args.margin != ESCAPE_LINES else "")
           + (", moves ordered by the ratings" if args.priors else ""))
     print("| level | solver | problems | book first move | other first move | ko (book move) | fails or wrong | "

@@ -6,10 +6,13 @@ Book problems sit in a corner or on a side of an otherwise empty 19x19 board. Th
 or side), the *defender* the other; the group at stake is the defender's largest string.
 The region is the stones' box (stretched to an edge within ``EDGE_LINES``), the points
 within ``ESCAPE_LINES`` steps of a defender's stone beyond it, and of those only what the
-target reaches without crossing the attacker's stones (with those stones): moves are its
-points, and a point outside it is out of play, so a string that reaches a liberty
-outside it has escaped (it lives), and a wall stone with such a liberty cannot be
-captured. docs/solve.md says why and what it costs."""
+target reaches without crossing the attacker's stones (with those stones); then only
+the defender's side of the attacker's wall: the points the defender's stones reach
+without crossing the wall's stones or the links between them (``_links``), with the
+links and ``LINK_MARGIN`` points beyond them. Moves are the region's points, and a point
+outside it is out of play, so a string that reaches a liberty outside it has escaped (it
+lives), and a wall stone with such a liberty cannot be captured. docs/solve.md says why
+and what it costs."""
 
 from __future__ import annotations
 
@@ -26,9 +29,14 @@ MAX_REGION_EMPTIES = 60
 EDGE_LINES = 2
 #: Lines beyond the stones' box, within reach of a defender's stone, that are still the
 #: problem's: a defender's string escapes when it reaches past them.
-ESCAPE_LINES = 2
+ESCAPE_LINES = 1
 #: Stones closer than this (in rows or columns) belong to one problem.
 APART = 3
+#: Lines between the edge and a wall stone that link it to the edge (1: a stone on the
+#: second line, the point below it).
+EDGE_LINK_LINES = 1
+#: Empty points beyond the wall's links that are still the region (the other side of a gap).
+LINK_MARGIN = 1
 
 
 class Tsumego(NamedTuple):
@@ -42,9 +50,10 @@ class Tsumego(NamedTuple):
 
 
 def read_tsumego(size: int, black: list[Point], white: list[Point],
-                 max_empties: int = MAX_REGION_EMPTIES, margin: int = ESCAPE_LINES) -> Tsumego:
+                 max_empties: int = MAX_REGION_EMPTIES, margin: int = ESCAPE_LINES, wall: bool = True) -> Tsumego:
     """The attacker, the group at stake and the region of a corner or side problem (the
-    points ``margin`` steps past the stones' box from a defender's stone still in it);
+    points ``margin`` steps past the stones' box from a defender's stone still in it; with
+    ``wall``, only those on the defender's side of the attacker's wall and its links);
     ShapemillError (the reason in one line) for stones that are no such problem."""
     stones = {p: "b" for p in black} | {p: "w" for p in white}
     if not black or not white:
@@ -70,6 +79,8 @@ def read_tsumego(size: int, black: list[Point], white: list[Point],
               if box[0] <= r <= box[1] and box[2] <= c <= box[3]
               or any(abs(r - g[0]) + abs(c - g[1]) <= margin for g in guard)]
     region = _enclosure(region, stones, attacker, target)
+    if wall:
+        region = _walled(size, region, stones, attacker, _grown(box, 1, size))
     empties = sum(1 for q in region if q not in stones)
     if empties > max_empties:
         raise ShapemillError(f"the region around the problem holds {empties} empty points, more than "
@@ -141,6 +152,66 @@ def _enclosure(region: list[Point], stones: dict, attacker: str, target: Point) 
                 todo.append(q)
     wall = {q for p in inside for q in _near(p) if q in area and stones.get(q) == attacker}
     return sorted(inside | wall)
+
+
+def _walled(size: int, region: list[Point], stones: dict, attacker: str,
+            box: tuple[int, int, int, int]) -> list[Point]:
+    """The points of ``region`` on the defender's side of the attacker's wall: what the
+    defender's stones in it reach without crossing an attacker's stone or a link of the
+    wall (``_wall``, ``_links``), the links and attacker's stones next to that, and the
+    empty points within ``LINK_MARGIN`` steps beyond those links (with the attacker's
+    stones next to them). A loose wall (stones a jump or a diagonal apart, a stone on the
+    second line) keeps the corner behind it out."""
+    area = set(region)
+    links = _links(size, stones, _wall(size, stones, attacker, box))
+    seeds = [p for p in region if stones.get(p) not in (None, attacker)]
+    inside, todo = set(seeds), list(seeds)
+    while todo:
+        for q in _near(todo.pop()):
+            if q in area and q not in inside and stones.get(q) != attacker and q not in links:
+                inside.add(q)
+                todo.append(q)
+    edge = {q for p in inside for q in _near(p) if q in area and q in links}
+    beyond = edge
+    for _ in range(LINK_MARGIN):
+        beyond = {q for p in beyond for q in _near(p) if q in area and q not in stones} - inside - edge
+        edge |= beyond
+    points = inside | edge
+    return sorted(points | {q for p in points for q in _near(p) if q in area and stones.get(q) == attacker})
+
+
+def _wall(size: int, stones: dict, attacker: str, box: tuple[int, int, int, int]) -> set[Point]:
+    """The attacker's stones that face the open board: its strings next to an empty point
+    the board reaches from outside ``box`` without crossing a stone or a link between the
+    attacker's stones, or next to a link next to such a point. The attacker's stones
+    inside the defender's area (cutting stones, placements) are not the wall."""
+    links = _links(size, stones, {p for p, s in stones.items() if s == attacker})
+    outside = _outside(size, stones | dict.fromkeys(links, attacker), box)
+    facing = outside | {q for q in links if any(x in outside for x in _near(q))}
+    return {p for s in _strings({p for p, s in stones.items() if s == attacker})
+            if any(q in facing for p in s for q in _near(p)) for p in s}
+
+
+def _links(size: int, stones: dict, wall: set[Point]) -> set[Point]:
+    """The empty points that link stones of ``wall``: the point between two stones one
+    point apart on a line, the two points next to both of two diagonal stones, and the
+    points between a stone within ``EDGE_LINK_LINES`` lines of an edge and that edge."""
+    def empty(q):
+        return 0 <= q[0] < size and 0 <= q[1] < size and q not in stones
+
+    out = set()
+    for r, c in wall:
+        for dr, dc in ((0, 2), (2, 0)):
+            if (r + dr, c + dc) in wall and empty((r + dr // 2, c + dc // 2)):
+                out.add((r + dr // 2, c + dc // 2))
+        for dc in (1, -1):
+            if (r + 1, c + dc) in wall:
+                out.update(q for q in ((r + 1, c), (r, c + dc)) if empty(q))
+        for dr, dc, lines in ((-1, 0, r), (1, 0, size - 1 - r), (0, -1, c), (0, 1, size - 1 - c)):
+            between = [(r + dr * k, c + dc * k) for k in range(1, lines + 1)]
+            if 1 <= lines <= EDGE_LINK_LINES and all(empty(q) for q in between):
+                out.update(between)
+    return out
 
 
 def _grown(box: tuple[int, int, int, int], margin: int, size: int) -> tuple[int, int, int, int]:
