@@ -199,6 +199,8 @@ def build_index(table: pa.Table, size: int | None = None) -> GameIndex:
                              first_color[sl], setup_pt[st], setup_col[st], np.array([0, setup_ptr[g + 1] - setup_ptr[g]]))
             index_games(size, one, first[sl])
     ever, late, filled = _bitsets(first)
+    for built in (offsets, first_color, setup_pt, setup_col, setup_ptr, first, ever, late, filled):
+        built.flags.writeable = False  # as a saved index's mapped arrays are: one compiled search for both
     info = GameInfo(table.select(INFO_COLUMNS) if all(c in table.column_names for c in INFO_COLUMNS) else pa.table({}))
     return GameIndex(size, info, moves, offsets, first_color, setup_pt, setup_col,
                      setup_ptr, first, ever, late, filled, _fill_sum(first) / max(n, 1))

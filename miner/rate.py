@@ -267,7 +267,9 @@ class InMemory:
         self.teams, self.n_blocks = teams, n_blocks
         self.combos, self.none, self.first_tactical = teams.combos, teams.none, teams.first_tactical
         self.n_positions = teams.n_positions
-        self._args = (teams.pos_start, teams.team, teams.pattern_bits, teams.chosen)
+        team = teams.team.view()
+        team.flags.writeable = False  # as the shards' mapped teams are: one compiled pass for both
+        self._args = (teams.pos_start, team, teams.pattern_bits, teams.chosen)
         self._total = np.zeros(0)
 
     def counts(self) -> Counts:

@@ -458,11 +458,11 @@ def test_copy_shares_no_state_with_the_original() -> None:
 
 
 def record(*points: Point | None, size: int = 5) -> np.ndarray:
-    return np.array([-1 if p is None else p[0] * size + p[1] for p in points], dtype=np.int64)
+    return np.array([-1 if p is None else p[0] * size + p[1] for p in points], dtype=np.int16)  # as scan stores them
 
 
 def test_replay_check_reasons() -> None:
-    none = np.zeros(0, dtype=np.int64)
+    none = np.zeros(0, dtype=np.int16)
     assert rules.replay_check(5, none, none, record((2, 2), (1, 1), (2, 2)), rules.BLACK) == (2, rules.OCCUPIED)
     suicide = record((0, 1), (4, 4), (1, 0), (0, 0))
     assert rules.replay_check(5, none, none, suicide, rules.BLACK) == (3, rules.SUICIDE)

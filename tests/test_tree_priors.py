@@ -93,7 +93,7 @@ def test_priors_given_after_expansion_equal_those_given_at_expansion(prior):
         t, f = np.zeros((N_NODE_INTS, 200), dtype=np.int64), np.zeros((1, N_FIELDS, 200))
         t[FIRST, 0] = -1
         kids = ChildPriors(prior=np.ones(w * w) if late else strength, allowed=np.ones(w * w, dtype=np.bool_),
-                           prior_n=settings.prior_n, by_prob=False, known=not late, table=not late, expert=False)
+                           prior_n=settings.prior_n, by_prob=False, known=not late, table=not late, expert=0)
         expand(board.b, board.m, rules.WHITE, 0, t, f, 1, 200, kids)
         assert t[KNOWN, 0] == (not late)
         if late:
