@@ -72,7 +72,8 @@ class BuildWithKernels(build_py):
         lock = built.parent.resolve() / "shapemill-kernels.lock"  # beside the build folder, not in the wheel
         parts = [subprocess.Popen([sys.executable, "-c", LOCKED_COMPILE, str(lock), part], env=env, cwd=self.build_lib)
                  for part in ("engine", "tables")]
-        if all(part.wait() == 0 for part in parts):
+        codes = [part.wait() for part in parts]  # both: the wheel must not be packed while one still writes
+        if codes == [0, 0]:
             stamp.write_text(sources)
         else:
             print("shapemill: the kernels were not all compiled; the rest compile on first use", file=sys.stderr)
