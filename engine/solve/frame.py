@@ -33,20 +33,15 @@ class Framed(NamedTuple):
 
 def frame_problem(size: int, black: list[Point], white: list[Point], t: Tsumego) -> Framed:
     """``black`` and ``white`` (a book problem read as ``t``) framed on a ``size`` board:
-    the box of ``t.region`` and the problem's stones kept as it is, the points around it the attacker's living area
-    out to the distance that gives it, with the box, about half the board, the rest the
-    defender's; each area filled with its stones but for an eye on every
+    the box of ``t.region`` and the problem's stones kept as it is, the points around it
+    the attacker's living area out to the distance that gives it, with the box, about half
+    the board, the rest the defender's; each area filled with its stones but for an eye on every
     ``EYE_STEP``-lattice point whose neighbours are all its own."""
     kept = [*t.region, *black, *white]
     box = (min(r for r, _ in kept), max(r for r, _ in kept), min(c for _, c in kept), max(c for _, c in kept))
     outside = [(r, c) for r in range(size) for c in range(size) if _distance((r, c), box) > 0]
     inside = (box[1] - box[0] + 1) * (box[3] - box[2] + 1)
-    reach = _attacker_reach(outside, box, (size * size) / 2 - inside)
-    while True:  # out until the attacker's area has two eyes (a thin band around a large box has none)
-        attacker_area = {p for p in outside if _distance(p, box) <= reach}
-        if len(_eyes(attacker_area, box, size)) >= 2 or len(attacker_area) == len(outside):
-            break
-        reach += 1
+    attacker_area = _attacker_area(outside, box, (size * size) / 2 - inside, size)
     defender_area = set(outside) - attacker_area
     if len(_eyes(defender_area, box, size)) < 2:  # too small to live: the attacker's
         attacker_area |= defender_area
@@ -66,14 +61,17 @@ def _distance(p: Point, box: tuple[int, int, int, int]) -> int:
     return max(box[0] - r, r - box[1], box[2] - c, c - box[3], 0)
 
 
-def _attacker_reach(outside: list[Point], box: tuple[int, int, int, int], share: float) -> int:
-    """The distance from the box out to which the attacker's area reaches: at least 3 (a wall
-    with eyes behind it), and as far as it takes to hold ``share`` points of ``outside``
-    (with the box, half the board: the komi then stays near the lead)."""
+def _attacker_area(outside: list[Point], box: tuple[int, int, int, int], share: float, size: int) -> set[Point]:
+    """The points of ``outside`` within a distance of the box that is at least 3 (a wall with
+    eyes behind it), holds ``share`` points (with the box, half the board: the komi then
+    stays near the lead) and two eyes (a thin band around a large box has none), unless
+    it is all of ``outside``."""
     reach = 3
-    while sum(1 for p in outside if _distance(p, box) <= reach) < share:
+    while True:
+        area = {p for p in outside if _distance(p, box) <= reach}
+        if len(area) == len(outside) or len(area) >= share and len(_eyes(area, box, size)) >= 2:
+            return area
         reach += 1
-    return reach
 
 
 def _eyes(area: set[Point], box: tuple[int, int, int, int], size: int) -> set[Point]:
