@@ -32,7 +32,7 @@ from shapemill.engine.search import SearchConfig
 from shapemill.engine.solve.frame import frame_problem
 from shapemill.engine.solve.tsumego import read_tsumego
 from shapemill.errors import ShapemillError
-from shapemill.go.vertices import format_vertex, parse_sgf_point
+from shapemill.go.vertices import format_sgf_point, format_vertex, parse_sgf_point
 from shapemill.patterns.defaults import RATINGS, default_table
 from shapemill.patterns.knowledge import Knowledge
 
@@ -51,7 +51,7 @@ def framed_sgf(p: dict) -> tuple[str, float] | None:
         return None
 
     def points(stones):
-        return "".join(f"[{'abcdefghijklmnopqrs'[c]}{'abcdefghijklmnopqrs'[size - 1 - r]}]" for r, c in stones)
+        return "".join(f"[{format_sgf_point(q, size)}]" for q in stones)
 
     sgf = (f"(;GM[1]FF[4]SZ[{size}]KM[{framed.komi:g}]RU[Chinese]PL[{p['to_play'].upper()}]"
            f"AB{points(framed.black)}AW{points(framed.white)})")
@@ -74,7 +74,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--levels", default="beginner,intermediate")
     parser.add_argument("--no-gnugo", action="store_true")
-    parser.add_argument("--read-life", action="store_true", help="shapemill gtp --read-life (df-pn before each genmove)")
+    parser.add_argument("--read-life", action="store_true", help="shapemill gtp --read-life (df-pn before a genmove)")
     parser.add_argument("--show", action="store_true", help="a row per problem")
     args = parser.parse_args()
     wanted = [w.strip().lower()[:3] for w in args.levels.split(",")]
