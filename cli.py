@@ -362,9 +362,10 @@ def _interrupted(command: str, exc: BaseException) -> str:
 @click.version_option(__version__, prog_name="shapemill")
 def main() -> None:
     """Mine rated shape patterns from Go game archives, and play with them."""
-    from .compiling import announce
+    from .compiling import announce, lock_cache
 
     announce()  # a first use's numba compile says what it compiles, once it lasts
+    lock_cache()  # and engines compiling at once leave a sound cache
 
 
 @main.command()

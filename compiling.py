@@ -1,4 +1,5 @@
-"""One line on standard error when numba compiles a kernel for longer than a moment.
+"""What a process does around numba's compiles: one line on standard error when a kernel
+compiles for longer than a moment, and numba's cache read and written under a lock.
 
 numba compiles each kernel on its first use on a machine (then loads it from its cache,
 ``__pycache__`` or ``NUMBA_CACHE_DIR``): from a fresh install that can take a minute,
@@ -6,15 +7,26 @@ and a user or a GUI watching a silent engine cannot tell it from a hang. ``annou
 listens to numba's compile events; a compile still running after ``NOTICE_SECONDS``
 prints one line naming the kernel and saying that it happens once. Kernels compiled
 inside it (the callees numba compiles for it) say nothing of their own.
+
+numba saves a kernel's cache by reading its index, adding the entry, writing the index and
+then the data file, unlocked (``numba.core.caching.IndexDataCacheFile``): two processes
+compiling signatures of one kernel at once (the build's two parts, a ``match`` of two
+engines on a cold cache, the test suite's workers) can both claim data file 1, or one can
+read an index entry whose data file another is still writing or still holds another
+signature's code (a reinstall restores the index and leaves the old data files). A
+segfault followed once. ``lock_cache`` takes an ``flock`` on the cache folder around each
+read (shared) and each save (exclusive).
 """
 
 from __future__ import annotations
 
+import functools
+import os
 import sys
 import threading
-from typing import TextIO
+from typing import Callable, TextIO
 
-from numba.core import event
+from numba.core import caching, event
 
 #: A compile that takes longer than this is announced.
 NOTICE_SECONDS = 2.0
@@ -25,6 +37,7 @@ WARM_UP_THREAD = "shapemill-warm-up"
 
 _installed = threading.Lock()
 _listener: _Notice | None = None
+_cache_locked = False
 
 
 def warming_up() -> bool:
@@ -79,3 +92,35 @@ def announce(stream: TextIO | None = None, seconds: float = NOTICE_SECONDS) -> N
         if _listener is None:
             _listener = _Notice(stream, seconds)
             event.register("numba:compile", _listener)
+
+
+def _under_flock(method: Callable, exclusive: bool) -> Callable:
+    """``method`` of numba's cache file run holding an ``flock`` on its cache folder."""
+    import fcntl
+
+    @functools.wraps(method)
+    def locked(self, *args):
+        try:
+            folder = os.open(self._cache_path, os.O_RDONLY)
+        except OSError:  # no folder yet: nothing to read, and a save makes it first
+            return method(self, *args)
+        try:
+            fcntl.flock(folder, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+            return method(self, *args)
+        finally:
+            os.close(folder)  # releases the lock
+    return locked
+
+
+def lock_cache() -> None:
+    """From now on this process reads numba's cache under a shared ``flock`` on the cache
+    folder and saves under an exclusive one, so that processes compiling at once leave a
+    sound cache. Installed once a process; a no-op where ``fcntl`` is missing (Windows)."""
+    global _cache_locked
+    with _installed:
+        if _cache_locked or os.name != "posix":
+            return
+        cache_file = caching.IndexDataCacheFile
+        cache_file.load = _under_flock(cache_file.load, exclusive=False)
+        cache_file.save = _under_flock(cache_file.save, exclusive=True)
+        _cache_locked = True

@@ -15,7 +15,10 @@ TYGEM = SHARED_DATA / "tygem9d"
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    from shapemill.compiling import lock_cache
+
     config.addinivalue_line("markers", "shared_data: needs ../shared/data beside the checkout")
+    lock_cache()  # the workers (pytest-xdist) compile tests' kernels at once: numba's cache under a lock
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

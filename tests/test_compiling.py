@@ -86,6 +86,8 @@ class Count(event.Listener):
         pass
 
 event.register("numba:compile", Count())
+from shapemill.compiling import lock_cache
+lock_cache()  # as a shapemill command does: the suite's other workers may compile at once
 from shapemill.engine.frontends.gtp import GtpEngine
 from shapemill.engine.search import SearchConfig
 from shapemill.go.board import Board
@@ -103,26 +105,29 @@ from shapemill.engine.solve.run import solve_file
 open("rabbity.sgf", "w").write("(;FF[4]AB[ac][ad][bc][cc][dc][ec][ed][fd][fe][ff][fg]"
                                "AW[ae][af][ag][bd][be][bg][cd][dd][de][ee][ef][eg]GM[1]PL[B]SZ[7])")
 assert solve_file("rabbity.sgf", ["kill", "A1"], None, None, "dfpn", 100000, None)["move"] == "C2"
+ordered = solve_file("rabbity.sgf", ["kill", "A1"], None, None, "dfpn", 100000, None,
+                     ratings=str(default_table(RATINGS)))
+assert ordered["move"] == "C2"
 print(json.dumps(compiled))
 """
 
 
 def _installed_from_a_wheel() -> bool:
-    """shapemill installed by ``pip install .`` (built, so its kernels compiled ahead), not editable."""
-    import json
-    from importlib.metadata import PackageNotFoundError, distribution
+    """shapemill imported from site-packages (``pip install .``: built, so its kernels compiled
+    ahead), not from a checkout (an editable install compiles on first use)."""
+    import sysconfig
+    from pathlib import Path
 
-    try:
-        url = distribution("shapemill").read_text("direct_url.json")
-    except PackageNotFoundError:
-        return False
-    return url is None or not json.loads(url).get("dir_info", {}).get("editable", False)
+    import shapemill
+
+    here = Path(shapemill.__file__).resolve().parent
+    return any(here.is_relative_to(Path(sysconfig.get_path(kind)).resolve()) for kind in ("purelib", "platlib"))
 
 
 def test_after_shapemill_compile_a_first_genmove_and_a_review_compile_nothing(tmp_path):
     """What `compile --part engine` covers is what gtp's first genmove (19x19 and 9x9), a game's scoring with
     a dead stone, the table's judgement of a move and a solve with a goal (README's rabbity
-    six, whose answer C2 is the book's) need: a later process compiles nothing (numba says so);
+    six, whose answer C2 is the book's; with --ratings too) need: a later process compiles nothing (numba says so);
     on a package built from a wheel, `compile` itself compiles nothing either (the build did)."""
     import json
     import os
@@ -171,3 +176,49 @@ def test_compile_s_tables_part_runs_every_table_stage_on_its_sample_games(tmp_pa
     assert done.returncode == 0, done.stderr
     steps = [line for line in done.stderr.splitlines() if line.startswith("compiling ")]
     assert [s.split()[1] for s in steps] == ["scan", "mine", "rate", "evaluate", "export", "index", "find"]
+
+
+_TOY_KERNEL = """
+from numba import njit
+
+
+@njit(cache=True)
+def plus_one(x):
+    return x + 1
+"""
+
+
+def test_a_process_reads_numba_s_cache_only_when_no_other_holds_the_cache_folder_s_lock(tmp_path):
+    """``lock_cache``: while another process holds the cache folder's exclusive ``flock`` (as
+    a save does), a kernel's cache is neither read nor written; once it is released the kernel
+    compiles, saves and loads again. (A process that ignored the lock would finish at once.)"""
+    import fcntl
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "toy.py").write_text(_TOY_KERNEL)
+    folder = tmp_path / "__pycache__"
+    folder.mkdir()
+    run = ("from shapemill.compiling import lock_cache; lock_cache(); "
+           "import toy; print(toy.plus_one(41), sum(toy.plus_one.stats.cache_hits.values()))")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    lock = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        waiting = subprocess.Popen([sys.executable, "-c", run], cwd=tmp_path, env=env, text=True,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            waiting.wait(timeout=10)  # could only end early if the lock were ignored
+        except subprocess.TimeoutExpired:
+            pass
+        assert waiting.returncode is None, waiting.communicate()
+        assert not list(folder.iterdir())
+    finally:
+        os.close(lock)
+    out, err = waiting.communicate(timeout=300)
+    assert waiting.returncode == 0, err
+    assert out.split() == ["42", "0"] and len(list(folder.glob("toy.plus_one-*.nbi"))) == 1
+    again = subprocess.run([sys.executable, "-c", run], cwd=tmp_path, env=env, capture_output=True, text=True,
+                           timeout=300)
+    assert again.stdout.split() == ["42", "1"], again.stderr  # loaded from the cache it saved

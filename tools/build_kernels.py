@@ -25,29 +25,10 @@ from setuptools.command.build_py import build_py
 SKIP_VARIABLE = "SHAPEMILL_COMPILE"
 
 
-#: One compile process of the build: ``shapemill compile --part PART`` with numba's cache
-#: writes under one lock. numba reads a kernel's cache index, adds an entry and writes it back
-#: unlocked (``numba.core.caching.IndexDataCacheFile.save``): two processes compiling two
-#: signatures of one kernel at once (the engine's and the tables' part share go/'s kernels)
-#: could both give theirs data file 1, and a later run would load one signature's code for the
-#: other. Under the lock each save reads the index the other process left.
-LOCKED_COMPILE = """
-import fcntl, sys
-from numba.core import caching
-
-save = caching.IndexDataCacheFile.save
-
-
-def locked_save(self, key, data):
-    with open(sys.argv[1], "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        save(self, key, data)
-
-
-caching.IndexDataCacheFile.save = locked_save
-from shapemill.cli import main
-main(["compile", "--part", sys.argv[2]])
-"""
+#: One compile process of the build: ``shapemill compile --part PART`` (whose ``main`` reads
+#: and saves numba's cache under a lock, ``compiling.lock_cache``: the two parts share go/'s
+#: kernels and compile at once).
+COMPILE = "from shapemill.cli import main; main()"
 
 
 class BuildWithKernels(build_py):
@@ -69,9 +50,8 @@ class BuildWithKernels(build_py):
         # the built copy first; pip's isolated build finds its own packages through PYTHONPATH too
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.abspath(self.build_lib), env.get("PYTHONPATH")]))
         print("shapemill: compiling the kernels for this machine (two processes, about two minutes)", file=sys.stderr)
-        lock = built.parent.resolve() / "shapemill-kernels.lock"  # beside the build folder, not in the wheel
-        parts = [subprocess.Popen([sys.executable, "-c", LOCKED_COMPILE, str(lock), part], env=env, cwd=self.build_lib)
-                 for part in ("engine", "tables")]
+        parts = [subprocess.Popen([sys.executable, "-c", COMPILE, "compile", "--part", part], env=env,
+                                  cwd=self.build_lib) for part in ("engine", "tables")]
         codes = [part.wait() for part in parts]  # both: the wheel must not be packed while one still writes
         if codes == [0, 0]:
             stamp.write_text(sources)

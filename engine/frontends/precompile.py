@@ -53,11 +53,13 @@ def _game_end_kernels(knowledge: Knowledge) -> None:
 
 
 def _solver_kernels() -> None:
-    """``shapemill solve`` on a book's problem (df-pn, the default)."""
+    """``shapemill solve`` on a book's problem (df-pn, the default), without and with
+    ``--ratings`` (the moves ordered by the table: a specialization of its own)."""
     with tempfile.TemporaryDirectory(prefix="shapemill-compile-") as folder:
         path = Path(folder) / "problem.sgf"
         path.write_text(PROBLEM, encoding="utf-8")
-        solve_file(path, None, None, None, "dfpn", 10_000, None)
+        for ratings in (None, str(default_table(RATINGS))):
+            solve_file(path, None, None, None, "dfpn", 10_000, None, ratings=ratings)
 
 
 def precompile(say: Callable[[str], None] = lambda line: None) -> str | None:
