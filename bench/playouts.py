@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 
 import numpy as np
-from shapemill.engine.playouts.gamma import gamma_playout, playout_gammas
+from shapemill.engine.playouts.gamma import gamma_playout, playout_gammas, ppa_weights
 from shapemill.engine.playouts.mogo import run_mogo_playouts
 from shapemill.engine.playouts.random import run_playouts
 from shapemill.go.rules import new_board
@@ -131,8 +131,9 @@ def gamma_playouts(size: int, k: int, gammas: np.ndarray) -> None:
     """``k`` gamma-policy playouts from the empty board."""
     b, m = new_board(size)
     moves = np.empty(3 * size * size, dtype=np.int64)
+    gammas_alone = ppa_weights(b.shape[1], 0.0)  # as the engine's gamma policy: no adaptation
     for _ in range(k):
-        gamma_playout(b.copy(), m.copy(), BLACK, KOMI, moves, gammas)
+        gamma_playout(b.copy(), m.copy(), BLACK, KOMI, moves, gammas, gammas_alone)
 
 
 def main() -> None:

@@ -90,7 +90,7 @@ def dead_shape(b: np.ndarray, m: np.ndarray, playable: np.ndarray, h: int, oppon
     """Whether the string of ``h`` is shut in with an eye space that cannot make two
     eyes: one point, two next to each other, or three (in a row or bent) with the
     opponent to move."""
-    e = shut_in_eye_space(b, m, playable, h, 3)
+    e = shut_in_eye_space(b, m, playable, h, np.int64(3))  # int64, as a caller from Python passes
     if e <= 0:
         return False
     if e == 1:

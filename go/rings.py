@@ -88,6 +88,7 @@ RING_KEY = _rng.integers(
 )
 #: RELATIVE[color, absolute state]: the pattern state seen by the player ``color``.
 RELATIVE = np.array([[0, 1, 2, 3], [0, 1, 2, 3], [0, 2, 1, 3]], dtype=np.int8)
+RELATIVE.flags.writeable = False  # read-only as numba freezes a global: one compiled kernel for both callers
 
 
 class Geometry(NamedTuple):

@@ -147,6 +147,7 @@ def read_shard(path: Path, fid: bytes, verify: bool = True) -> Shard:
         data = np.fromfile(path, dtype=np.uint8) if verify else np.asarray(np.memmap(path, dtype=np.uint8, mode="r"))
     except (OSError, ValueError) as exc:  # ValueError: an empty file cannot be mapped
         raise ShardError(f"{path}: cannot read the shard: {getattr(exc, 'strerror', None) or exc}") from None
+    data.flags.writeable = False  # read or mapped, the same read-only arrays: one compiled kernel for both
     bits, p, c, k, crc = _header(path, data, fid)
     if len(data) != HEADER_BYTES + 8 * k + 6 * p + 6 * c:
         raise ShardError(f"{path}: damaged shard ({len(data):,} bytes, its header says "

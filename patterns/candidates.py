@@ -368,6 +368,8 @@ def combination_rows(keys: np.ndarray, vocab: Vocabulary) -> np.ndarray:
     features number at most 65,535 (38,774 in the bundled fit), half the bytes of ``int32``."""
     first = len(vocab.pattern_ids)
     rows = np.empty((len(keys), len(COMBO_PLACE)), dtype=offset_dtype(vocab.size - first))
+    keys = keys.view()
+    keys.flags.writeable = False  # a shard's keys are: one compiled kernel for both
     _combination_rows(keys, vocab.level_index, vocab.size, first, COMBO_PLACE, COMBO_RADIX, rows)
     return rows
 

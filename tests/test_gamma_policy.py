@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from shapemill.engine.search import Search, SearchConfig
 from scipy.stats import chisquare
-from shapemill.engine.playouts.gamma import gamma_move, gamma_playout, gamma_state, playout_gammas
+from shapemill.engine.playouts.gamma import gamma_move, gamma_playout, gamma_state, playout_gammas, ppa_weights
 from shapemill.go import rules
 from shapemill.go.board import Board
 from shapemill.patterns.features import FEATURE_LEVELS, FEATURES, N_FEATURES
@@ -45,10 +45,11 @@ def test_incremental_gammas_equal_fresh_ones_all_playout_long(size, game):
     b, m = rules.new_board(size)
     state = gamma_state(b, m, gammas)
     seed(game)
+    alone = ppa_weights(b.shape[1], 0.0)
     color, passes, n = rules.BLACK, 0, 0
     while passes < 2 and n < 3 * size * size:
         fresh = gamma_state(b.copy(), m.copy(), gammas).base[color]
-        p = gamma_move(b, m, color, gammas, state, n)
+        p = gamma_move(b, m, color, gammas, state, n, alone)
         assert np.array_equal(state.base[color], fresh), (n, np.flatnonzero(state.base[color] != fresh))
         passes = passes + 1 if p == rules.PASS else 0
         n += 1
@@ -86,8 +87,9 @@ def test_first_draws_follow_the_gammas():
     draws = 6_200
     counts = dict.fromkeys(empties, 0)
     seed(3)
+    alone = ppa_weights(board.b.shape[1], 0.0)  # the gamma policy's weights: the gammas alone
     for _ in range(draws):
-        gamma_playout(board.b.copy(), board.m.copy(), rules.BLACK, 0.5, moves, gammas)
+        gamma_playout(board.b.copy(), board.m.copy(), rules.BLACK, 0.5, moves, gammas, alone)
         counts[int(moves[0])] += 1
     observed = np.array([counts[p] for p in empties])
     assert chisquare(observed, expected * draws).pvalue > 1e-3, counts
@@ -102,14 +104,15 @@ def test_a_point_that_weighs_nothing_is_never_drawn():
     moves = np.empty(75, dtype=np.int64)
     seed(4)
     firsts = set()
+    alone = ppa_weights(board.b.shape[1], 0.0)
     for _ in range(1000):
-        gamma_playout(board.b.copy(), board.m.copy(), rules.BLACK, 0.5, moves, gammas)
+        gamma_playout(board.b.copy(), board.m.copy(), rules.BLACK, 0.5, moves, gammas, alone)
         firsts.add(int(moves[0]))
     assert not firsts & captures and len(firsts) == 19
     eyes = Board(5)
     eyes.setup("b", [(r, c) for r in range(5) for c in range(5) if (r, c) not in ((0, 0), (2, 2), (4, 4))])
     state = gamma_state(eyes.b, eyes.m, gammas)
-    assert gamma_move(eyes.b, eyes.m, rules.BLACK, gammas, state, 0) == rules.PASS
+    assert gamma_move(eyes.b, eyes.m, rules.BLACK, gammas, state, 0, ppa_weights(eyes.b.shape[1], 0.0)) == rules.PASS
 
 
 def test_capture_gamma_makes_the_playout_capture():
@@ -128,7 +131,8 @@ def test_capture_gamma_makes_the_playout_capture():
         moves = np.empty(243, dtype=np.int64)
         hits = 0
         for _ in range(200):
-            gamma_playout(board.b.copy(), board.m.copy(), rules.BLACK, 7.5, moves, gammas)
+            gamma_playout(board.b.copy(), board.m.copy(), rules.BLACK, 7.5, moves, gammas,
+                          ppa_weights(board.b.shape[1], 0.0))
             hits += moves[0] == capture
         taken[g] = hits
     assert taken[1e6] == 200 and taken[1e-6] <= 2, taken
@@ -142,7 +146,7 @@ def test_playouts_are_legal_games_that_end_with_a_score():
         b, m = rules.new_board(9)
         moves = np.empty(243, dtype=np.int64)
         seed(game)
-        score, n = gamma_playout(b, m, rules.BLACK, 7.5, moves, gammas)
+        score, n = gamma_playout(b, m, rules.BLACK, 7.5, moves, gammas, ppa_weights(b.shape[1], 0.0))
         assert 0 < n <= 243 and abs(score) <= 81 + 7.5
         b2, m2 = rules.new_board(9)
         color = rules.BLACK

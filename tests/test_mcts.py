@@ -51,7 +51,7 @@ def test_nakade_rule_plays_the_vital_point():
     board = board_with(9, [(0, 4), (1, 4), (2, 0), (2, 1), (2, 2), (2, 3), (2, 4)],
                        [(1, 0), (1, 1), (1, 2), (1, 3)])
     board.play("w", (0, 3))
-    assert nakade_point(board.b, board.m, rules.BLACK) == flat_index((0, 1), board.size)
+    assert nakade_point(board.b, board.m, rules.BLACK, False) == flat_index((0, 1), board.size)
 
 
 def capturing_race() -> Board:

@@ -105,8 +105,8 @@ def test_the_nakade_vital_point_of_the_opponents_space_comes_before_fill_board(p
 def test_the_seed_plays_nakade_only_inside_the_opponents_stones():
     board = corner_three()
     vital = flat_index((0, 1), board.size)
-    assert nakade_point(board.b, board.m, rules.BLACK) == vital  # White's space: Black kills
-    assert nakade_point(board.b, board.m, rules.WHITE) == rules.PASS  # its own space: not the seed's rule
+    assert nakade_point(board.b, board.m, rules.BLACK, False) == vital  # White's space: Black kills
+    assert nakade_point(board.b, board.m, rules.WHITE, False) == rules.PASS  # its own space: not the seed's rule
     assert nakade_point(board.b, board.m, rules.WHITE, True) == vital  # mogo-local: White lives there
 
 

@@ -69,7 +69,7 @@ def test_weights_move_toward_the_winners_moves():
         assert np.argmax(adapt.weights[color]) == g5 and adapt.weights[color, g5] > 1.0
     frozen = adapt._replace(rate=0.0)
     first = {}
-    for name, a in (("mined", None), ("adapted", frozen)):
+    for name, a in (("mined", ppa_weights(board.b.shape[1], 0.0)), ("adapted", frozen)):
         seed(12)
         hits = 0
         for _ in range(200):

@@ -180,14 +180,12 @@ def _refresh(b: np.ndarray, m: np.ndarray, color: int, gammas: np.ndarray, state
 
 @njit(cache=True)
 def _play_drawn(b: np.ndarray, m: np.ndarray, color: int, gammas: np.ndarray, state: GammaState, n: int,
-                adapt=None) -> int:
+                adapt: PpaWeights) -> int:
     """Draw the ``n``-th move of a playout by the (refreshed) gammas, play it and
-    mark what it changes; returns it. ``adapt``: a ``PpaWeights`` record whose
-    weights bias the draw and whose masses it adds to, when its rate is not 0."""
+    mark what it changes; returns it. ``adapt``'s weights bias the draw (none yet: the
+    gammas as they are) and, when its rate is not 0, the draw adds to its masses."""
     base, weight = state.base, state.weight
-    if adapt is None:
-        p = _draw(b, m, color, base[color], gammas, weight)
-    elif adapt.rate > 0:
+    if adapt.rate > 0:
         p = _draw(b, m, color, base[color], gammas, weight, adapt.bias[color], adapt.mass[color])
     else:
         p = _draw(b, m, color, base[color], gammas, weight, adapt.bias[color])
@@ -197,7 +195,7 @@ def _play_drawn(b: np.ndarray, m: np.ndarray, color: int, gammas: np.ndarray, st
 
 @njit(cache=True)
 def gamma_move(b: np.ndarray, m: np.ndarray, color: int, gammas: np.ndarray, state: GammaState, n: int,
-               adapt=None) -> int:
+               adapt: PpaWeights) -> int:
     """Draw and play the ``n``-th move of a playout (``color`` to move); returns it."""
     _refresh(b, m, color, gammas, state, n)
     return _play_drawn(b, m, color, gammas, state, n, adapt)
@@ -237,11 +235,12 @@ def ppa_update(adapt: PpaWeights, moves: np.ndarray, n: int, color: int, winner:
 
 @njit(cache=True)
 def gamma_playout(b: np.ndarray, m: np.ndarray, color: int, komi: float, moves: np.ndarray,
-                  gammas: np.ndarray, adapt=None) -> tuple[float, int]:
+                  gammas: np.ndarray, adapt: PpaWeights) -> tuple[float, int]:
     """Play gamma-weighted moves to the end, in place (``color`` to move); returns
     the area score (Black minus White) and how many moves were written to
-    ``moves`` (for AMAF), as ``mogo_playout`` does. With ``adapt`` (``ppa_weights``)
-    the draws follow its weights too and, with a rate, adapt them to the winner."""
+    ``moves`` (for AMAF), as ``mogo_playout`` does. The draws follow ``adapt``'s
+    weights too (``ppa_weights(points, 0)``: the gammas alone) and, with a rate,
+    adapt them to the winner."""
     size = m[SIZE]
     limit = min(3 * size * size, len(moves))
     state = gamma_state(b, m, gammas)
@@ -255,6 +254,6 @@ def gamma_playout(b: np.ndarray, m: np.ndarray, color: int, komi: float, moves: 
         n += 1
         color = 3 - color
     score = area_score(b, m, komi)
-    if adapt is not None and adapt.rate > 0:
+    if adapt.rate > 0:
         ppa_update(adapt, moves, n, first, BLACK if score > 0 else WHITE)
     return score, n

@@ -205,7 +205,7 @@ def pattern_moves(b: np.ndarray, m: np.ndarray, color: int, cands: np.ndarray) -
 
 
 @njit(cache=True)
-def nakade_point(b: np.ndarray, m: np.ndarray, color: int, either: bool = False) -> int:
+def nakade_point(b: np.ndarray, m: np.ndarray, color: int, either: bool) -> int:
     """The vital point of a three-point empty space next to the last move, enclosed by
     the opponent's stones (with ``either``, by stones of one colour, ours or the
     opponent's), or PASS.

@@ -96,7 +96,7 @@ def near_last_bonus(b: np.ndarray, m: np.ndarray, moves: np.ndarray, bonus: np.n
     if last == PASS:
         return
     dist = np.empty(b.shape[1], dtype=np.int64)
-    chain_distances(b, m, last, NEAR_LAST_REACH, dist)
+    chain_distances(b, m, last, np.int64(NEAR_LAST_REACH), dist)  # int64 as a caller from Python passes
     for i in range(len(moves)):
         d = dist[moves[i]]
         if d <= NEAR_LAST_REACH:

@@ -96,13 +96,14 @@ def decided(b: np.ndarray, m: np.ndarray, goal: np.ndarray, mark: np.ndarray, co
         r = ladder_moves(b, m, a, color != d, np.empty(LADDER_WIDTH, dtype=np.int32), mark)
         return OPEN if r >= 0 else win if r == -1 else -win
     if goal[ESCAPE] > 0:
-        return win if liberties(b, m, b[HEAD, a], goal[ESCAPE], mark) >= goal[ESCAPE] else OPEN
+        return win if liberties(b, m, np.int64(b[HEAD, a]), goal[ESCAPE], mark) >= goal[ESCAPE] else OPEN
     if kind == LIFE and not in_atari(b, b[HEAD, a]):
         if liberty_off(b, m[STRIDE], region, b[HEAD, a]):
             return win  # out of the region: no move can take that liberty
         if color != d and _touches(b, m, m[LAST], b[HEAD, a]) and unconditionally_alive(b, m, d)[b[HEAD, a]]:
             return win
-        if liberties(b, m, b[HEAD, a], 4, mark) <= 3 and dead_shape(b, m, region, b[HEAD, a], color != d):
+        head = np.int64(b[HEAD, a])  # int64 heads and limits: one compiled liberties and dead_shape
+        if liberties(b, m, head, np.int64(4), mark) <= 3 and dead_shape(b, m, region, head, color != d):
             return -win
     return OPEN
 
@@ -255,7 +256,7 @@ def life_hints(b: np.ndarray, m: np.ndarray, color: int, goal: np.ndarray, moves
     t = goal[TARGET]
     if goal[KIND] != LIFE or b[COLOR, t] != goal[DEFENDER]:
         return kill, live
-    libs = liberties(b, m, b[HEAD, t], HINT_LIBERTIES + 1, mark)
+    libs = liberties(b, m, np.int64(b[HEAD, t]), np.int64(HINT_LIBERTIES + 1), mark)
     stamp = mark[0]  # the liberties just counted carry this stamp
     step = 1 if color == goal[DEFENDER] else -1
     for i in range(n):
