@@ -209,7 +209,7 @@ def test_a_process_reads_numba_s_cache_only_when_no_other_holds_the_cache_folder
         waiting = subprocess.Popen([sys.executable, "-c", run], cwd=tmp_path, env=env, text=True,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
-            waiting.wait(timeout=10)  # could only end early if the lock were ignored
+            waiting.wait(timeout=5)  # could only end early if the lock were ignored
         except subprocess.TimeoutExpired:
             pass
         assert waiting.returncode is None, waiting.communicate()
