@@ -28,6 +28,25 @@ class WorkerDied(ShapemillError):
     crashed; its task's result is lost, so the run's result would be wrong."""
 
 
+#: The signals a pool's workers are forked with held: the parent's handlers (Ctrl-C, and
+#: SIGTERM raising ``Terminated``) are copied into each fork until ``init_worker`` sets the
+#: worker's own, and one arriving in between would unwind the fork through the parent's
+#: code: a second copy of the command, printing its "interrupted" line and waiting as the
+#: parent did (a pool's ``terminate`` sends SIGTERM to a worker it has just forked).
+HELD = frozenset({signal.SIGINT, signal.SIGTERM})
+
+
+def worker_pool(context, processes: int):
+    """A pool of ``processes`` workers from the ``multiprocessing`` ``context``, each set
+    up by ``init_worker``; forked with ``HELD`` held, as are the workers the pool forks
+    later in place of dead ones (its threads, started here, keep the mask)."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, HELD)
+    try:
+        return context.Pool(processes, initializer=init_worker)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
 def init_worker() -> None:
     """A pool's initializer: the worker leaves Ctrl-C to the parent, which stops the pool,
     and ends in silence once its parent has died (killed): an orphan would finish its task
@@ -37,6 +56,7 @@ def init_worker() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's handler is its own: the pool ends workers so
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD)  # held by worker_pool's fork until now
     threading.Thread(target=_end_with_parent, args=(os.getppid(),), daemon=True).start()
 
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..go.rules import replay_check
-from ..workers import Watch, init_worker, stop
+from ..workers import Watch, stop, worker_pool
 from .records import SKIP_REASONS, TRUNCATING_REASONS, GameRecord, ScanError, game_id, split_of
 from .sgf import parse_games
 from .sources import DEFAULT_MAX_BYTES, Batch, InputError, plan, read_items
@@ -114,7 +114,7 @@ def iter_results(
     _warm_up()
     methods = mp.get_all_start_methods()
     ctx = mp.get_context("fork" if "fork" in methods else None)
-    pool = ctx.Pool(workers, initializer=init_worker)
+    pool = worker_pool(ctx, workers)
     watch = Watch(pool)
     try:
         pending: deque = deque()

@@ -19,7 +19,7 @@ from queue import Empty
 import numpy as np
 
 from ..datasets.corpus import Corpus
-from ..workers import POLL_SECONDS, Watch, init_worker
+from ..workers import POLL_SECONDS, Watch, worker_pool
 
 
 class Job:
@@ -83,7 +83,7 @@ def map_shards(job: Job, shards: list[np.ndarray], workers: int, progress=None):
     queue = ctx.Queue()
     _WORK.update(job=job, shards=shards, queue=queue)
     merged = 0
-    with ctx.Pool(min(workers, len(shards)), initializer=init_worker) as pool:
+    with worker_pool(ctx, min(workers, len(shards))) as pool:
         watch = Watch(pool)
         pending = [pool.apply_async(_forked_shard, (k,)) for k in range(len(shards))]
         while merged < len(shards):

@@ -67,7 +67,7 @@ def test_dask_on_a_slice_of_tygem(client, tmp_path, shared_data):
     tygem = shared_data / "tygem9d"
     folder, one, dask = tmp_path / "games", tmp_path / "one.parquet", tmp_path / "dask.parquet"
     write_games_dataset(list(islice(read_games([tygem]), 24)), folder, partition_size=7)
-    mine(str(folder), "-o", str(one), "--split", "all", "-j", "2")
+    mine(str(folder), "-o", str(one), "--split", "all", "-j", "1")
     mine(str(folder), "-o", str(dask), "--split", "all", "--scheduler", client.scheduler_info()["address"])
     assert one.read_bytes() == dask.read_bytes()
 
@@ -78,7 +78,8 @@ def test_a_worker_killed_mid_job_does_not_change_the_table(dataset, client, tmp_
 
     params = MineParams(min_count=2, max_ring=MAX_RING, discovery_games=3)  # the command's defaults
     one, dask = tmp_path / "one.parquet", tmp_path / "dask.parquet"
-    mine(str(dataset), "-o", str(one), "--split", "all")
+    mine(str(dataset), "-o", str(one), "--split", "all", "-j", "1")  # no pool forked beside the cluster's threads
+    client.wait_for_workers(2)  # an earlier test's killed worker may still be restarting (a loaded machine)
     pids = client.run(os.getpid)
     planned, done, killed = [], [], []
 

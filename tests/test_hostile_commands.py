@@ -137,6 +137,36 @@ def test_a_killed_scanning_worker_stops_scan_in_one_line_and_keeps_the_previous_
     assert out.read_bytes() == PREVIOUS and os.listdir(tmp_path) == ["games.parquet"]
 
 
+def test_a_pool_s_workers_are_forked_with_ctrl_c_and_sigterm_held_until_they_set_their_own(tmp_path, monkeypatch):
+    """A worker forked with the parent's SIGTERM handler (raising ``Terminated``) that gets
+    SIGTERM before its initializer runs (a pool's ``terminate`` just after a fork) would
+    unwind through the parent's code as a second copy of the command (seen under
+    pytest-xdist: it printed "mine: interrupted" and waited as a test worker). The kernel's
+    signal mask says they are held from the fork until ``init_worker`` lets them through,
+    and the parent's mask is as it was."""
+    import multiprocessing
+
+    from shapemill import workers
+
+    real, seen = workers.init_worker, tmp_path / "mask"
+
+    def recording() -> None:
+        seen.write_text(" ".join(str(int(s)) for s in signal.pthread_sigmask(signal.SIG_BLOCK, [])))
+        real()
+
+    monkeypatch.setattr(workers, "init_worker", recording)
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    pool = workers.worker_pool(multiprocessing.get_context("fork"), 1)
+    try:
+        after_init = pool.apply(signal.pthread_sigmask, (signal.SIG_BLOCK, []))
+    finally:
+        pool.terminate()
+        pool.join()
+    assert {int(signal.SIGINT), int(signal.SIGTERM)} <= {int(s) for s in seen.read_text().split()}
+    assert not {signal.SIGINT, signal.SIGTERM} & set(after_init)
+    assert signal.pthread_sigmask(signal.SIG_BLOCK, []) == before
+
+
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_ctrl_c_stops_scan_with_exit_1_in_one_line_and_keeps_the_previous_table(tmp_path, workers):
     # Parsing stood in by a wait (inherited by the forked workers with -j 2): Ctrl-C comes
