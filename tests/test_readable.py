@@ -67,9 +67,16 @@ def test_tactical_features_are_shown_in_words() -> None:
 
 
 def test_svg_pictures_of_a_ratings_table(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
     _run("show", default_table(RATINGS), "--top", "3", "--svg", str(tmp_path))
     pictures = sorted(tmp_path.glob("*.svg"))
-    assert [p.name.split("-")[0] for p in pictures] == ["highest"] * 3  # the lowest three are tactical
+    # a picture for each spatial pattern among the three highest and the three lowest gammas
+    rows = pq.read_table(default_table(RATINGS), columns=["feature", "gamma"]).to_pylist()
+    by_gamma = sorted(rows, key=lambda row: -row["gamma"])
+    drawn = [end for end, three in (("highest", by_gamma[:3]), ("lowest", by_gamma[-3:]))
+             for row in three if row["feature"] == "pattern"]
+    assert [p.name.split("-")[0] for p in pictures] == drawn and drawn
     for picture in pictures:
         assert ElementTree.parse(picture).getroot().tag.endswith("svg")
 
