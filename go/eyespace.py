@@ -3,14 +3,13 @@
 A group is *shut in* when, from one of its strings, the points reachable without
 crossing the opponent's stones (its stones and the empty points among them: its *area*)
 are all on the playable ``area`` mask (no way out, no string of its own that no move can
-capture), and every opponent string next to
-the area has a stone or a liberty off the mask (no move can take it, so it is never
-captured and the area never grows). Such a group owns no more than the area's empty
-points. Of those, a point next to one of the opponent's strings (which is never
-captured) never becomes an eye: the group's *eye points* are the others, and when the
-opponent's strings have liberties off the mask the opponent can fill the rest at any
-time, without risk. The group is dead when its eye points are none, one, two next to
-each other, four in a square, or, with the opponent to move (who takes the vital
+capture), and every opponent string next to the area has a stone or a liberty off the
+mask (no move can take it, so it is never captured and the area never grows). Such a
+group owns no more than the area's empty points. Of those, a point next to an
+opponent's string with a liberty off the mask never becomes an eye (the string is never
+captured), and the opponent can fill it at any time without risk: the group's *eye
+points* are the others. The group is dead when its eye points are none, one, two next
+to each other, four in a square, or, with the opponent to move (who takes the vital
 point), three in one piece, the pyramid four, the bulky five, the crossed five or the
 rabbity six: the textbook nakade shapes (Davies, "Life and Death", 1975).
 """
