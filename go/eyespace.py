@@ -59,6 +59,12 @@ def out_of_play(b: np.ndarray, w: int, mask: np.ndarray, h: int) -> bool:
 def shut_in_eye_space(b: np.ndarray, m: np.ndarray, playable: np.ndarray, h: int, limit: int) -> int:
     """The empty points of the area of the string of ``h`` when its group is shut in
     (see the module), -1 when it is not or when they are more than ``limit``."""
+    return _shut_in(b, m, playable, h, limit, np.empty(max(limit, 0), dtype=np.int64))
+
+
+@njit(cache=True)
+def _shut_in(b: np.ndarray, m: np.ndarray, playable: np.ndarray, h: int, limit: int, points: np.ndarray) -> int:
+    """``shut_in_eye_space``, the area's empty points written to ``points`` (``limit`` long)."""
     n = b.shape[1]
     w = m[STRIDE]
     color = b[COLOR, h]
@@ -71,9 +77,10 @@ def shut_in_eye_space(b: np.ndarray, m: np.ndarray, playable: np.ndarray, h: int
         top -= 1
         p = stack[top]
         if b[COLOR, p] == EMPTY:
-            empties += 1
-            if empties > limit:
+            if empties == limit:
                 return -1
+            points[empties] = p
+            empties += 1
         for q in (p - 1, p + 1, p - w, p + w):
             c = b[COLOR, q]
             if c == BORDER or seen[q]:
@@ -114,32 +121,21 @@ NAKADE_POINTS = 6
 def dead_shape(b: np.ndarray, m: np.ndarray, playable: np.ndarray, h: int, opponent_to_move: bool) -> bool:
     """Whether the string of ``h`` is shut in (at most ``AREA_LIMIT`` empty points) with
     eye points (see the module) that cannot make two eyes, ``opponent_to_move`` or not."""
-    if shut_in_eye_space(b, m, playable, h, np.int64(AREA_LIMIT)) <= 0:  # int64, as a caller from Python passes
+    area = np.empty(AREA_LIMIT, dtype=np.int64)
+    e = _shut_in(b, m, playable, h, np.int64(AREA_LIMIT), area)  # int64, as a caller from Python passes
+    if e <= 0:
         return False
     w = m[STRIDE]
     color = b[COLOR, h]
     pts = np.empty(NAKADE_POINTS, dtype=np.int64)
     k = 0
     walls = np.zeros(b.shape[1], dtype=np.uint8)  # by string head: 1 a liberty off playable, 2 none
-    seen = np.zeros(b.shape[1], dtype=np.uint8)
-    stack = np.empty(b.shape[1], dtype=np.int64)
-    stack[0] = h
-    seen[h] = 1
-    top = 1
-    while top > 0:
-        top -= 1
-        p = stack[top]
-        if b[COLOR, p] == EMPTY and _eye_point(b, w, playable, p, color, walls):
+    for i in range(e):
+        if _eye_point(b, w, playable, area[i], color, walls):
             if k == NAKADE_POINTS:
                 return False
-            pts[k] = p
+            pts[k] = area[i]
             k += 1
-        for q in (p - 1, p + 1, p - w, p + w):
-            c = b[COLOR, q]
-            if not seen[q] and (c == EMPTY or c == color):
-                seen[q] = 1
-                stack[top] = q
-                top += 1
     touching = 0  # pairs of eye points next to each other
     degree = np.zeros(NAKADE_POINTS, dtype=np.int64)
     for i in range(k):

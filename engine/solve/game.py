@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from ...go.benson import unconditionally_alive
-from ...go.eyespace import AREA_LIMIT, dead_shape, liberty_off, stone_off
+from ...go.eyespace import dead_shape, liberty_off, stone_off
 from ...go.reading import LADDER_WIDTH, ladder_moves, liberties
 from ...go.rules import (
     BLACK,
@@ -102,9 +102,7 @@ def decided(b: np.ndarray, m: np.ndarray, goal: np.ndarray, mark: np.ndarray, co
             return win  # out of the region: no move can take that liberty
         if color != d and _touches(b, m, m[LAST], b[HEAD, a]) and unconditionally_alive(b, m, d)[b[HEAD, a]]:
             return win
-        head = np.int64(b[HEAD, a])  # int64 heads and limits: one compiled liberties and dead_shape
-        if (liberties(b, m, head, np.int64(AREA_LIMIT + 1), mark) <= AREA_LIMIT
-                and dead_shape(b, m, region, head, color != d)):
+        if dead_shape(b, m, region, np.int64(b[HEAD, a]), color != d):  # int64: dead_shape's one specialization
             return -win
     return OPEN
 
