@@ -53,8 +53,8 @@ def test_compact_table_keeps_whole_chains_and_the_full_tables_priors_for_the_pat
             largest = largest_patterns(b, m, color, points, vocab)
             same = np.array([int(p) in kept_ids for p in largest])
             a, c = full(b, m, color)[points], small(b, m, color)[points]
-            assert np.array_equal(a[same], c[same])
+            assert np.allclose(a[same], c[same], rtol=1e-6, atol=0)  # the compact's gammas are float32's
             compared += same.sum()
-            differ += (a[~same] != c[~same]).sum()
+            differ += (~np.isclose(a[~same], c[~same], rtol=1e-6, atol=0)).sum()
             play(b, m, color, to_point(int(move), 9))
     assert compared > 0 and differ > 0
