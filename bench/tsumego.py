@@ -41,7 +41,7 @@ import time
 from pathlib import Path
 
 from shapemill.engine.frontends.match import GtpClient
-from shapemill.engine.solve.dfpn import dfpn
+from shapemill.engine.solve.dfpn import Dfpn, dfpn
 from shapemill.engine.solve.position import make_problem
 from shapemill.engine.solve.run import FIRST_MOVE_NODES, first_moves, ko_turns, with_ko_threats
 from shapemill.engine.solve.tsumego import ESCAPE_LINES, crop, read_tsumego
@@ -97,22 +97,25 @@ def solve_one(p: dict, seconds: float, hints: bool = True, nodes: int = 10**9, p
     small = crop(size, black, white, t, frame)
     problem = make_problem(small.size, small.black, small.white, mover, "kill", [small.target], small.region)
     problem.prior = prior
-    r = dfpn(problem, nodes, seconds, hints=hints)
+    solver = Dfpn(problem, hints)
+    r = solver.solve(problem, nodes, seconds)
     best, searched, budget = r.move, problem, min(nodes, 2 * r.nodes + FIRST_MOVE_NODES)
     if r.value is None:
         outcome = "unknown"
     else:
         defender_lives = (r.value == 1) == (t.defender == "b")
         aim = defender_lives == (mover == t.defender)
-        if ko_turns(problem, t.defender if defender_lives else t.attacker, budget, _left(start, seconds)):
+        threats = ko_turns(problem, t.defender if defender_lives else t.attacker, budget, _left(start, seconds))
+        if threats is not None:
             outcome, searched = "ko", with_ko_threats(problem, mover)
-            best = dfpn(searched, budget, _left(start, seconds), hints=hints).move
+            solver = threats if threats.serves(searched) else Dfpn(searched, hints)
+            best = solver.solve(searched, budget, _left(start, seconds)).move
         else:
             outcome = "wrong" if not aim else "other"
     move = _vertex(best, small)
     if outcome in ("other", "ko") and move not in book:  # df-pn names one winning move: is the book's one too?
         points = [parse_sgf_point(s, size) for s in p["correct"]]
-        move = _book_move_that_wins(searched, small, points, budget, _left(start, seconds)) or move
+        move = _book_move_that_wins(searched, small, points, budget, _left(start, seconds), solver) or move
     if outcome == "other" and move in book:
         outcome = "book"
     return {"outcome": outcome, "move": move, "seconds": time.perf_counter() - start, "book": book, "reading": t}
@@ -131,13 +134,14 @@ def _vertex(move: int | None, small) -> str | None:
     return format_vertex((row + small.offset[0], col + small.offset[1]))
 
 
-def _book_move_that_wins(problem, small, book: list[tuple[int, int]], nodes: int, seconds: float) -> str | None:
+def _book_move_that_wins(problem, small, book: list[tuple[int, int]], nodes: int, seconds: float,
+                         solver: Dfpn) -> str | None:
     """A book move (a point of the problem's board) that df-pn proves wins for the side to
     move (``solve``'s ``first_moves`` among the book's, within ``nodes`` and ``seconds``
-    each); None if none does."""
+    each, from ``solver``'s table); None if none does."""
     moved = [(r - small.offset[0], c - small.offset[1]) for r, c in book]
     points = {flat_index(q, small.size) for q in moved if 0 <= min(q) and max(q) < small.size}
-    wins = first_moves(problem, nodes, seconds, among=points)
+    wins = first_moves(problem, nodes, seconds, among=points, solver=solver)
     return _vertex(wins[0], small) if wins else None
 
 

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import itertools
 import json
+from dataclasses import replace
 
 import pytest
 from click.testing import CliRunner
 from sgfmill import common
 from shapemill.cli import main
 from shapemill.engine.solve.alphabeta import alphabeta
-from shapemill.engine.solve.dfpn import dfpn
+from shapemill.engine.solve.dfpn import Dfpn, dfpn
 from shapemill.engine.solve.pns import pns
 from shapemill.engine.solve.position import make_problem, parse_diagram
-from shapemill.engine.solve.run import parse_points, seki_only
+from shapemill.engine.solve.game import OPEN
+from shapemill.engine.solve.run import FIRST_MOVE_NODES, first_moves, parse_points, seki_only, with_ko_threats
 from shapemill.engine.solve.ubfm import ubfm
 from shapemill.go.rules import BLACK, COLOR, HEAD, WHITE
 from shapemill.go.vertices import flat_index, point_at
@@ -186,6 +188,28 @@ def test_textbook_shapes_have_their_textbook_status(name, to_play):
 @pytest.mark.parametrize("name", sorted(SHAPES))
 def test_alphabeta_and_pns_agree_on_every_shape(name, to_play):
     assert alphabeta(shape_problem(name, to_play), 400_000).value == pns_result(name, to_play).value
+
+
+@pytest.mark.parametrize("name, to_play", [("L+1, leg on the long side", "b"), ("J group", "b"), ("rabbity six", "b"),
+                                           ("bulky five", "w"), ("L+1, leg on the short side", "w")])
+def test_first_moves_read_from_the_solvers_table_are_the_moves_alphabeta_proves_one_by_one(name, to_play):
+    p = shape_problem(name, to_play)
+    solver = Dfpn(p)
+    result = solver.solve(p, 1_000_000)
+    listed = first_moves(p, 2 * result.nodes + FIRST_MOVE_NODES, None, solver=solver)
+    mover = 1 if to_play == "b" else -1
+    moves, _, _, values = p.expand(p.root)
+    winning = []
+    for move, value in zip(moves.tolist(), values.tolist()):
+        child = replace(p, root=p.child(p.root, move), maps=p.maps)
+        value = value if value != OPEN else child.root_value()
+        if value == OPEN:
+            value = alphabeta(child, 2_000_000).value  # a fresh search of another kind
+        if mover * value > 0:
+            winning.append(move)
+    assert listed == winning and len(winning) >= 1
+    with pytest.raises(ValueError, match="one goal and region"):
+        solver.solve(with_ko_threats(p, to_play), 1000)
 
 
 @pytest.mark.parametrize("name", sorted(SEARCHES))

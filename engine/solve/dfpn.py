@@ -361,6 +361,19 @@ class Dfpn:
         _rehash(self.table, new)
         self.table = new
 
+    def solve(self, problem: Problem, max_nodes: int, seconds: float | None = None,
+              progress: Progress | None = None) -> Result:
+        """Black's value of ``problem`` (``dfpn``): this table's problem, or the same goal
+        and region from another root (a move's child), whose search starts from the
+        bounds the earlier searches left in the table."""
+        if not self.serves(problem):
+            raise ValueError("a df-pn table serves one goal and region")
+        return pns_by_thresholds(problem, self.prove, max_nodes, seconds, progress)
+
+    def serves(self, problem: Problem) -> bool:
+        """Whether this table's bounds hold for ``problem``: the same goal and region."""
+        return np.array_equal(problem.goal, self.problem.goal) and np.array_equal(problem.region, self.problem.region)
+
     def prove(self, search: Search, problem: Problem, goal: int) -> tuple[bool, int | None]:
         """Whether Black's value is at least ``goal``, and the root move that shows it."""
         ctl, root = self.ctl, problem.root
@@ -398,4 +411,4 @@ def dfpn(problem: Problem, max_nodes: int = 1_000_000, seconds: float | None = N
          progress: Progress | None = None, hints: bool = True) -> Result:
     """Black's value by df-pn: one proof for a goal, a binary search over thresholds for the score;
     ``hints``: new children of a ``kill``/``live`` goal start from the target's liberties."""
-    return pns_by_thresholds(problem, Dfpn(problem, hints).prove, max_nodes, seconds, progress)
+    return Dfpn(problem, hints).solve(problem, max_nodes, seconds, progress)

@@ -14,7 +14,7 @@ from ...go.vertices import color_name, flat_index, format_vertex, parse_vertex, 
 from ...patterns.knowledge import Knowledge
 from ...tables import TableError
 from .alphabeta import alphabeta
-from .dfpn import dfpn
+from .dfpn import Dfpn, dfpn
 from .game import DEFENDER, KO_FREE, OPEN, STRICT, Problem
 from .pns import pns
 from .position import make_problem, read_sgf_position
@@ -115,15 +115,18 @@ def solve_file(path: str | Path, goal: list[str] | None, to_play: str | None, re
     if sgf_out:
         check_writable(sgf_out)
     tables = ({}, {}) if algorithm == "alphabeta" else None  # the tree goes on from alpha-beta's own table
+    solver = Dfpn(problem) if algorithm == "dfpn" else None  # the first moves' proofs go on from its table
     if tables is not None:
         result = alphabeta(problem, max_nodes, seconds, (), tables, progress)
+    elif solver is not None:
+        result = solver.solve(problem, max_nodes, seconds, progress)
     else:
         result = ALGORITHMS[algorithm](problem, max_nodes, seconds, progress)
     if sgf_out:
         write_solution_sgf(sgf_out, problem, result, max(100_000, 4 * result.nodes), tables)
     answer = _answer(result, goal[0], color, problem.size, offset)
     if book is not None:
-        answer.update(book_answer(problem, book, color, result, seconds, offset))
+        answer.update(book_answer(problem, book, color, result, seconds, offset, solver))
     return answer
 
 
@@ -155,24 +158,26 @@ def _goal_points(goal: list[str], size: int, black: list, white: list) -> list[t
 
 
 def book_answer(problem: Problem, book: Tsumego, color: str, result: Result, seconds: float | None,
-                offset: tuple[int, int] = (0, 0)) -> dict:
+                offset: tuple[int, int] = (0, 0), solver: Dfpn | None = None) -> dict:
     """The result in the book's terms for ``color`` to move: ``status`` (kill: the group
     dies; live: it lives; seki: it lives, but not unconditionally, as ``seki_only`` proves;
     ko: the side that loses wins with a ko threat for every ko, as ``ko_turns`` proves;
     unknown: not proved within the budget), ``moves`` (every first move that reaches it,
     each proved within the root's budget: for a ko, the side to move's moves that win it
-    with those threats), the attacker and the group."""
+    with those threats), the attacker and the group. ``solver``: the df-pn table that
+    found ``result``, which the first moves' proofs go on from."""
     if result.value is None:
         status, moves = "unknown", []
     else:
         budget = 2 * result.nodes + FIRST_MOVE_NODES
         lives = (result.value == 1) == (book.defender == "b")
         wins = lives == (color == book.defender)
-        if ko_turns(problem, book.defender if lives else book.attacker, budget, seconds):
-            status, moves = "ko", first_moves(with_ko_threats(problem, color), budget, seconds)
+        threats = ko_turns(problem, book.defender if lives else book.attacker, budget, seconds)
+        if threats is not None:
+            status, moves = "ko", first_moves(with_ko_threats(problem, color), budget, seconds, solver=threats)
         else:
             status = "kill" if not lives else "seki" if seki_only(problem, budget, seconds) else "live"
-            moves = first_moves(problem, budget, seconds) if wins else []
+            moves = first_moves(problem, budget, seconds, solver=solver) if wins else []
     return {"status": status, "moves": [_vertex(p, problem.size, offset) for p in moves],
             "attacker": book.attacker, "group": format_vertex(book.target)}
 
@@ -189,12 +194,15 @@ def _with_goal(problem: Problem, field: int, value: int) -> Problem:
     return replace(problem, goal=goal, maps=problem.maps)
 
 
-def ko_turns(problem: Problem, winner: str, max_nodes: int, seconds: float | None) -> bool:
-    """Whether the side that loses to ``winner`` ('b' or 'w') wins instead with a ko threat
-    for every ko: df-pn proves it within ``max_nodes`` and ``seconds`` (the fight turns on a ko)."""
+def ko_turns(problem: Problem, winner: str, max_nodes: int, seconds: float | None) -> Dfpn | None:
+    """When the side that loses to ``winner`` ('b' or 'w') wins instead with a ko threat
+    for every ko (the fight turns on a ko), the df-pn table that proves it within
+    ``max_nodes`` and ``seconds`` (for ``first_moves`` after it); else None."""
     loser = "w" if winner == "b" else "b"
-    value = dfpn(with_ko_threats(problem, loser), max_nodes, seconds).value
-    return value is not None and (value == 1) == (loser == "b")
+    threats = with_ko_threats(problem, loser)
+    solver = Dfpn(threats)
+    value = solver.solve(threats, max_nodes, seconds).value
+    return solver if value is not None and (value == 1) == (loser == "b") else None
 
 
 def seki_only(problem: Problem, max_nodes: int, seconds: float | None) -> bool:
@@ -210,13 +218,15 @@ def seki_only(problem: Problem, max_nodes: int, seconds: float | None) -> bool:
 
 
 def first_moves(problem: Problem, max_nodes: int, seconds: float | None,
-                among: set[int] | None = None) -> list[int]:
+                among: set[int] | None = None, solver: Dfpn | None = None) -> list[int]:
     """Every move of the side to move (of those ``among``, flat points, if given) that wins
     its goal, each proved by df-pn within ``max_nodes`` and ``seconds`` (a move not proved
-    in them is left out)."""
+    in them is left out). The proofs share one table (``solver``'s if it serves the
+    problem: the one that solved it), so that what one proves the next reads."""
     root = problem.root
     mover = 1 if root.color == BLACK else -1
     moves, _, _, values = problem.expand(root)
+    solver = solver if solver is not None and solver.serves(problem) else Dfpn(problem)
     found = []
     for move, value in zip(moves.tolist(), values.tolist()):
         if among is not None and move not in among:
@@ -225,7 +235,7 @@ def first_moves(problem: Problem, max_nodes: int, seconds: float | None,
             child = replace(problem, root=problem.child(root, move), maps=problem.maps)
             value = child.root_value()
             if value == OPEN:
-                value = dfpn(child, max_nodes, seconds).value
+                value = solver.solve(child, max_nodes, seconds).value
         if value is not None and mover * value > 0:
             found.append(move)
     return found
