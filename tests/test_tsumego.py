@@ -8,9 +8,11 @@ import pytest
 from click.testing import CliRunner
 from shapemill.cli import main
 from shapemill.engine.solve.dfpn import dfpn
+from shapemill.engine.solve.pns import pns
 from shapemill.engine.solve.position import make_problem
+from shapemill.engine.solve.run import with_ko_threats
 from shapemill.engine.solve.tsumego import crop, read_tsumego
-from shapemill.go.vertices import point_at
+from shapemill.go.vertices import flat_index, parse_sgf_point, parse_vertex, point_at
 
 # White's straight three on the first line in the lower left corner (eye A1 B1 C1), Black's
 # wall around it. By hand: Black at B1 kills (A1 or C1 let White capture or take B1 for two
@@ -181,6 +183,27 @@ def test_a_fight_that_turns_on_a_ko_is_reported_as_ko(tmp_path, shared_data):
     assert out.exit_code == 0, out.output
     answer = json.loads(out.output)
     assert (answer["status"], answer["moves"]) == ("ko", ["S19"])
+
+
+
+@pytest.mark.shared_data
+def test_with_a_ko_threat_for_every_ko_dfpn_agrees_with_pns_on_a_ko_to_kill(tmp_path, shared_data):
+    # Maeda's 1k-5k/016, Black to kill at B11 (the book's move). With a ko threat for every
+    # ko for Black, PNS (its own tree) proves B11 kills. df-pn's table once stored White's
+    # wins whatever the path, and one of them, read where a capture in it recreates a board
+    # of the path, made df-pn say every Black move loses.
+    p = _book_problem(shared_data, "Maeda Tsumego Collection - 1k-5k/016")
+    size = p["size"]
+    black = [parse_sgf_point(s, size) for s in p["black"]]
+    white = [parse_sgf_point(s, size) for s in p["white"]]
+    t = read_tsumego(size, black, white)
+    small = crop(size, black, white, t)
+    threats = with_ko_threats(make_problem(small.size, small.black, small.white, "b", "kill", [small.target],
+                                           small.region), "b")
+    a, b = pns(threats, 300_000), dfpn(threats, 300_000)
+    r, c = parse_vertex("B11", size)
+    b11 = flat_index((r - small.offset[0], c - small.offset[1]), small.size)
+    assert (a.value, a.move) == (1, b11) and b.value == 1
 
 
 # By hand: in the lower left corner White's D2-F2 (eye E1) and Black's A2-C2 (eye A1) share

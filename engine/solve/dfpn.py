@@ -22,7 +22,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ...go.rules import BLACK, HASH, META, PASS, play
+from ...go.rules import BLACK, COLOR, HASH, HEAD, META, PASS, STRIDE, in_atari, play
 from .game import DEFENDER, KO_FREE, OPEN, Problem, child_keys, expand_ordered, life_hints
 from .pns import INF, leaf_numbers, pns_by_thresholds
 from .table import CHECK_EVERY, FREE, OutOfBudget, Progress, Result, Search
@@ -54,6 +54,9 @@ KID = 6
 C_DEPTH, C_NODES, C_MAX, C_PROOF, C_GOAL, C_LO, C_HI, C_ENTRIES, C_PLEN, C_PROVED, C_MOVE, C_HINTS = range(12)
 CONTROL = 12
 NO_MOVE = -1
+
+#: The superko dependency of a result that another path may change: stored at no depth.
+ANYWHERE = -1
 
 #: First sizes of the table (entries) and of the stack (frames); both double when full.
 TABLE_SLOTS = 1 << 16
@@ -181,9 +184,29 @@ def _expand(stack: Stack, table: np.ndarray, ctl: np.ndarray, d: int, problem: P
         if spn == 0 or sdn == 0:
             pn, dn = spn, sdn
         kid = kids[d, k]
-        kid[K_MOVE], kid[K_KEY], kid[K_HASH], kid[K_PN], kid[K_DN], kid[K_DEP] = mv, key, h, pn, dn, FREE
+        kid[K_MOVE], kid[K_KEY], kid[K_HASH], kid[K_PN], kid[K_DN] = mv, key, h, pn, dn
+        kid[K_DEP] = ANYWHERE if _bound_side_wins(goal, boards[d], metas[d], color, mv, pn, dn) else FREE
         k += 1
     frames[d, F_KIDS], frames[d, F_BAN] = k, ban
+
+
+@njit(cache=True)
+def _bound_side_wins(goal: np.ndarray, b: np.ndarray, m: np.ndarray, color: int, move: int,
+                     pn: int, dn: int) -> bool:
+    """With a ``KO_FREE`` side, whether ``color``'s ``move`` captures and its child (``pn``,
+    ``dn``) is a win of the other side, the one bound by superko. Another path may forbid a
+    move of that win (it recreates a board of that path), and a line that comes back to a
+    board of the path above mostly does so by a capture below: a win with a capture in it
+    is stored nowhere above the capture (docs/solve.md, "Superko and graph-history
+    interaction", says what this leaves out)."""
+    free = goal[KO_FREE]
+    if free == 0 or move == PASS or (dn != 0 if free == BLACK else pn != 0):
+        return False
+    w = m[STRIDE]
+    for q in (move - 1, move + 1, move - w, move + w):
+        if b[COLOR, q] == 3 - color and in_atari(b, b[HEAD, q]):
+            return True
+    return False
 
 
 @njit(cache=True)
@@ -278,13 +301,15 @@ def _push(stack: Stack, ctl: np.ndarray, d: int) -> None:
 
 
 @njit(cache=True)
-def _pop(stack: Stack, ctl: np.ndarray, d: int, pn: int, dn: int, dep: int) -> None:
+def _pop(stack: Stack, ctl: np.ndarray, d: int, pn: int, dn: int, dep: int, goal: np.ndarray) -> None:
     """Return from frame ``d`` to its parent, whose first child it was: the child's numbers
     and dependency go there, its position leaves the path."""
     frames, kids, metas, path = stack.frames, stack.kids, stack.metas, stack.path
     if frames[d, F_ON_PATH]:
         path[_path_slot(path, metas[d, HASH]), 1] = -1
         ctl[C_PLEN] -= 1
+    if _bound_side_wins(goal, stack.boards[d - 1], metas[d - 1], 3 - frames[d, F_COLOR], frames[d, F_MOVE], pn, dn):
+        dep = ANYWHERE
     kid = kids[d - 1, 0]
     kid[K_PN], kid[K_DN], kid[K_DEP] = pn, dn, dep
     ctl[C_DEPTH] = d - 1
@@ -308,7 +333,7 @@ def _run(stack: Stack, table: np.ndarray, ctl: np.ndarray, problem: ProblemArray
             if d == 0:
                 ctl[C_PROVED], ctl[C_MOVE] = 1 if pn == 0 else 0, move
                 return DONE
-            _pop(stack, ctl, d, pn, dn, dep)
+            _pop(stack, ctl, d, pn, dn, dep, problem.goal)
             continue
         if d + 1 == len(frames):
             return DEEP
