@@ -43,7 +43,7 @@ from pathlib import Path
 from shapemill.engine.frontends.match import GtpClient
 from shapemill.engine.solve.dfpn import Dfpn, dfpn
 from shapemill.engine.solve.position import make_problem
-from shapemill.engine.solve.run import FIRST_MOVE_NODES, first_moves, ko_turns, with_ko_threats
+from shapemill.engine.solve.run import FIRST_MOVE_NODES, KO_NODES, first_moves, ko_turns, with_ko_threats
 from shapemill.engine.solve.tsumego import ESCAPE_LINES, crop, read_tsumego
 from shapemill.errors import ShapemillError
 from shapemill.go.rules import PASS
@@ -105,9 +105,10 @@ def solve_one(p: dict, seconds: float, hints: bool = True, nodes: int = 10**9, p
     else:
         defender_lives = (r.value == 1) == (t.defender == "b")
         aim = defender_lives == (mover == t.defender)
-        threats = ko_turns(problem, t.defender if defender_lives else t.attacker, budget, _left(start, seconds))
+        budget_ko = min(nodes, KO_NODES * r.nodes + FIRST_MOVE_NODES)
+        threats = ko_turns(problem, t.defender if defender_lives else t.attacker, budget_ko, _left(start, seconds))
         if threats is not None:
-            outcome, searched = "ko", with_ko_threats(problem, mover)
+            outcome, searched, budget = "ko", with_ko_threats(problem, mover), budget_ko
             solver = threats if threats.serves(searched) else Dfpn(searched, hints)
             best = solver.solve(searched, budget, _left(start, seconds)).move
         else:

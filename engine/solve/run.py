@@ -54,6 +54,10 @@ def parse_points(text: str, size: int) -> list[tuple[int, int]]:
 
 #: Nodes each first move's proof gets beyond twice the root's (``first_moves``).
 FIRST_MOVE_NODES = 10_000
+#: Nodes of a search with a ko threat for every ko (``ko_turns`` and its first moves), in
+#: the root's (plus FIRST_MOVE_NODES): it stores less than the root's search
+#: (``dfpn._bound_side_wins``); Ishigure's 020 needs 6.9 times, Maeda 1k-5k/015 2.5.
+KO_NODES = 8
 
 
 class GoalError(ShapemillError):
@@ -163,18 +167,19 @@ def book_answer(problem: Problem, book: Tsumego, color: str, result: Result, sec
     dies; live: it lives; seki: it lives, but not unconditionally, as ``seki_only`` proves;
     ko: the side that loses wins with a ko threat for every ko, as ``ko_turns`` proves;
     unknown: not proved within the budget), ``moves`` (every first move that reaches it,
-    each proved within the root's budget: for a ko, the side to move's moves that win it
-    with those threats), the attacker and the group. ``solver``: the df-pn table that
+    each proved within the root's budget, ``KO_NODES`` times it for a ko: the side to
+    move's moves that win it with those threats), the attacker and the group. ``solver``: the df-pn table that
     found ``result``, which the first moves' proofs go on from."""
     if result.value is None:
         status, moves = "unknown", []
     else:
         budget = 2 * result.nodes + FIRST_MOVE_NODES
+        ko_budget = KO_NODES * result.nodes + FIRST_MOVE_NODES
         lives = (result.value == 1) == (book.defender == "b")
         wins = lives == (color == book.defender)
-        threats = ko_turns(problem, book.defender if lives else book.attacker, budget, seconds)
+        threats = ko_turns(problem, book.defender if lives else book.attacker, ko_budget, seconds)
         if threats is not None:
-            status, moves = "ko", first_moves(with_ko_threats(problem, color), budget, seconds, solver=threats)
+            status, moves = "ko", first_moves(with_ko_threats(problem, color), ko_budget, seconds, solver=threats)
         else:
             status = "kill" if not lives else "seki" if seki_only(problem, budget, seconds) else "live"
             moves = first_moves(problem, budget, seconds, solver=solver) if wins else []
