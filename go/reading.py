@@ -207,7 +207,7 @@ LADDER_WIDTH = 8
 
 
 @njit(cache=True)
-def _captures_any(b: np.ndarray, w: int, color: int, x: int) -> bool:
+def captures_any(b: np.ndarray, w: int, color: int, x: int) -> bool:
     """Whether ``color`` playing at ``x`` would capture something."""
     for q in (x - 1, x + 1, x - w, x + w):
         if b[COLOR, q] == 3 - color and in_atari(b, b[HEAD, q]):
@@ -288,7 +288,7 @@ def _attacker_ladder_moves(b: np.ndarray, m: np.ndarray, h: int, d: int, moves: 
         if illegal_reason(b, m, a, x) != OK:
             continue
         # an atari the defender escapes at once is skipped unplayed
-        if not _captures_any(b, w, a, np.int64(x)) and escapes_at_once(b, m, d, h, x, mark):
+        if not captures_any(b, w, a, np.int64(x)) and escapes_at_once(b, m, d, h, x, mark):
             continue
         moves[k] = x
         k += 1
@@ -465,7 +465,7 @@ def runs_dead_ladder(b: np.ndarray, m: np.ndarray, color: int, p: int) -> bool:
     """Whether ``color``'s move at ``p`` captures nothing and extends a string in atari
     that dies in a ladder whatever its owner does (running it only feeds the opponent)."""
     w = m[STRIDE]
-    if _captures_any(b, w, color, np.int64(p)):
+    if captures_any(b, w, color, np.int64(p)):
         return False
     for q in (p - 1, p + 1, p - w, p + w):
         if b[COLOR, q] == color and in_atari(b, b[HEAD, q]) and ladder_captured(b, m, q, True):

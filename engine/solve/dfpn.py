@@ -22,7 +22,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ...go.rules import BLACK, COLOR, HASH, HEAD, META, PASS, STRIDE, in_atari, play
+from ...go.reading import captures_any
+from ...go.rules import BLACK, HASH, META, PASS, STRIDE, play
 from .game import DEFENDER, KO_FREE, OPEN, Problem, child_keys, expand_ordered, life_hints
 from .pns import INF, leaf_numbers, pns_by_thresholds
 from .table import CHECK_EVERY, FREE, OutOfBudget, Progress, Result, Search
@@ -202,11 +203,7 @@ def _bound_side_wins(goal: np.ndarray, b: np.ndarray, m: np.ndarray, color: int,
     free = goal[KO_FREE]
     if free == 0 or move == PASS or (dn != 0 if free == BLACK else pn != 0):
         return False
-    w = m[STRIDE]
-    for q in (move - 1, move + 1, move - w, move + w):
-        if b[COLOR, q] == 3 - color and in_atari(b, b[HEAD, q]):
-            return True
-    return False
+    return captures_any(b, m[STRIDE], color, move)
 
 
 @njit(cache=True)

@@ -168,8 +168,9 @@ def book_answer(problem: Problem, book: Tsumego, color: str, result: Result, sec
     ko: the side that loses wins with a ko threat for every ko, as ``ko_turns`` proves;
     unknown: not proved within the budget), ``moves`` (every first move that reaches it,
     each proved within the root's budget, ``KO_NODES`` times it for a ko: the side to
-    move's moves that win it with those threats), the attacker and the group. ``solver``: the df-pn table that
-    found ``result``, which the first moves' proofs go on from."""
+    move's moves that win it with those threats), the attacker and the group.
+    ``solver``: the df-pn table that found ``result``, which the first moves' proofs go
+    on from."""
     if result.value is None:
         status, moves = "unknown", []
     else:
