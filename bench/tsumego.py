@@ -43,7 +43,7 @@ from pathlib import Path
 from shapemill.engine.frontends.match import GtpClient
 from shapemill.engine.solve.dfpn import Dfpn, dfpn
 from shapemill.engine.solve.position import make_problem
-from shapemill.engine.solve.run import FIRST_MOVE_NODES, KO_NODES, first_moves, ko_turns, with_ko_threats
+from shapemill.engine.solve.run import FIRST_MOVE_NODES, KO_NODES, first_moves, ko_turns, time_left, with_ko_threats
 from shapemill.engine.solve.tsumego import ESCAPE_LINES, crop, read_tsumego
 from shapemill.errors import ShapemillError
 from shapemill.go.rules import PASS
@@ -106,25 +106,20 @@ def solve_one(p: dict, seconds: float, hints: bool = True, nodes: int = 10**9, p
         defender_lives = (r.value == 1) == (t.defender == "b")
         aim = defender_lives == (mover == t.defender)
         budget_ko = min(nodes, KO_NODES * r.nodes + FIRST_MOVE_NODES)
-        threats = ko_turns(problem, t.defender if defender_lives else t.attacker, budget_ko, _left(start, seconds))
+        threats = ko_turns(problem, t.defender if defender_lives else t.attacker, budget_ko, time_left(start, seconds))
         if threats is not None:
             outcome, searched, budget = "ko", with_ko_threats(problem, mover), budget_ko
             solver = threats if threats.serves(searched) else Dfpn(searched, hints)
-            best = solver.solve(searched, budget, _left(start, seconds)).move
+            best = solver.solve(searched, budget, time_left(start, seconds)).move
         else:
             outcome = "wrong" if not aim else "other"
     move = _vertex(best, small)
     if outcome in ("other", "ko") and move not in book:  # df-pn names one winning move: is the book's one too?
         points = [parse_sgf_point(s, size) for s in p["correct"]]
-        move = _book_move_that_wins(searched, small, points, budget, _left(start, seconds), solver) or move
+        move = _book_move_that_wins(searched, small, points, budget, time_left(start, seconds), solver) or move
     if outcome == "other" and move in book:
         outcome = "book"
     return {"outcome": outcome, "move": move, "seconds": time.perf_counter() - start, "book": book, "reading": t}
-
-
-def _left(start: float, seconds: float) -> float:
-    """Seconds left of ``seconds`` since ``start``."""
-    return max(0.0, seconds - (time.perf_counter() - start))
 
 
 def _vertex(move: int | None, small) -> str | None:

@@ -173,6 +173,19 @@ def test_book_problems_are_answered_with_the_books_first_move(tmp_path, shared_d
 
 
 @pytest.mark.shared_data
+def test_the_time_bounds_the_whole_answer_and_the_proved_move_comes_first(tmp_path, shared_data):
+    # Maeda 10k-5k/105: df-pn proves the kill at Q2 in about 4 s; listing all 14 winning
+    # first moves takes some 48 s more. The time given is the answer's, not each search's.
+    p = _book_problem(shared_data, "Maeda Tsumego Collection - 10k-5k/105")
+    stones = "AB" + "".join(f"[{s}]" for s in p["black"]) + "AW" + "".join(f"[{s}]" for s in p["white"])
+    out = solve(tmp_path, f"PL[{p['to_play']}]{stones}", "--json", "--time", "6")
+    assert out.exit_code == 0, out.output
+    answer = json.loads(out.output)
+    assert answer["seconds"] <= 8, answer
+    assert answer["status"] == "unknown" or "Q2" in answer["moves"], answer
+
+
+@pytest.mark.shared_data
 def test_a_fight_that_turns_on_a_ko_is_reported_as_ko(tmp_path, shared_data):
     # Ishigure's 014: the book's first move is S19, and GnuGo 3.8 says the same move
     # kills by ko (`owl_does_attack S19 Q16` answers 3). Under positional superko alone

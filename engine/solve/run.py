@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -87,7 +88,9 @@ def solve_file(path: str | Path, goal: list[str] | None, to_play: str | None, re
     book's terms and ``moves``, every first move that reaches it (``first_moves``).
     ``sgf_out``: where to write the solution tree (``solution.py``); ``ratings``: a ratings
     table whose move strengths order the moves (``patterns.prior``); ``progress``: called with
-    the nodes and seconds so far, every few seconds."""
+    the nodes and seconds so far, every few seconds. ``seconds`` bounds the whole answer, a
+    book's status and first moves included (its ``seconds`` is the whole answer's)."""
+    start = time.perf_counter()
     size, black, white, sgf_to_play, warnings = read_sgf_position(path)
     for warning in warnings:
         print(f"warning: {path}: {warning}", file=sys.stderr, flush=True)
@@ -130,8 +133,14 @@ def solve_file(path: str | Path, goal: list[str] | None, to_play: str | None, re
         write_solution_sgf(sgf_out, problem, result, max(100_000, 4 * result.nodes), tables)
     answer = _answer(result, goal[0], color, problem.size, offset)
     if book is not None:
-        answer.update(book_answer(problem, book, color, result, seconds, offset, solver))
+        answer.update(book_answer(problem, book, color, result, time_left(start, seconds), offset, solver))
+        answer["seconds"] = round(time.perf_counter() - start, 3)
     return answer
+
+
+def time_left(start: float, seconds: float | None) -> float | None:
+    """Seconds left of ``seconds`` since ``start`` (None: no limit)."""
+    return None if seconds is None else max(0.0, seconds - (time.perf_counter() - start))
 
 
 def _vertex(p: int | None, size: int, offset: tuple[int, int]) -> str | None:
@@ -168,9 +177,11 @@ def book_answer(problem: Problem, book: Tsumego, color: str, result: Result, sec
     ko: the side that loses wins with a ko threat for every ko, as ``ko_turns`` proves;
     unknown: not proved within the budget), ``moves`` (every first move that reaches it,
     each proved within the root's budget, ``KO_NODES`` times it for a ko: the side to
-    move's moves that win it with those threats), the attacker and the group.
+    move's moves that win it with those threats; ``result``'s move first), the attacker and
+    the group, all within ``seconds`` (the moves not proved in them left out).
     ``solver``: the df-pn table that found ``result``, which the first moves' proofs go
     on from."""
+    start = time.perf_counter()
     if result.value is None:
         status, moves = "unknown", []
     else:
@@ -180,10 +191,13 @@ def book_answer(problem: Problem, book: Tsumego, color: str, result: Result, sec
         wins = lives == (color == book.defender)
         threats = ko_turns(problem, book.defender if lives else book.attacker, ko_budget, seconds)
         if threats is not None:
-            status, moves = "ko", first_moves(with_ko_threats(problem, color), ko_budget, seconds, solver=threats)
+            status, moves = "ko", first_moves(with_ko_threats(problem, color), ko_budget, time_left(start, seconds),
+                                              solver=threats)
         else:
-            status = "kill" if not lives else "seki" if seki_only(problem, budget, seconds) else "live"
-            moves = first_moves(problem, budget, seconds, solver=solver) if wins else []
+            seki = lives and seki_only(problem, budget, time_left(start, seconds))
+            status = "kill" if not lives else "seki" if seki else "live"
+            moves = first_moves(problem, budget, time_left(start, seconds), solver=solver,
+                                first=result.move) if wins else []
     return {"status": status, "moves": [_vertex(p, problem.size, offset) for p in moves],
             "attacker": book.attacker, "group": format_vertex(book.target)}
 
@@ -224,27 +238,31 @@ def seki_only(problem: Problem, max_nodes: int, seconds: float | None) -> bool:
 
 
 def first_moves(problem: Problem, max_nodes: int, seconds: float | None,
-                among: set[int] | None = None, solver: Dfpn | None = None) -> list[int]:
+                among: set[int] | None = None, solver: Dfpn | None = None, first: int | None = None) -> list[int]:
     """Every move of the side to move (of those ``among``, flat points, if given) that wins
-    its goal, each proved by df-pn within ``max_nodes`` and ``seconds`` (a move not proved
-    in them is left out). The proofs share one table (``solver``'s if it serves the
-    problem: the one that solved it), so that what one proves the next reads."""
+    its goal, each proved by df-pn within ``max_nodes``, all of them within ``seconds`` (a
+    move not proved in them is left out), ``first`` (a move known to win) tried first. The
+    proofs share one table (``solver``'s if it serves the problem: the one that solved it),
+    so that what one proves the next reads."""
+    start = time.perf_counter()
     root = problem.root
     mover = 1 if root.color == BLACK else -1
     moves, _, _, values = problem.expand(root)
     solver = solver if solver is not None and solver.serves(problem) else Dfpn(problem)
-    found = []
-    for move, value in zip(moves.tolist(), values.tolist()):
+    tried = sorted(range(len(moves)), key=lambda i: moves[i] != first)
+    found = set()
+    for i in tried:
+        move, value = int(moves[i]), int(values[i])
         if among is not None and move not in among:
             continue
         if value == OPEN:
             child = replace(problem, root=problem.child(root, move), maps=problem.maps)
             value = child.root_value()
             if value == OPEN:
-                value = solver.solve(child, max_nodes, seconds).value
+                value = solver.solve(child, max_nodes, time_left(start, seconds)).value
         if value is not None and mover * value > 0:
-            found.append(move)
-    return found
+            found.add(move)
+    return [move for move in moves.tolist() if move in found]
 
 
 def _answer(r: Result, goal: str, color: str, size: int, offset: tuple[int, int] = (0, 0)) -> dict:

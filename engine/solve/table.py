@@ -45,7 +45,7 @@ class Search:
     def __init__(self, max_nodes: int, seconds: float | None, progress: Progress | None = None) -> None:
         self.max_nodes = max_nodes
         self.start = time.perf_counter()
-        self.deadline = self.start + seconds if seconds else None
+        self.deadline = self.start + seconds if seconds is not None else None
         self.progress = progress
         self.next_report = self.start + PROGRESS_EVERY
         self.nodes = 0
