@@ -12,12 +12,6 @@ points* are the others. The group is dead when its eye points are none, one, two
 to each other, four in a square, or, with the opponent to move (who takes the vital
 point), three in one piece, the pyramid four, the bulky five, the crossed five or the
 rabbity six: the textbook nakade shapes (Davies, "Life and Death", 1975).
-
-With *inner* stones, the opponent's strings that moves can capture are crossed too, and
-their points are the area's (the group's if it captures them): a group whose eye points,
-those stones included, are at most two next to each other has at most one eye whoever
-moves. With more eye points the stones may make the vital point suicide for the opponent,
-or their capture may leave two eyes, so the shapes above are not read through them.
 """
 
 from __future__ import annotations
@@ -65,15 +59,12 @@ def out_of_play(b: np.ndarray, w: int, mask: np.ndarray, h: int) -> bool:
 def shut_in_eye_space(b: np.ndarray, m: np.ndarray, playable: np.ndarray, h: int, limit: int) -> int:
     """The empty points of the area of the string of ``h`` when its group is shut in
     (see the module), -1 when it is not or when they are more than ``limit``."""
-    return _shut_in(b, m, playable, h, limit, np.empty(max(limit, 0), dtype=np.int64), False)
+    return _shut_in(b, m, playable, h, limit, np.empty(max(limit, 0), dtype=np.int64))
 
 
 @njit(cache=True)
-def _shut_in(b: np.ndarray, m: np.ndarray, playable: np.ndarray, h: int, limit: int, points: np.ndarray,
-             inner: bool) -> int:
-    """``shut_in_eye_space``, the area's empty points written to ``points`` (``limit`` long);
-    with ``inner``, the opponent's strings that moves can capture are crossed as well, and
-    their stones are the area's points too."""
+def _shut_in(b: np.ndarray, m: np.ndarray, playable: np.ndarray, h: int, limit: int, points: np.ndarray) -> int:
+    """``shut_in_eye_space``, the area's empty points written to ``points`` (``limit`` long)."""
     n = b.shape[1]
     w = m[STRIDE]
     color = b[COLOR, h]
@@ -101,14 +92,7 @@ def _shut_in(b: np.ndarray, m: np.ndarray, playable: np.ndarray, h: int, limit: 
                 stack[top] = q
                 top += 1
             elif not out_of_play(b, w, playable, b[HEAD, q]):
-                if not inner:
-                    return -1  # an opponent's string that might be captured
-                if empties == limit:
-                    return -1
-                points[empties] = q  # its points are the group's if it is captured
-                empties += 1
-                stack[top] = q
-                top += 1
+                return -1  # an opponent's string that might be captured
             else:
                 _mark_string(b, seen, q)  # looked at once
     return empties
@@ -134,13 +118,11 @@ NAKADE_POINTS = 6
 
 
 @njit(cache=True)
-def dead_shape(b: np.ndarray, m: np.ndarray, playable: np.ndarray, h: int, opponent_to_move: bool,
-               inner: bool) -> bool:
+def dead_shape(b: np.ndarray, m: np.ndarray, playable: np.ndarray, h: int, opponent_to_move: bool) -> bool:
     """Whether the string of ``h`` is shut in (at most ``AREA_LIMIT`` empty points) with
-    eye points (see the module) that cannot make two eyes, ``opponent_to_move`` or not;
-    with ``inner``, the opponent's stones inside that moves can capture are eye points too."""
+    eye points (see the module) that cannot make two eyes, ``opponent_to_move`` or not."""
     area = np.empty(AREA_LIMIT, dtype=np.int64)
-    e = _shut_in(b, m, playable, h, np.int64(AREA_LIMIT), area, inner)  # int64, as a caller from Python passes
+    e = _shut_in(b, m, playable, h, np.int64(AREA_LIMIT), area)  # int64, as a caller from Python passes
     if e <= 0:
         return False
     w = m[STRIDE]
@@ -164,11 +146,6 @@ def dead_shape(b: np.ndarray, m: np.ndarray, playable: np.ndarray, h: int, oppon
                 degree[i] += 1
                 degree[j] += 1
     most = degree[:k].max() if k > 0 else 0  # the most eye points next to one
-    if k > 2:
-        for i in range(e):
-            if b[COLOR, area[i]] != EMPTY:
-                return False  # an opponent's stone inside: its capture, or a vital point it makes
-                # suicide for the opponent, can leave two eyes
     if k <= 1:
         return True
     if k == 2:

@@ -1,6 +1,5 @@
-"""Shut-in eye spaces: the nakade shapes of one to six points, by hand, with and without
-liberties next to the opponent's wall (points that never become eyes), and with the
-opponent's stones inside (each checked against an exact search of the position)."""
+"""Shut-in eye spaces: the nakade shapes of one to three points, by hand, with and without
+liberties next to the opponent's wall (points that never become eyes)."""
 
 from __future__ import annotations
 
@@ -8,8 +7,6 @@ import numpy as np
 import pytest
 from diagrams import board_from_diagram
 from shapemill.go.eyespace import dead_shape, shut_in_eye_space
-from shapemill.engine.solve.alphabeta import alphabeta
-from shapemill.engine.solve.position import make_problem
 from shapemill.go.vertices import flat_index
 
 
@@ -73,14 +70,14 @@ O O O X . . .
 def test_a_shut_in_two_point_eye_is_dead_whoever_moves(opponent_to_move):
     b, m, mask, a1 = setup(TWO, 3, 4)
     assert shut_in_eye_space(b, m, mask, a1, 10) == 2
-    assert dead_shape(b, m, mask, a1, opponent_to_move, False)
+    assert dead_shape(b, m, mask, a1, opponent_to_move)
 
 
 @pytest.mark.parametrize("opponent_to_move, dead", [(True, True), (False, False)])
 def test_a_straight_three_is_dead_only_with_the_opponent_to_move(opponent_to_move, dead):
     b, m, mask, a1 = setup(THREE, 3, 5)
     assert shut_in_eye_space(b, m, mask, a1, 10) == 3
-    assert dead_shape(b, m, mask, a1, opponent_to_move, False) == dead
+    assert dead_shape(b, m, mask, a1, opponent_to_move) == dead
 
 
 # the two-point eye, and White's A4 off the box joined to the group (Black's A5 and B4 take
@@ -101,7 +98,7 @@ O O O X . . .
 def test_a_way_out_a_capturable_stone_or_an_own_stone_outside_is_not_shut_in(diagram):
     b, m, mask, a1 = setup(diagram, 3, 4)
     assert shut_in_eye_space(b, m, mask, a1, 10) == -1
-    assert not dead_shape(b, m, mask, a1, True, False)
+    assert not dead_shape(b, m, mask, a1, True)
 
 
 def test_more_space_than_the_limit_is_not_counted():
@@ -139,14 +136,14 @@ O O O O X . .
 def test_a_liberty_next_to_the_wall_is_no_eye(opponent_to_move):
     b, m, mask, a1 = setup(TWO_AND_A_LIBERTY, 3, 5)
     assert shut_in_eye_space(b, m, mask, a1, 10) == 3
-    assert dead_shape(b, m, mask, a1, opponent_to_move, False)
+    assert dead_shape(b, m, mask, a1, opponent_to_move)
 
 
 @pytest.mark.parametrize("opponent_to_move", [True, False])
 def test_two_eye_points_apart_are_not_dead(opponent_to_move):
     b, m, mask, a1 = setup(TWO_EYES, 3, 5)
     assert shut_in_eye_space(b, m, mask, a1, 10) == 2
-    assert not dead_shape(b, m, mask, a1, opponent_to_move, False)
+    assert not dead_shape(b, m, mask, a1, opponent_to_move)
 
 
 def walled_block(eyes: list[tuple[int, int]]) -> str:
@@ -185,47 +182,5 @@ def test_the_nakade_shapes_of_four_to_six_points(name):
     eyes, dead_opponent_to_move, dead_owner_to_move = NAKADE[name]
     b, m, mask, a1 = setup(walled_block(eyes), 5, 7)
     assert shut_in_eye_space(b, m, mask, a1, 10) == len(eyes)
-    assert dead_shape(b, m, mask, a1, True, False) == dead_opponent_to_move
-    assert dead_shape(b, m, mask, a1, False, False) == dead_owner_to_move
-
-
-# White's straight three A2 B2 C2 holds Black's A2 and C2, each with its only liberty at
-# B2, and White has a liberty at E2 next to Black's wall: Black's B2 is suicide while E2 is
-# open, and when Black fills E2 White captures both at B2 and has two eyes
-VITAL_POINT_SUICIDE = """
-. . . . . . .
-. . . . . . .
-. . . . . . .
-X X X X X X .
-O O O O O X .
-X . X O . X .
-O O O O O X .
-"""
-
-
-def _exact_kill(diagram: str, rows: int, cols: int, to_play: str) -> int:
-    """Black's value of killing White's A1 within the lower left box, by alpha-beta."""
-    lines = diagram.strip().splitlines()
-    size = len(lines)
-    stones = {"X": [], "O": []}
-    for i, line in enumerate(lines):
-        for col, cell in enumerate(line.split()):
-            if cell in stones:
-                stones[cell].append((size - 1 - i, col))
-    region = [(r, c) for r in range(rows) for c in range(cols)]
-    problem = make_problem(size, stones["X"], stones["O"], to_play, "kill", [(0, 0)], region)
-    return alphabeta(problem, 2_000_000).value
-
-
-@pytest.mark.parametrize("to_play", ["b", "w"])
-def test_an_opponents_stone_inside_a_two_point_eye_still_leaves_one_eye(to_play):
-    b, m, mask, a1 = setup(STONE_INSIDE, 3, 4)
-    assert dead_shape(b, m, mask, a1, to_play == "b", True)
-    assert not dead_shape(b, m, mask, a1, to_play == "b", False)  # not shut in without the stones
-    assert _exact_kill(STONE_INSIDE, 3, 4, to_play) == 1
-
-
-def test_opponents_stones_in_three_eye_points_are_not_called_dead():
-    b, m, mask, a1 = setup(VITAL_POINT_SUICIDE, 3, 5)
-    assert not dead_shape(b, m, mask, a1, True, True)
-    assert _exact_kill(VITAL_POINT_SUICIDE, 3, 5, "b") == -1  # White lives, Black to move
+    assert dead_shape(b, m, mask, a1, True) == dead_opponent_to_move
+    assert dead_shape(b, m, mask, a1, False) == dead_owner_to_move

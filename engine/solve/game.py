@@ -102,8 +102,7 @@ def decided(b: np.ndarray, m: np.ndarray, goal: np.ndarray, mark: np.ndarray, co
             return win  # out of the region: no move can take that liberty
         if color != d and _touches(b, m, m[LAST], b[HEAD, a]) and unconditionally_alive(b, m, d)[b[HEAD, a]]:
             return win
-        # int64: dead_shape's one specialization; no stones inside with a ko threat for every ko
-        if dead_shape(b, m, region, np.int64(b[HEAD, a]), color != d, goal[KO_FREE] == 0):
+        if dead_shape(b, m, region, np.int64(b[HEAD, a]), color != d):  # int64: dead_shape's one specialization
             return -win
     return OPEN
 
