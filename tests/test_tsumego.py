@@ -152,6 +152,15 @@ def _book_problem(shared_data, problem_id: str) -> dict:
         return next(p for p in map(json.loads, f) if p["id"] == problem_id)
 
 
+def _solve_book(tmp_path, shared_data, problem_id: str, *options: str) -> dict:
+    """``solve --json`` of a shared book problem, as the book gives it (stones and side to play)."""
+    p = _book_problem(shared_data, problem_id)
+    stones = "AB" + "".join(f"[{s}]" for s in p["black"]) + "AW" + "".join(f"[{s}]" for s in p["white"])
+    out = solve(tmp_path, f"PL[{p['to_play']}]{stones}", "--json", *options)
+    assert out.exit_code == 0, out.output
+    return json.loads(out.output)
+
+
 @pytest.mark.shared_data
 @pytest.mark.parametrize("problem_id, status", [
     ("Maeda Tsumego Collection - 10k-5k/032", "kill"),  # at D2: a frame without liberties let Benson call it alive
@@ -162,11 +171,8 @@ def _book_problem(shared_data, problem_id: str) -> dict:
     ("Maeda Tsumego Collection - 1k-5k/189", "live"),
 ])
 def test_book_problems_are_answered_with_the_books_first_move(tmp_path, shared_data, problem_id, status):
+    answer = _solve_book(tmp_path, shared_data, problem_id, "--time", "60", "--max-nodes", "300000")
     p = _book_problem(shared_data, problem_id)
-    stones = "AB" + "".join(f"[{s}]" for s in p["black"]) + "AW" + "".join(f"[{s}]" for s in p["white"])
-    out = solve(tmp_path, f"PL[{p['to_play']}]{stones}", "--json", "--time", "60", "--max-nodes", "300000")
-    assert out.exit_code == 0, out.output
-    answer = json.loads(out.output)
     size = p["size"]
     book = {"ABCDEFGHJKLMNOPQRST"[ord(s[0]) - 97] + str(size - (ord(s[1]) - 97)) for s in p["correct"]}
     assert answer["status"] == status and book & set(answer["moves"]), (answer, book)
@@ -176,11 +182,7 @@ def test_book_problems_are_answered_with_the_books_first_move(tmp_path, shared_d
 def test_the_time_bounds_the_whole_answer_and_the_proved_move_comes_first(tmp_path, shared_data):
     # Maeda 10k-5k/105: df-pn proves the kill at Q2 in about 4 s; listing all 14 winning
     # first moves takes some 48 s more. The time given is the answer's, not each search's.
-    p = _book_problem(shared_data, "Maeda Tsumego Collection - 10k-5k/105")
-    stones = "AB" + "".join(f"[{s}]" for s in p["black"]) + "AW" + "".join(f"[{s}]" for s in p["white"])
-    out = solve(tmp_path, f"PL[{p['to_play']}]{stones}", "--json", "--time", "6")
-    assert out.exit_code == 0, out.output
-    answer = json.loads(out.output)
+    answer = _solve_book(tmp_path, shared_data, "Maeda Tsumego Collection - 10k-5k/105", "--time", "6")
     assert answer["seconds"] <= 8, answer
     assert answer["status"] == "unknown" or "Q2" in answer["moves"], answer
 
@@ -190,11 +192,7 @@ def test_a_fight_that_turns_on_a_ko_is_reported_as_ko(tmp_path, shared_data):
     # Ishigure's 014: the book's first move is S19, and GnuGo 3.8 says the same move
     # kills by ko (`owl_does_attack S19 Q16` answers 3). Under positional superko alone
     # df-pn proves that White lives; with a ko threat for every ko Black kills at S19.
-    p = _book_problem(shared_data, "Ishigure Ikuro 123 Basic Tsumego/014")
-    stones = "AB" + "".join(f"[{s}]" for s in p["black"]) + "AW" + "".join(f"[{s}]" for s in p["white"])
-    out = solve(tmp_path, f"PL[{p['to_play']}]{stones}", "--json", "--time", "60")
-    assert out.exit_code == 0, out.output
-    answer = json.loads(out.output)
+    answer = _solve_book(tmp_path, shared_data, "Ishigure Ikuro 123 Basic Tsumego/014", "--time", "60")
     assert (answer["status"], answer["moves"]) == ("ko", ["S19"])
 
 
