@@ -1113,8 +1113,9 @@ def solve(sgf_file, goal, to_play, region, max_nodes, seconds, algorithm, as_jso
         return
     if "status" in answer:
         attacker = "Black" if answer["attacker"] == "b" else "White"
+        open_ko = "; a ko not ruled out in the time" if answer.get("ko_ruled_out") is False else ""
         click.echo(f"{answer['status']} {', '.join(answer['moves']) or '-'} ({attacker} attacks the group at "
-                   f"{answer['group']}; {answer['nodes']} nodes, {answer['seconds']:.2f} s)")
+                   f"{answer['group']}; {answer['nodes']} nodes, {answer['seconds']:.2f} s{open_ko})")
         return
     value = "" if answer["value"] is None else f" value {answer['value']:+d}"
     click.echo(f"{answer['result']} {answer['move'] or '-'}{value} "

@@ -106,7 +106,8 @@ def solve_one(p: dict, seconds: float, hints: bool = True, nodes: int = 10**9, p
         defender_lives = (r.value == 1) == (t.defender == "b")
         aim = defender_lives == (mover == t.defender)
         budget_ko = min(nodes, KO_NODES * r.nodes + FIRST_MOVE_NODES)
-        threats = ko_turns(problem, t.defender if defender_lives else t.attacker, budget_ko, time_left(start, seconds))
+        threats = ko_turns(problem, t.defender if defender_lives else t.attacker, budget_ko,
+                           time_left(start, seconds)).threats
         if threats is not None:
             outcome, searched, budget = "ko", with_ko_threats(problem, mover), budget_ko
             solver = threats if threats.serves(searched) else Dfpn(searched, hints)

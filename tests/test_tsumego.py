@@ -152,11 +152,16 @@ def _book_problem(shared_data, problem_id: str) -> dict:
         return next(p for p in map(json.loads, f) if p["id"] == problem_id)
 
 
-def _solve_book(tmp_path, shared_data, problem_id: str, *options: str) -> dict:
-    """``solve --json`` of a shared book problem, as the book gives it (stones and side to play)."""
+def _book_sgf(shared_data, problem_id: str) -> str:
+    """A shared book problem's SGF properties, as the book gives it (stones and side to play)."""
     p = _book_problem(shared_data, problem_id)
     stones = "AB" + "".join(f"[{s}]" for s in p["black"]) + "AW" + "".join(f"[{s}]" for s in p["white"])
-    out = solve(tmp_path, f"PL[{p['to_play']}]{stones}", "--json", *options)
+    return f"PL[{p['to_play']}]{stones}"
+
+
+def _solve_book(tmp_path, shared_data, problem_id: str, *options: str) -> dict:
+    """``solve --json`` of a shared book problem."""
+    out = solve(tmp_path, _book_sgf(shared_data, problem_id), "--json", *options)
     assert out.exit_code == 0, out.output
     return json.loads(out.output)
 
@@ -185,6 +190,20 @@ def test_the_time_bounds_the_whole_answer_and_the_proved_move_comes_first(tmp_pa
     answer = _solve_book(tmp_path, shared_data, "Maeda Tsumego Collection - 10k-5k/105", "--time", "6")
     assert answer["seconds"] <= 8, answer
     assert answer["status"] == "unknown" or "Q2" in answer["moves"], answer
+
+
+@pytest.mark.shared_data
+def test_a_ko_check_cut_short_is_said(tmp_path, shared_data):
+    # Ishigure's 010: df-pn proves the kill in 673 nodes, under the 1,024 between two looks
+    # at the clock, so even a thousandth of a second proves it; the check that White does
+    # not live by a ko takes more nodes than that, and with no time left it is not settled.
+    problem = "Ishigure Ikuro 123 Basic Tsumego/010"
+    checked = _solve_book(tmp_path, shared_data, problem)
+    assert (checked["status"], checked["ko_ruled_out"]) == ("kill", True) and "P18" in checked["moves"]
+    cut = _solve_book(tmp_path, shared_data, problem, "--time", "0.001")
+    assert (cut["status"], cut["ko_ruled_out"]) == ("kill", False)
+    out = solve(tmp_path, _book_sgf(shared_data, problem), "--time", "0.001")
+    assert out.exit_code == 0 and out.output.rstrip().endswith("; a ko not ruled out in the time)"), out.output
 
 
 @pytest.mark.shared_data

@@ -7,6 +7,7 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import NamedTuple
 
 from ...errors import ShapemillError, UsageError
 from ...files import check_writable
@@ -175,7 +176,9 @@ def book_answer(problem: Problem, book: Tsumego, color: str, result: Result, sec
     """The result in the book's terms for ``color`` to move: ``status`` (kill: the group
     dies; live: it lives; seki: it lives, but not unconditionally, as ``seki_only`` proves;
     ko: the side that loses wins with a ko threat for every ko, as ``ko_turns`` proves;
-    unknown: not proved within the budget), ``moves`` (every first move that reaches it,
+    unknown: not proved within the budget), for kill, live and seki ``ko_ruled_out``
+    (whether ``ko_turns`` proved that the loser does not win with those threats: False
+    when it ran out of time or nodes), ``moves`` (every first move that reaches it,
     each proved within the root's budget, ``KO_NODES`` times it for a ko: the side to
     move's moves that win it with those threats; ``result``'s move first), the attacker and
     the group, all within ``seconds`` (the moves not proved in them left out).
@@ -189,17 +192,20 @@ def book_answer(problem: Problem, book: Tsumego, color: str, result: Result, sec
         ko_budget = KO_NODES * result.nodes + FIRST_MOVE_NODES
         lives = (result.value == 1) == (book.defender == "b")
         wins = lives == (color == book.defender)
-        threats = ko_turns(problem, book.defender if lives else book.attacker, ko_budget, seconds)
-        if threats is not None:
+        check = ko_turns(problem, book.defender if lives else book.attacker, ko_budget, seconds)
+        if check.threats is not None:
             status, moves = "ko", first_moves(with_ko_threats(problem, color), ko_budget, time_left(start, seconds),
-                                              solver=threats)
+                                              solver=check.threats)
         else:
             seki = lives and seki_only(problem, budget, time_left(start, seconds))
             status = "kill" if not lives else "seki" if seki else "live"
             moves = first_moves(problem, budget, time_left(start, seconds), solver=solver,
                                 first=result.move) if wins else []
-    return {"status": status, "moves": [_vertex(p, problem.size, offset) for p in moves],
-            "attacker": book.attacker, "group": format_vertex(book.target)}
+    answer = {"status": status, "moves": [_vertex(p, problem.size, offset) for p in moves],
+              "attacker": book.attacker, "group": format_vertex(book.target)}
+    if status in ("kill", "live", "seki"):
+        answer["ko_ruled_out"] = check.settled
+    return answer
 
 
 def with_ko_threats(problem: Problem, side: str) -> Problem:
@@ -214,15 +220,25 @@ def _with_goal(problem: Problem, field: int, value: int) -> Problem:
     return replace(problem, goal=goal, maps=problem.maps)
 
 
-def ko_turns(problem: Problem, winner: str, max_nodes: int, seconds: float | None) -> Dfpn | None:
-    """When the side that loses to ``winner`` ('b' or 'w') wins instead with a ko threat
-    for every ko (the fight turns on a ko), the df-pn table that proves it within
-    ``max_nodes`` and ``seconds`` (for ``first_moves`` after it); else None."""
+class KoCheck(NamedTuple):
+    """What ``ko_turns`` found: the df-pn table that proves the fight turns on a ko (None
+    when it does not, or was not proved to), and whether the search settled the question."""
+
+    threats: Dfpn | None
+    settled: bool
+
+
+def ko_turns(problem: Problem, winner: str, max_nodes: int, seconds: float | None) -> KoCheck:
+    """Whether the side that loses to ``winner`` ('b' or 'w') wins instead with a ko threat
+    for every ko (the fight turns on a ko), searched within ``max_nodes`` and ``seconds``:
+    the df-pn table that proves it (for ``first_moves`` after it), and whether the search
+    settled the question either way."""
     loser = "w" if winner == "b" else "b"
     threats = with_ko_threats(problem, loser)
     solver = Dfpn(threats)
     value = solver.solve(threats, max_nodes, seconds).value
-    return solver if value is not None and (value == 1) == (loser == "b") else None
+    wins = value is not None and (value == 1) == (loser == "b")
+    return KoCheck(solver if wins else None, value is not None)
 
 
 def seki_only(problem: Problem, max_nodes: int, seconds: float | None) -> bool:
