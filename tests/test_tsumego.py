@@ -194,12 +194,12 @@ def test_the_time_bounds_the_whole_answer_and_the_proved_move_comes_first(tmp_pa
 
 @pytest.mark.shared_data
 def test_a_ko_check_cut_short_is_said(tmp_path, shared_data):
-    # Ishigure's 010: df-pn proves the kill in 673 nodes, under the 1,024 between two looks
+    # Ishigure's 042: df-pn proves the kill in 727 nodes, under the 1,024 between two looks
     # at the clock, so even a thousandth of a second proves it; the check that White does
     # not live by a ko takes more nodes than that, and with no time left it is not settled.
-    problem = "Ishigure Ikuro 123 Basic Tsumego/010"
+    problem = "Ishigure Ikuro 123 Basic Tsumego/042"
     checked = _solve_book(tmp_path, shared_data, problem)
-    assert (checked["status"], checked["ko_ruled_out"]) == ("kill", True) and "P18" in checked["moves"]
+    assert (checked["status"], checked["ko_ruled_out"]) == ("kill", True) and "O18" in checked["moves"]
     cut = _solve_book(tmp_path, shared_data, problem, "--time", "0.001")
     assert (cut["status"], cut["ko_ruled_out"]) == ("kill", False)
     out = solve(tmp_path, _book_sgf(shared_data, problem), "--time", "0.001")

@@ -24,7 +24,7 @@ from numba import njit
 
 from ...go.reading import captures_any
 from ...go.rules import BLACK, HASH, META, PASS, STRIDE, play
-from .game import DEFENDER, KO_FREE, OPEN, Problem, child_keys, expand_ordered, life_hints
+from .game import DEFENDER, KO_FREE, OPEN, Problem, child_keys, expand_ordered
 from .pns import INF, leaf_numbers, pns_by_thresholds
 from .table import CHECK_EVERY, FREE, OutOfBudget, Progress, Result, Search
 
@@ -51,7 +51,7 @@ K_MOVE, K_KEY, K_HASH, K_PN, K_DN, K_DEP = range(6)
 KID = 6
 #: Control fields: depth, nodes so far, node budget, proof count, goal, value range, table
 #: entries, path length, the root's answer (proved, move: -1 none), and whether new
-#: children of a ``kill``/``live`` goal start from ``life_hints`` rather than 1 and 1.
+#: children of a ``kill``/``live`` goal start from ``game.efforts_after`` rather than 1 and 1.
 C_DEPTH, C_NODES, C_MAX, C_PROOF, C_GOAL, C_LO, C_HI, C_ENTRIES, C_PLEN, C_PROVED, C_MOVE, C_HINTS = range(12)
 CONTROL = 12
 NO_MOVE = -1
@@ -75,8 +75,8 @@ class Stack(NamedTuple):
 
 
 class ProblemArrays(NamedTuple):
-    """What the kernel needs of a ``Problem``: the arrays ``expand_ordered``, ``child_keys``
-    and ``life_hints`` read."""
+    """What the kernel needs of a ``Problem``: the arrays ``expand_ordered`` and
+    ``child_keys`` read."""
 
     region: np.ndarray
     goal: np.ndarray
@@ -156,13 +156,14 @@ def _expand(stack: Stack, table: np.ndarray, ctl: np.ndarray, d: int, problem: P
     frames, kids, boards, metas, path = stack.frames, stack.kids, stack.boards, stack.metas, stack.path
     goal = problem.goal
     color = frames[d, F_COLOR]
+    efforts = np.empty((boards.shape[2] + 1 if ctl[C_HINTS] else 0, 2), dtype=np.int64)
     moves, hashes, kos, values = expand_ordered(boards[d], metas[d], color, frames[d, F_PASSED] == 1,
-                                                problem.region, goal, problem.mark, problem.knowledge,
+                                                problem.region, goal, problem.mark, efforts, problem.knowledge,
                                                 problem.cache)
     keys = child_keys(boards[d], metas[d], color, moves, hashes, kos, problem.maps)
-    kill, live = life_hints(boards[d], metas[d], color, goal, moves, problem.mark)
-    if ctl[C_HINTS] == 0:
-        kill[:], live[:] = 1, 1
+    if not ctl[C_HINTS]:
+        efforts = np.ones((len(moves), 2), dtype=np.int64)
+    kill, live = efforts[:, 0], efforts[:, 1]
     prove, disprove = (live, kill) if goal[DEFENDER] == BLACK else (kill, live)
     k, ban = 0, FREE
     free = goal[KO_FREE] == color
@@ -432,5 +433,6 @@ def _power_of_two(n: int) -> int:
 def dfpn(problem: Problem, max_nodes: int = 1_000_000, seconds: float | None = None,
          progress: Progress | None = None, hints: bool = True) -> Result:
     """Black's value by df-pn: one proof for a goal, a binary search over thresholds for the score;
-    ``hints``: new children of a ``kill``/``live`` goal start from the target's liberties."""
+    ``hints``: new children of a ``kill``/``live`` goal start from the target's liberties and
+    inner space (``game.efforts_after``)."""
     return Dfpn(problem, hints).solve(problem, max_nodes, seconds, progress)
