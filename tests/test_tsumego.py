@@ -193,6 +193,16 @@ def test_the_time_bounds_the_whole_answer_and_the_proved_move_comes_first(tmp_pa
 
 
 @pytest.mark.shared_data
+def test_the_search_s_own_move_leads_the_list_of_first_moves(tmp_path, shared_data):
+    # Ishigure's 026: the book's O18 kills, and so do three other points (the solver's
+    # proofs); the move the root's proof found comes first, the rest in the board's order.
+    answer = _solve_book(tmp_path, shared_data, "Ishigure Ikuro 123 Basic Tsumego/026")
+    moves = answer["moves"]
+    assert answer["status"] == "kill" and "O18" in moves and len(moves) > 1, answer
+    assert moves[0] == answer["move"] and moves[0] != sorted(moves, key=lambda v: (int(v[1:]), v[0]))[0]
+
+
+@pytest.mark.shared_data
 def test_a_ko_check_cut_short_is_said(tmp_path, shared_data):
     # Ishigure's 042: df-pn proves the kill in 727 nodes, under the 1,024 between two looks
     # at the clock, so even a thousandth of a second proves it; the check that White does

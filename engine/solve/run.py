@@ -259,7 +259,8 @@ def first_moves(problem: Problem, max_nodes: int, seconds: float | None,
     its goal, each proved by df-pn within ``max_nodes``, all of them within ``seconds`` (a
     move not proved in them is left out), ``first`` (a move known to win) tried first. The
     proofs share one table (``solver``'s if it serves the problem: the one that solved it),
-    so that what one proves the next reads."""
+    so that what one proves the next reads. ``first`` comes first in the list, the others
+    in the board's order."""
     start = time.perf_counter()
     root = problem.root
     mover = 1 if root.color == BLACK else -1
@@ -278,7 +279,7 @@ def first_moves(problem: Problem, max_nodes: int, seconds: float | None,
                 value = solver.solve(child, max_nodes, time_left(start, seconds)).value
         if value is not None and mover * value > 0:
             found.add(move)
-    return [move for move in moves.tolist() if move in found]
+    return sorted((move for move in moves.tolist() if move in found), key=lambda move: move != first)
 
 
 def _answer(r: Result, goal: str, color: str, size: int, offset: tuple[int, int] = (0, 0)) -> dict:
