@@ -154,8 +154,8 @@ def expand(b: np.ndarray, m: np.ndarray, color: int, passed: bool, region: np.nd
     The goal's ``KO_FREE`` colour may retake a ko. A ladder's moves are
     ``ladder_moves``, then a pass that loses (in a settled position, the pass alone
     with the settled value). ``efforts`` (rows as many as the board's points and one,
-    or none: ``NO_EFFORTS``) gets, for a ``kill``/``live`` goal, each move's row of
-    ``efforts_after``."""
+    or none: ``NO_EFFORTS``) gets, for a ``kill``/``live`` goal, each undecided move's row
+    of ``efforts_after`` (1 and 1 for the others)."""
     n = b.shape[1]
     hinted = efforts.shape[0] > 0 and goal[KIND] == LIFE
     if efforts.shape[0] > 0:
@@ -195,7 +195,7 @@ def expand(b: np.ndarray, m: np.ndarray, color: int, passed: bool, region: np.nd
             hashes[k] = m[HASH]
             kos[k] = 0
             values[k] = final_value(b, m, goal) if passed else OPEN
-            if hinted:
+            if hinted and values[k] == OPEN:  # a decided child's numbers are its value's
                 efforts_after(b, m, goal, mark, seen, stack, efforts[k])
             k += 1
         for p in range(n):
@@ -208,7 +208,7 @@ def expand(b: np.ndarray, m: np.ndarray, color: int, passed: bool, region: np.nd
                 hashes[k] = m2[HASH]
                 kos[k] = m2[KO]
                 values[k] = decided(b2, m2, goal, mark, 3 - color, region)
-                if hinted:
+                if hinted and values[k] == OPEN:
                     efforts_after(b2, m2, goal, mark, seen, stack, efforts[k])
                 k += 1
     return moves[:k], hashes[:k], kos[:k], values[:k]
