@@ -249,7 +249,7 @@ def expand_ordered(b: np.ndarray, m: np.ndarray, color: int, passed: bool, regio
     return moves[order], hashes[order], kos[order], values[order]
 
 
-#: Liberties past which more liberties no longer change the efforts.
+#: The efforts count the target's liberties up to one more than this (more change nothing).
 HINT_LIBERTIES = 6
 #: The most effort a position is given: the attacker's and the defender's add up to it
 #: (10: 21 of seed 1's 30 Beginner problems proved in 300,000 nodes; 8 and 16: fewer).
