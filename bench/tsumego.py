@@ -99,27 +99,30 @@ def solve_one(p: dict, seconds: float, hints: bool = True, nodes: int = 10**9, p
     problem.prior = prior
     solver = Dfpn(problem, hints)
     r = solver.solve(problem, nodes, seconds)
-    best, searched, budget = r.move, problem, min(nodes, 2 * r.nodes + FIRST_MOVE_NODES)
+    best, budget = r.move, min(nodes, 2 * r.nodes + FIRST_MOVE_NODES)
+    points = [parse_sgf_point(s, size) for s in p["correct"]]
+    move = None
     if r.value is None:
         outcome = "unknown"
     else:
         defender_lives = (r.value == 1) == (t.defender == "b")
         aim = defender_lives == (mover == t.defender)
+        if aim:  # as run.book_answer: the winner's moves before the ko check
+            move = _book_move_that_wins(problem, small, points, budget, time_left(start, seconds), solver,
+                                        _vertex(best, small))
         budget_ko = min(nodes, KO_NODES * r.nodes + FIRST_MOVE_NODES)
         threats = ko_turns(problem, t.defender if defender_lives else t.attacker, budget_ko,
                            time_left(start, seconds)).threats
         if threats is not None:
-            outcome, searched, budget = "ko", with_ko_threats(problem, mover), budget_ko
-            solver = threats if threats.serves(searched) else Dfpn(searched, hints)
-            best = solver.solve(searched, budget, time_left(start, seconds)).move
+            outcome = "ko"
+            if not aim:  # the side to move wins only with its threats
+                searched = with_ko_threats(problem, mover)
+                solver = threats if threats.serves(searched) else Dfpn(searched, hints)
+                best = solver.solve(searched, budget_ko, time_left(start, seconds)).move
+                move = _book_move_that_wins(searched, small, points, budget_ko, time_left(start, seconds), solver,
+                                            _vertex(best, small))
         else:
-            outcome = "wrong" if not aim else "other"
-    move = _vertex(best, small)
-    if outcome in ("other", "ko") and move not in book:  # df-pn names one winning move: is the book's one too?
-        points = [parse_sgf_point(s, size) for s in p["correct"]]
-        move = _book_move_that_wins(searched, small, points, budget, time_left(start, seconds), solver) or move
-    if outcome == "other" and move in book:
-        outcome = "book"
+            outcome = "wrong" if not aim else "book" if move in book else "other"
     return {"outcome": outcome, "move": move, "seconds": time.perf_counter() - start, "book": book, "reading": t}
 
 
@@ -132,14 +135,17 @@ def _vertex(move: int | None, small) -> str | None:
 
 
 def _book_move_that_wins(problem, small, book: list[tuple[int, int]], nodes: int, seconds: float,
-                         solver: Dfpn) -> str | None:
-    """A book move (a point of the problem's board) that df-pn proves wins for the side to
-    move (``solve``'s ``first_moves`` among the book's, within ``nodes`` and ``seconds``
-    each, from ``solver``'s table); None if none does."""
+                         solver: Dfpn, found: str | None) -> str | None:
+    """``found`` (the vertex of df-pn's winning move) if it is one of the ``book`` moves
+    (points of the problem's board), else a book move that df-pn proves wins for the side
+    to move (``solve``'s ``first_moves`` among the book's, within ``nodes`` and ``seconds``
+    each, from ``solver``'s table), else ``found``."""
+    if found in {format_vertex(q) for q in book}:
+        return found
     moved = [(r - small.offset[0], c - small.offset[1]) for r, c in book]
     points = {flat_index(q, small.size) for q in moved if 0 <= min(q) and max(q) < small.size}
     wins = first_moves(problem, nodes, seconds, among=points, solver=solver)
-    return _vertex(wins[0], small) if wins else None
+    return _vertex(wins[0], small) if wins else found
 
 
 def gnugo_one(gnugo: GtpClient, p: dict, target: tuple[int, int] | None) -> dict:

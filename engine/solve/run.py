@@ -179,9 +179,11 @@ def book_answer(problem: Problem, book: Tsumego, color: str, result: Result, sec
     unknown: not proved within the budget), for kill, live and seki ``ko_ruled_out``
     (whether ``ko_turns`` proved that the loser does not win with those threats: False
     when it ran out of time or nodes), ``moves`` (every first move that reaches it,
-    each proved within the root's budget, ``KO_NODES`` times it for a ko: the side to
-    move's moves that win it with those threats; ``result``'s move first), the attacker and
-    the group, all within ``seconds`` (the moves not proved in them left out).
+    each proved within the root's budget, ``result``'s move first; for a ko, a side to
+    move that wins without the threats keeps those moves, as they win with them too, and
+    one that wins only with its threats gets the moves that do, within ``KO_NODES`` times
+    the budget), the attacker and the group, all within ``seconds`` (the moves not proved
+    in them left out; a winner's moves are listed before the ko check).
     ``solver``: the df-pn table that found ``result``, which the first moves' proofs go
     on from."""
     start = time.perf_counter()
@@ -192,15 +194,18 @@ def book_answer(problem: Problem, book: Tsumego, color: str, result: Result, sec
         ko_budget = KO_NODES * result.nodes + FIRST_MOVE_NODES
         lives = (result.value == 1) == (book.defender == "b")
         wins = lives == (color == book.defender)
-        check = ko_turns(problem, book.defender if lives else book.attacker, ko_budget, seconds)
+        # the winner's moves first, from the root's table: they win with a ko threat for
+        # every ko too, so a ko found after them keeps them
+        moves = first_moves(problem, budget, seconds, solver=solver, first=result.move) if wins else []
+        check = ko_turns(problem, book.defender if lives else book.attacker, ko_budget, time_left(start, seconds))
         if check.threats is not None:
-            status, moves = "ko", first_moves(with_ko_threats(problem, color), ko_budget, time_left(start, seconds),
-                                              solver=check.threats)
+            status = "ko"
+            if not wins:  # the side to move wins only with its threats
+                moves = first_moves(with_ko_threats(problem, color), ko_budget, time_left(start, seconds),
+                                    solver=check.threats)
         else:
             seki = lives and seki_only(problem, budget, time_left(start, seconds))
             status = "kill" if not lives else "seki" if seki else "live"
-            moves = first_moves(problem, budget, time_left(start, seconds), solver=solver,
-                                first=result.move) if wins else []
     answer = {"status": status, "moves": [_vertex(p, problem.size, offset) for p in moves],
               "attacker": book.attacker, "group": format_vertex(book.target)}
     if status in ("kill", "live", "seki"):
