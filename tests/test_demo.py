@@ -36,8 +36,13 @@ def test_demo_plays_a_legal_game_and_writes_it(tmp_path):
     board = Board(9)
     moves = [node.get_move() for node in game.get_main_sequence()[1:]]
     assert len(moves) >= 10
+    result = game.get_root().get("RE")
+    forfeit = moves.pop() if result.endswith("+F") else None  # GnuGo's move illegal under superko ends it
     for color, point in moves:
         board.play(color, point)  # raises on an illegal move
+    if forfeit is not None:
+        assert result[0].lower() != forfeit[0] and "illegal move" in game.get_root().get("C")
+        assert not board.is_legal(*forfeit)
 
 
 def _prior_heat(*options: str) -> np.ndarray:
