@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from ...go.benson import unconditionally_alive
+from ...go.eye_spaces import lives_by_space
 from ...go.eyespace import dead_shape, liberty_off, stone_off
 from ...go.reading import LADDER_WIDTH, ladder_moves, liberties
 from ...go.rules import (
@@ -50,9 +51,11 @@ SCORE, LIFE, CONNECT, LADDER = range(4)
 #: (``kill``/``live``) whether the defender must be unconditionally alive when both
 #: sides pass (``STRICT``: a seki is then the attacker's), and the colour that has a ko
 #: threat for every ko (``KO_FREE``, 0: neither): it may retake a ko at once and repeat a
-#: position, so a fight that turns on a ko goes its way.
-KIND, TARGET, TARGET2, DEFENDER, ESCAPE, STRICT, KO_FREE = range(7)
-GOAL_FIELDS = 7
+#: position, so a fight that turns on a ko goes its way; ``SEARCH_ONLY`` (1) keeps
+#: ``decided`` from reading the living eye spaces' table (``go.eye_spaces``), for the
+#: searches that make it.
+KIND, TARGET, TARGET2, DEFENDER, ESCAPE, STRICT, KO_FREE, SEARCH_ONLY = range(8)
+GOAL_FIELDS = 8
 #: A value not decided yet (a child to search), else Black's value.
 OPEN = -(1 << 40)
 
@@ -77,8 +80,9 @@ def decided(b: np.ndarray, m: np.ndarray, goal: np.ndarray, mark: np.ndarray, co
     """The winner of a goal already settled on the board with ``color`` to move (Black's
     value for ±1), or OPEN. A ``kill``/``live`` target not in atari has won when it has a
     liberty outside the region (no move may take it) or, just after its owner moved, when
-    it is unconditionally alive (Benson; looked at only after a move on or next to it);
-    it has lost when it is shut in with a dead eye space (``go.eyespace.dead_shape``)."""
+    it is unconditionally alive (Benson) or its eye spaces live (``go.eye_spaces``), both
+    looked at only after a move on or next to it; it has lost when it is shut in with a
+    dead eye space (``go.eyespace.dead_shape``)."""
     kind = goal[KIND]
     if kind == SCORE:
         return OPEN
@@ -100,8 +104,11 @@ def decided(b: np.ndarray, m: np.ndarray, goal: np.ndarray, mark: np.ndarray, co
     if kind == LIFE and not in_atari(b, b[HEAD, a]):
         if liberty_off(b, m[STRIDE], region, b[HEAD, a]):
             return win  # out of the region: no move can take that liberty
-        if color != d and _touches(b, m, m[LAST], b[HEAD, a]) and unconditionally_alive(b, m, d)[b[HEAD, a]]:
-            return win
+        if color != d and _touches(b, m, m[LAST], b[HEAD, a]):
+            if unconditionally_alive(b, m, d)[b[HEAD, a]]:
+                return win
+            if not goal[SEARCH_ONLY] and lives_by_space(b, m, region, np.int64(b[HEAD, a])):
+                return win
         if dead_shape(b, m, region, np.int64(b[HEAD, a]), color != d):  # int64: dead_shape's one specialization
             return -win
     return OPEN
