@@ -32,11 +32,9 @@ from .rules import BORDER, COLOR, EMPTY, HEAD, NEXT, STRIDE
 
 #: Fewest points of a space the table holds (two points never make two eyes).
 SPACE_MIN = 3
-#: Most points of a space the table holds: 7, the largest whose shapes (with where they
-#: touch the string) the generator solves in minutes; larger ones are left to the search.
+#: Most points of a space the table holds: a shape's box then fits the key's 8 x 8 grid
+#: below its sign bit; larger spaces are left to the search.
 SPACE_MAX = 7
-
-
 #: Most strings of the owner's around a space that ``enclosed_space`` links.
 SPACE_STRINGS = 4
 

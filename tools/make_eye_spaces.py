@@ -9,9 +9,9 @@ Each shape (a connected set of points, placed on a 9 x 9 board at every offset, 
 the edges give every pattern of which points touch the string) is a board with the
 space empty and every other point the owner's (White's), one string with no liberty
 but the space's. df-pn solves ``kill`` of that string with the opponent (Black) moving
-first; the opponent has a
-ko threat for every ko (``game.KO_FREE``), and the string must end unconditionally alive
-(``game.STRICT``: a seki is a death), so that a listed shape lives in any position.
+first, holding a ko threat for every ko (``game.KO_FREE``), and the string must end
+unconditionally alive (``game.STRICT``: a seki is a death), so that a listed shape lives
+in any position.
 ``decided``'s use of the table is off while it is made (``game.SEARCH_ONLY``). A shape
 not proved within ``--nodes`` is not listed. See ``go/eye_spaces.py``.
 """
