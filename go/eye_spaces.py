@@ -184,12 +184,31 @@ def _listed(table: np.ndarray, cells: int, flags: int) -> bool:
 
 
 @njit(cache=True)
+def _open_liberty(b: np.ndarray, w: int, h: int) -> bool:
+    """Whether the string of ``h`` has a liberty with no opponent's stone next to it (where
+    an enclosed space must start): most strings in a fight have none, and are passed over
+    without a flood."""
+    opponent = 3 - b[COLOR, h]
+    s = h
+    while True:
+        for p in (s - 1, s + 1, s - w, s + w):
+            if b[COLOR, p] == EMPTY and opponent not in (b[COLOR, p - 1], b[COLOR, p + 1], b[COLOR, p - w],
+                                                         b[COLOR, p + w]):
+                return True
+        s = b[NEXT, s]
+        if s == h:
+            return False
+
+
+@njit(cache=True)
 def lives_by_space(b: np.ndarray, m: np.ndarray, playable: np.ndarray, h: int) -> bool:
     """Whether the string of ``h`` is alive whatever the rest of the board, the opponent
     to move: it encloses two spaces (each makes at least one eye: the opponent's stones
     in one are captured while the other holds a liberty), or one of a shape that lives
     by itself."""
     w = m[STRIDE]
+    if not _open_liberty(b, w, h):
+        return False
     seen = np.zeros(b.shape[1], dtype=np.int32)
     pts = np.empty(SPACE_MAX, dtype=np.int64)
     used = np.zeros(1 + 4 * SPACE_STRINGS, dtype=np.int64)  # two spaces' joins at most
