@@ -28,6 +28,7 @@ import numpy as np
 from numba import njit
 
 from .eye_space_table import ALIVE
+from .reading import adjacent_strings
 from .rules import BORDER, COLOR, EMPTY, HEAD, NEXT, STRIDE
 
 #: Fewest points of a space the table holds (two points never make two eyes).
@@ -35,12 +36,12 @@ SPACE_MIN = 3
 #: Most points of a space the table holds: a shape's box then fits the key's 8 x 8 grid
 #: below its sign bit; larger spaces are left to the search.
 SPACE_MAX = 7
-#: Most strings of the owner's around a space that ``enclosed_space`` links.
+#: Most strings of the owner's around a space that ``_enclosed_space`` links.
 SPACE_STRINGS = 4
 
 
 @njit(cache=True)
-def enclosed_space(b: np.ndarray, m: np.ndarray, playable: np.ndarray, h: int, p: int,
+def _enclosed_space(b: np.ndarray, m: np.ndarray, playable: np.ndarray, h: int, p: int,
                    seen: np.ndarray, mark: int, out: np.ndarray, used: np.ndarray) -> int:
     """The empty points connected to empty ``p``, written to ``out`` (``SPACE_MAX`` long),
     when they form an enclosed space of the string of ``h`` (see the module) of at most
@@ -99,7 +100,7 @@ def _linked(b: np.ndarray, w: int, playable: np.ndarray, heads: np.ndarray, spac
                 for q in (s - 1, s + 1, s - w, s + w):
                     if (found < 2 and b[COLOR, q] == EMPTY and playable[q] != 0 and not _holds(space, len(space), q)
                             and not _holds(used[1:], n_used, q) and not _holds(pair, found, q)
-                            and _next_to(b, w, q, heads[i])):
+                            and heads[i] in adjacent_strings(b, w, b[COLOR, heads[i]], q)):
                         pair[found] = q
                         found += 1
                 s = b[NEXT, s]
@@ -121,15 +122,6 @@ def _holds(a: np.ndarray, n: int, x: int) -> bool:
     """Whether ``x`` is among the first ``n`` entries of ``a``."""
     for i in range(n):
         if a[i] == x:
-            return True
-    return False
-
-
-@njit(cache=True)
-def _next_to(b: np.ndarray, w: int, q: int, h: int) -> bool:
-    """Whether point ``q`` is next to a stone of the string of ``h``."""
-    for r in (q - 1, q + 1, q - w, q + w):
-        if b[COLOR, r] == b[COLOR, h] and b[HEAD, r] == h:
             return True
     return False
 
@@ -218,7 +210,7 @@ def lives_by_space(b: np.ndarray, m: np.ndarray, playable: np.ndarray, h: int) -
         for p in (s - 1, s + 1, s - w, s + w):
             if b[COLOR, p] == EMPTY and not seen[p]:
                 mark += 1
-                k = enclosed_space(b, m, playable, h, p, seen, mark, pts, used)
+                k = _enclosed_space(b, m, playable, h, p, seen, mark, pts, used)
                 if k > 0:
                     spaces += 1
                     if spaces == 2:

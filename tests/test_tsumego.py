@@ -204,10 +204,12 @@ def test_the_search_s_own_move_leads_the_list_of_first_moves(tmp_path, shared_da
 
 @pytest.mark.shared_data
 def test_a_winners_moves_are_listed_before_the_ko_check(tmp_path, shared_data):
-    # Ishigure's 112: Black kills under superko at Q17 (552,066 nodes, about 5 s), and White
-    # lives with a ko threat for every ko: a ko. Listed from the root's table before the ko
-    # check, the book's Q17 comes in about 7 s; searched again with the threats after the
-    # check, as before, it took 16 s, and the answer at 12 s had no move.
+    # Ishigure's 112: Black kills under superko at Q17 (584,608 nodes with the living eye
+    # spaces, 552,066 before them), and White lives with a ko threat for every ko: a ko.
+    # Listed from the root's table before the ko check, the book's Q17 came in about 7 s
+    # when this was written, 9.5-10 s on 2026-11-28 at load 1 (a close margin when the
+    # suite's workers load both cores); searched again with the threats after the check,
+    # as before, it took 16 s, and the answer at 12 s had no move.
     answer = _solve_book(tmp_path, shared_data, "Ishigure Ikuro 123 Basic Tsumego/112", "--time", "12")
     assert answer["status"] == "ko" and "Q17" in answer["moves"], answer
 
