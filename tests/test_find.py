@@ -207,7 +207,7 @@ def test_captures_inside_the_region(tmp_path):
     runner = CliRunner()
     out = runner.invoke(main, ["find", str(games), "--sgf", str(frag), "--region", "A17:C19", "--json"])
     assert out.exit_code == 0, out.output
-    got = json.loads(out.output)
+    got = json.loads(out.stdout)
     # the capture happens with white's second move (move 4); the next move near A17:C19 is W C17 (cc)
     assert got["hits"] == 1 and got["games"] == 1
     assert got["continuations"][0]["move"] == "C17" and got["continuations"][0]["by_white"] == 1
@@ -255,7 +255,7 @@ def test_outputs_and_bad_input(tmp_path):
     far = tmp_path / "far.sgf"
     far.write_text("(;GM[1]FF[4]SZ[19]AB[jj][jk][kj][kk]AW[ij])")
     out = runner.invoke(main, ["find", str(games), "--sgf", str(far), "--json"])
-    assert out.exit_code == 0 and json.loads(out.output)["hits"] == 0
+    assert out.exit_code == 0 and json.loads(out.stdout)["hits"] == 0
 
 
 def test_find_saves_the_index_it_builds_and_says_so_or_keeps_it_in_memory(tmp_path, monkeypatch):
@@ -345,12 +345,12 @@ def test_a_stone_captured_before_the_shape_completes_is_not_there(tmp_path):
     moves = [("b", (0, 18)), ("w", (1, 18)), ("b", (15, 15)), ("w", (0, 17)), ("b", (15, 3)), ("w", (3, 18)),
              ("b", (3, 3))]
     expected = oracle.search("g", SIZE, [], moves, {(0, 18): "b", (3, 18): "w"})
-    assert json.loads(out.output)["hits"] == len(expected) == 0
+    assert json.loads(out.stdout)["hits"] == len(expected) == 0
     # with White D19 played first and no capture, the shape is there from move 2
     early = tmp_path / "e.sgf"
     early.write_text("(;GM[1]FF[4]SZ[19];W[da];B[aa];W[pd];B[pp])")
     out = CliRunner().invoke(main, ["find", str(early), "--sgf", str(frag), "--json"])
-    assert json.loads(out.output)["hits"] == 1
+    assert json.loads(out.stdout)["hits"] == 1
 
 
 def test_an_anywhere_continuation_stays_on_the_querys_board(tmp_path):
@@ -365,6 +365,6 @@ def test_an_anywhere_continuation_stays_on_the_querys_board(tmp_path):
     out = CliRunner().invoke(main, ["find", str(games), "--sgf", str(frag), "--region", "J2:L3", "--anywhere",
                                     "--no-symmetry", "--no-color-swap", "--json"])
     assert out.exit_code == 0, out.output
-    got = json.loads(out.output)
+    got = json.loads(out.stdout)
     assert got["hits"] == 1
     assert [(c["move"], c["by_black"], c["by_white"]) for c in got["continuations"]] == [("K5", 0, 1)]

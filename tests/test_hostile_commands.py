@@ -296,7 +296,7 @@ def test_evaluate_json_is_valid_json_with_null_for_an_empty_band(made):
     def refuse(constant):
         raise ValueError(f"{constant} is not JSON")
 
-    report = json.loads(result.output, parse_constant=refuse)
+    report = json.loads(result.stdout, parse_constant=refuse)
     assert report["positions"] == 30 and report["bands"]["1-30"]["positions"] == 30
     assert report["bands"]["31-80"] == {"positions": 0, "top1": None, "top5": None, "top10": None,
                                         "mean_log_likelihood": None}

@@ -11,7 +11,7 @@ from test_rate import rated
 def info(*args: str) -> dict:
     out = CliRunner().invoke(main, ["info", *args, "--json"])
     assert out.exit_code == 0, out.output
-    return json.loads(out.output)
+    return json.loads(out.stdout)
 
 
 def test_info_tells_the_kind_origin_and_size_of_games_patterns_ratings_and_datasets(tmp_path):

@@ -192,7 +192,7 @@ def test_mine_rate_evaluate_end_to_end(tmp_path):
     assert np.allclose(elo, 400 * np.log10(table["gamma"].to_numpy()))
     out = run(main, ["evaluate", *games, "--ratings", ratings, "--split", "all", "--json"])
     assert out.exit_code == 0, out.output
-    report = json.loads(out.output)
+    report = json.loads(out.stdout)
     assert report["positions"] == 30 and 0 < report["top10"] <= 1 and len(report["cumulative"]) == 30
     # Trained and tested on the same tiny games, the model must beat chance (1 in ~75).
     assert report["top5"] > 0.3

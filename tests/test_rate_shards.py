@@ -287,7 +287,7 @@ def test_evaluate_on_dask_gives_the_local_report(mined, client, tmp_path):
     assert local.exit_code == 0, local.output
     dask = run(main, [*common, "--scheduler", client.scheduler_info()["address"]])
     assert dask.exit_code == 0, dask.output
-    here, there = json.loads(local.output), json.loads(dask.output)
+    here, there = json.loads(local.stdout), json.loads(dask.stdout)
     assert here["positions"] == there["positions"] == load_corpus([games], split="all").n_positions
     assert there["top1"] == here["top1"] and there["cumulative"] == here["cumulative"]
     for band, row in here["bands"].items():

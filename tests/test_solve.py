@@ -290,7 +290,7 @@ def test_cli_solves_an_sgf_problem(tmp_path):
     sgf.write_text("(;GM[1]SZ[5]PL[B]AB[ac][bc][cc][dc][ec][eb][ea]AW[ab][bb][cb][db][da])")
     out = CliRunner().invoke(main, ["solve", str(sgf), "--goal", "kill A4", "--json"])
     assert out.exit_code == 0, out.output
-    answer = json.loads(out.output)
+    answer = json.loads(out.stdout)
     assert answer["result"] == "win" and answer["move"] == "B5"
 
 

@@ -10,6 +10,7 @@ from shapemill.cli import main
 from shapemill.engine.solve.dfpn import dfpn
 from shapemill.engine.solve.pns import pns
 from shapemill.engine.solve.position import make_problem
+from shapemill.engine.solve import run
 from shapemill.engine.solve.run import with_ko_threats
 from shapemill.engine.solve.tsumego import crop, read_tsumego
 from shapemill.go.vertices import flat_index, parse_sgf_point, parse_vertex, point_at
@@ -61,7 +62,7 @@ def test_the_region_stops_at_the_gaps_of_a_loose_wall():
 def test_a_straight_three_is_killed_or_saved_at_its_vital_point(tmp_path, stones, to_play, status, moves):
     out = solve(tmp_path, f"PL[{to_play}]{stones}", "--json")
     assert out.exit_code == 0, out.output
-    answer = json.loads(out.output)
+    answer = json.loads(out.stdout)
     assert answer["status"] == status and answer["moves"] == moves
     assert answer["result"] == "win" and answer["move"] == moves[0]
 
@@ -76,7 +77,7 @@ def test_the_side_that_cannot_reach_its_aim_gets_no_moves(tmp_path):
     # White has taken B1 already: eyes at A1 and C1, where Black may not play (suicide).
     out = solve(tmp_path, f"PL[B]AW[bs]{CORNER}", "--json")
     assert out.exit_code == 0, out.output
-    answer = json.loads(out.output)
+    answer = json.loads(out.stdout)
     assert answer["status"] == "live" and answer["moves"] == [] and answer["result"] == "loss"
 
 
@@ -116,7 +117,7 @@ def test_a_living_group_to_move_keeps_its_two_eyes_by_passing(tmp_path):
     # White has B1 already (eyes A1 and C1): filling either eye leaves one, which Black takes.
     out = solve(tmp_path, f"PL[W]AW[bs]{CORNER}", "--json")
     assert out.exit_code == 0, out.output
-    answer = json.loads(out.output)
+    answer = json.loads(out.stdout)
     assert answer["status"] == "live" and answer["moves"] == ["pass"]
 
 
@@ -163,7 +164,7 @@ def _solve_book(tmp_path, shared_data, problem_id: str, *options: str) -> dict:
     """``solve --json`` of a shared book problem."""
     out = solve(tmp_path, _book_sgf(shared_data, problem_id), "--json", *options)
     assert out.exit_code == 0, out.output
-    return json.loads(out.output)
+    return json.loads(out.stdout)
 
 
 @pytest.mark.shared_data
@@ -203,15 +204,24 @@ def test_the_search_s_own_move_leads_the_list_of_first_moves(tmp_path, shared_da
 
 
 @pytest.mark.shared_data
-def test_a_winners_moves_are_listed_before_the_ko_check(tmp_path, shared_data):
-    # Ishigure's 112: Black kills under superko at Q17 (584,608 nodes with the living eye
-    # spaces, 552,066 before them), and White lives with a ko threat for every ko: a ko.
-    # Listed from the root's table before the ko check, the book's Q17 came in about 7 s
-    # when this was written, 9.5-10 s on 2026-11-28 at load 1 (a close margin when the
-    # suite's workers load both cores); searched again with the threats after the check,
-    # as before, it took 16 s, and the answer at 12 s had no move.
-    answer = _solve_book(tmp_path, shared_data, "Ishigure Ikuro 123 Basic Tsumego/112", "--time", "12")
-    assert answer["status"] == "ko" and "Q17" in answer["moves"], answer
+def test_a_winners_moves_are_listed_before_the_ko_check(tmp_path, shared_data, monkeypatch):
+    # Ishigure's 099: Black kills at O17 (the book's move) under superko, and White lives
+    # with a ko threat for every ko: a ko. The ko check is let run to its end and then the
+    # clock is called out, as when the check takes the time the answer was given: the
+    # winner's moves, listed from the root's table before it, are still there. Listed
+    # after it, by a search again with the threats, they were lost with the time (Ishigure
+    # 112 at 12 s had no move; it took 16 s).
+    checked, time_left = [], run.time_left
+
+    def ko_turns_to_the_end(*args):
+        checked.append(True)
+        return real_ko_turns(*args)
+
+    real_ko_turns = run.ko_turns
+    monkeypatch.setattr(run, "ko_turns", ko_turns_to_the_end)
+    monkeypatch.setattr(run, "time_left", lambda start, seconds: 0.0 if checked else time_left(start, seconds))
+    answer = _solve_book(tmp_path, shared_data, "Ishigure Ikuro 123 Basic Tsumego/099")
+    assert checked and answer["status"] == "ko" and "O17" in answer["moves"], answer
 
 
 @pytest.mark.shared_data
@@ -267,5 +277,5 @@ SEKI = "AB[ar][br][cr][bs][dq][eq][fq][gq][gr][gs]AW[aq][bq][cq][dr][er][fr][ds]
 def test_a_corner_seki_is_reported_as_seki(tmp_path, to_play, moves):
     out = solve(tmp_path, f"PL[{to_play}]{SEKI}", "--json")
     assert out.exit_code == 0, out.output
-    answer = json.loads(out.output)
+    answer = json.loads(out.stdout)
     assert (answer["attacker"], answer["status"], answer["moves"]) == ("b", "seki", moves)
