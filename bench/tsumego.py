@@ -43,7 +43,7 @@ from pathlib import Path
 from shapemill.engine.frontends.match import GtpClient
 from shapemill.engine.solve.dfpn import Dfpn, dfpn
 from shapemill.engine.solve.position import make_problem
-from shapemill.engine.solve.run import FIRST_MOVE_NODES, KO_NODES, first_moves, ko_turns, time_left, with_ko_threats
+from shapemill.engine.solve.run import book_answer, time_left
 from shapemill.engine.solve.tsumego import ESCAPE_LINES, crop, read_tsumego
 from shapemill.errors import ShapemillError
 from shapemill.go.rules import PASS
@@ -83,7 +83,8 @@ def empties(p: dict) -> int:
 def solve_one(p: dict, seconds: float, hints: bool = True, nodes: int = 10**9, prior=None,
               frame: bool = True, margin: int = ESCAPE_LINES, wall: bool = True) -> dict:
     """Our answer to problem ``p``: outcome ('book', 'other', 'ko', 'wrong', 'unknown',
-    'unread'), the move, seconds, and the reading."""
+    'unread'), the move, seconds, and the reading. ``solve``'s flow (``run.book_answer``),
+    its first moves sought among the book's."""
     size = p["size"]
     black = [parse_sgf_point(s, size) for s in p["black"]]
     white = [parse_sgf_point(s, size) for s in p["white"]]
@@ -99,30 +100,19 @@ def solve_one(p: dict, seconds: float, hints: bool = True, nodes: int = 10**9, p
     problem.prior = prior
     solver = Dfpn(problem, hints)
     r = solver.solve(problem, nodes, seconds)
-    best, budget = r.move, min(nodes, 2 * r.nodes + FIRST_MOVE_NODES)
-    points = [parse_sgf_point(s, size) for s in p["correct"]]
-    move = None
-    if r.value is None:
-        outcome = "unknown"
+    points = (parse_sgf_point(s, size) for s in p["correct"])
+    moved = [(row - small.offset[0], col - small.offset[1]) for row, col in points]
+    among = {flat_index(q, small.size) for q in moved if 0 <= min(q) and max(q) < small.size}
+    answer = book_answer(problem, t, mover, r, time_left(start, seconds), small.offset, solver, among)
+    status, moves = answer["status"], answer["moves"]
+    if status in ("unknown", "ko"):
+        outcome = status
+    elif (status == "kill") != (mover == t.attacker):
+        outcome = "wrong"
     else:
-        defender_lives = (r.value == 1) == (t.defender == "b")
-        aim = defender_lives == (mover == t.defender)
-        if aim:  # as run.book_answer: the winner's moves before the ko check
-            move = _book_move_that_wins(problem, small, points, budget, time_left(start, seconds), solver,
-                                        _vertex(best, small))
-        budget_ko = min(nodes, KO_NODES * r.nodes + FIRST_MOVE_NODES)
-        threats = ko_turns(problem, t.defender if defender_lives else t.attacker, budget_ko,
-                           time_left(start, seconds)).threats
-        if threats is not None:
-            outcome = "ko"
-            if not aim:  # the side to move wins only with its threats
-                searched = with_ko_threats(problem, mover)
-                solver = threats if threats.serves(searched) else Dfpn(searched, hints)
-                best = solver.solve(searched, budget_ko, time_left(start, seconds)).move
-                move = _book_move_that_wins(searched, small, points, budget_ko, time_left(start, seconds), solver,
-                                            _vertex(best, small))
-        else:
-            outcome = "wrong" if not aim else "book" if move in book else "other"
+        outcome = "book" if moves else "other"
+    found = _vertex(r.move, small) if r.value is not None and (r.value == 1) == (mover == "b") else None
+    move = moves[0] if moves else found  # else the root's move, when it wins under superko
     return {"outcome": outcome, "move": move, "seconds": time.perf_counter() - start, "book": book, "reading": t}
 
 
@@ -132,20 +122,6 @@ def _vertex(move: int | None, small) -> str | None:
         return None
     row, col = point_at(move, small.size)
     return format_vertex((row + small.offset[0], col + small.offset[1]))
-
-
-def _book_move_that_wins(problem, small, book: list[tuple[int, int]], nodes: int, seconds: float,
-                         solver: Dfpn, found: str | None) -> str | None:
-    """``found`` (the vertex of df-pn's winning move) if it is one of the ``book`` moves
-    (points of the problem's board), else a book move that df-pn proves wins for the side
-    to move (``solve``'s ``first_moves`` among the book's, within ``nodes`` and ``seconds``
-    each, from ``solver``'s table), else ``found``."""
-    if found in {format_vertex(q) for q in book}:
-        return found
-    moved = [(r - small.offset[0], c - small.offset[1]) for r, c in book]
-    points = {flat_index(q, small.size) for q in moved if 0 <= min(q) and max(q) < small.size}
-    wins = first_moves(problem, nodes, seconds, among=points, solver=solver)
-    return _vertex(wins[0], small) if wins else found
 
 
 def gnugo_one(gnugo: GtpClient, p: dict, target: tuple[int, int] | None) -> dict:
@@ -208,7 +184,8 @@ def main() -> None:
                         help="levels to sample, by the start of a word of their name")
     parser.add_argument("--no-gnugo", action="store_true")
     parser.add_argument("--nodes", type=int, default=10**9,
-                        help="df-pn's nodes a problem (a budget the load does not change)")
+                        help="df-pn's nodes for the root's proof, a budget the load does not change (the first "
+                             "moves and the ko check get solve's budgets from the proof's nodes)")
     parser.add_argument("--priors", action="store_true",
                         help="order df-pn's moves by the bundled ratings table (solve --ratings)")
     parser.add_argument("--no-hints", action="store_true", help="df-pn's new children at 1 and 1")

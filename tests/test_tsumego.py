@@ -7,11 +7,11 @@ import json
 import pytest
 from click.testing import CliRunner
 from shapemill.cli import main
-from shapemill.engine.solve.dfpn import dfpn
+from shapemill.engine.solve.dfpn import Dfpn, dfpn
 from shapemill.engine.solve.pns import pns
 from shapemill.engine.solve.position import make_problem
 from shapemill.engine.solve import run
-from shapemill.engine.solve.run import with_ko_threats
+from shapemill.engine.solve.run import book_answer, with_ko_threats
 from shapemill.engine.solve.tsumego import crop, read_tsumego
 from shapemill.go.vertices import flat_index, parse_sgf_point, parse_vertex, point_at
 
@@ -201,6 +201,28 @@ def test_the_search_s_own_move_leads_the_list_of_first_moves(tmp_path, shared_da
     moves = answer["moves"]
     assert answer["status"] == "kill" and "O18" in moves and len(moves) > 1, answer
     assert moves[0] == answer["move"] and moves[0] != sorted(moves, key=lambda v: (int(v[1:]), v[0]))[0]
+
+
+@pytest.mark.shared_data
+def test_the_first_moves_can_be_sought_among_given_points(shared_data):
+    # Ishigure's 026 once more, as bench/tsumego.py asks it: among the book's O18 and the
+    # region's points that do not kill (every winning move listed first), only O18.
+    p = _book_problem(shared_data, "Ishigure Ikuro 123 Basic Tsumego/026")
+    size = p["size"]
+    black, white = ([parse_sgf_point(s, size) for s in p[c]] for c in ("black", "white"))
+    book = read_tsumego(size, black, white)
+    small = crop(size, black, white, book)
+    problem = make_problem(small.size, small.black, small.white, p["to_play"].lower(), "kill", [small.target],
+                           small.region)
+    solver = Dfpn(problem)
+    result = solver.solve(problem, 10**6, None)
+    every = book_answer(problem, book, p["to_play"].lower(), result, None, small.offset, solver)["moves"]
+    row, col = parse_vertex("O18", size)
+    o18 = flat_index((row - small.offset[0], col - small.offset[1]), small.size)
+    losing = {flat_index(q, small.size) for q in small.region} - {flat_index(
+        (r - small.offset[0], c - small.offset[1]), small.size) for r, c in (parse_vertex(v, size) for v in every)}
+    asked = book_answer(problem, book, p["to_play"].lower(), result, None, small.offset, solver, {o18} | losing)
+    assert "O18" in every and len(every) > 1 and losing and asked["moves"] == ["O18"], (every, asked)
 
 
 @pytest.mark.shared_data

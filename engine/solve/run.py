@@ -172,7 +172,8 @@ def _goal_points(goal: list[str], size: int, black: list, white: list) -> list[t
 
 
 def book_answer(problem: Problem, book: Tsumego, color: str, result: Result, seconds: float | None,
-                offset: tuple[int, int] = (0, 0), solver: Dfpn | None = None) -> dict:
+                offset: tuple[int, int] = (0, 0), solver: Dfpn | None = None,
+                among: set[int] | None = None) -> dict:
     """The result in the book's terms for ``color`` to move: ``status`` (kill: the group
     dies; live: it lives; seki: it lives, but not unconditionally, as ``seki_only`` proves;
     ko: the side that loses wins with a ko threat for every ko, as ``ko_turns`` proves;
@@ -185,7 +186,8 @@ def book_answer(problem: Problem, book: Tsumego, color: str, result: Result, sec
     the budget), the attacker and the group, all within ``seconds`` (the moves not proved
     in them left out; a winner's moves are listed before the ko check).
     ``solver``: the df-pn table that found ``result``, which the first moves' proofs go
-    on from."""
+    on from; ``among``: the first moves to try (flat points; None: every move), as a
+    benchmark asks only whether a book move wins."""
     start = time.perf_counter()
     if result.value is None:
         status, moves = "unknown", []
@@ -196,13 +198,13 @@ def book_answer(problem: Problem, book: Tsumego, color: str, result: Result, sec
         wins = lives == (color == book.defender)
         # the winner's moves first, from the root's table: they win with a ko threat for
         # every ko too, so a ko found after them keeps them
-        moves = first_moves(problem, budget, seconds, solver=solver, first=result.move) if wins else []
+        moves = first_moves(problem, budget, seconds, among, solver, result.move) if wins else []
         check = ko_turns(problem, book.defender if lives else book.attacker, ko_budget, time_left(start, seconds))
         if check.threats is not None:
             status = "ko"
             if not wins:  # the side to move wins only with its threats
-                moves = first_moves(with_ko_threats(problem, color), ko_budget, time_left(start, seconds),
-                                    solver=check.threats)
+                moves = first_moves(with_ko_threats(problem, color), ko_budget, time_left(start, seconds), among,
+                                    check.threats)
         else:
             seki = lives and seki_only(problem, budget, time_left(start, seconds))
             status = "kill" if not lives else "seki" if seki else "live"
