@@ -1,0 +1,153 @@
+"""Benchmark of model variants: what a feature interaction would add to move prediction.
+
+    python bench/model_variants.py --games games.parquet --positions 300000
+    python bench/model_variants.py --games G --positions 1000000 --variants base,near2-4+dists
+
+Builds the teams of ``--positions`` train positions (seeded) and of the first
+``--test-games`` test games once, with the patterns of ``--patterns`` (the bundled table
+by default), then for each variant fits the gammas by MM and ranks the moves played:
+top-1 and top-5 on the test games, their mean log-likelihood, top-1 on the train
+positions (how much the variant overfits) and the fit's sweeps and seconds. ``base`` is
+today's model, the same-run reference. A variant adds features to the teams without
+touching the miner, so that an idea is measured before it is built:
+
+- ``near{lo}-{hi}``: every pattern gets a second gamma, used when the previous move lies
+  at a gridcular distance ``lo`` to ``hi`` (2 is next to it, 3 diagonal, 4 a jump or a
+  knight's move): a shape as an answer rather than anywhere;
+- a *key* of tactical columns, one more gamma for each value the key takes in the train
+  positions (values met only in the test games get none): ``dists`` (the distances to the
+  last two moves together), ``tactics`` (every tactical level but the 3x3 and the
+  distances), ``all_but_nbr`` (every level but the 3x3), ``last_x_tactics`` (the levels
+  with the previous move's distance, without the 3x3, the border and the move before's);
+- ``A+B``: both.
+
+Measurements go to bench/RESULTS.md ("Feature interactions").
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+
+from shapemill.miner.evaluate import rank_moves, ranked_report
+from shapemill.miner.mine_command import command_corpus
+from shapemill.miner.positions import Teams, build_teams, sample_mask
+from shapemill.miner.rate import fit
+from shapemill.miner.rate_command import VOCABULARY_COLUMNS
+from shapemill.patterns.candidates import Vocabulary
+from shapemill.patterns.defaults import PATTERNS, default_table
+from shapemill.patterns.features.table import FEATURES
+
+COLUMN = {name: i for i, name in enumerate(FEATURES)}
+PASS_COLUMN = len(FEATURES)
+
+
+def _columns(*left_out: str) -> list[int]:
+    """The combination columns (the tactical features and the pass) but ``left_out``."""
+    return [c for c in range(PASS_COLUMN + 1) if c not in {COLUMN[name] for name in left_out}]
+
+
+#: The keys of tactical columns a variant can add a gamma for.
+KEYS: dict[str, list[int]] = {
+    "dists": [COLUMN["last_dist"], COLUMN["last2_dist"]],
+    "tactics": _columns("nbr3x3", "last_dist", "last2_dist"),
+    "all_but_nbr": _columns("nbr3x3"),
+    "last_x_tactics": _columns("nbr3x3", "last2_dist", "border"),
+}
+
+
+def renumbered(teams: Teams, pattern: np.ndarray, rows: np.ndarray, added: int) -> Teams:
+    """``teams`` with ``added`` features numbered after its own (from ``teams.none``), each
+    candidate's pattern feature ``pattern`` and the combinations' feature rows ``rows``
+    (``teams.none`` where a feature is absent, moved past the added ones)."""
+    none = teams.none + added
+    rows = np.where(rows == teams.none, none, rows)
+    pattern = np.where(pattern == teams.none, none, pattern)
+    _, combo = teams.candidates()
+    return Teams.from_candidates(teams.pos_start, pattern, combo, rows, teams.chosen, teams.move_number, none)
+
+
+def with_near_patterns(teams: Teams, level: np.ndarray, lo: int, hi: int) -> Teams:
+    """Each pattern feature ``p`` of a candidate whose previous move lies at gridcular
+    distance ``lo``..``hi`` becomes feature ``none + p`` (``level``: each feature's level)."""
+    rows = teams.combination_features()
+    last = rows[:, COLUMN["last_dist"]]
+    distance = np.where(last < len(level), level[np.minimum(last, len(level) - 1)], 0)  # 0: none (a moved none)
+    near = (distance >= lo) & (distance <= hi)
+    pattern, combo = teams.candidates()
+    moved = near[combo] & (pattern < teams.first_tactical)
+    return renumbered(teams, np.where(moved, teams.none + pattern, pattern), rows, teams.first_tactical)
+
+
+def with_key(teams: Teams, columns: list[int], values: dict, grow: bool, added: int | None = None) -> Teams:
+    """One more combination column: a feature for each value of the ``columns`` of a
+    combination, numbered by ``values`` (which ``grow`` extends; else a value not in it
+    gets none). ``added``: the features to number (``len(values)`` by default)."""
+    rows = teams.combination_features()
+    key = np.array([values.setdefault(v, len(values)) if grow else values.get(v, -1)
+                    for v in map(tuple, rows[:, columns])], dtype=np.int64)
+    added = len(values) if added is None else added
+    column = np.where(key >= 0, teams.none + key, teams.none)
+    pattern, _ = teams.candidates()
+    return renumbered(teams, pattern, np.concatenate([rows, column[:, None]], axis=1), added)
+
+
+def variant(name: str, level: np.ndarray) -> Callable[[Teams, Teams], tuple[Teams, Teams, int]]:
+    """The train and test teams of variant ``name`` (see the module docstring) and the
+    number of key values it added."""
+    def apply(train: Teams, test: Teams) -> tuple[Teams, Teams, int]:
+        values: dict = {}
+        for part in name.split("+"):
+            if part == "base":
+                continue
+            if part.startswith("near"):
+                lo, hi = map(int, part[len("near"):].split("-"))
+                train, test = with_near_patterns(train, level, lo, hi), with_near_patterns(test, level, lo, hi)
+            else:
+                values = {}
+                train = with_key(train, KEYS[part], values, grow=True)
+                test = with_key(test, KEYS[part], values, grow=False, added=len(values))
+        return train, test, len(values)
+    return apply
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--games", required=True, help="a games table (shapemill scan of the Tygem archives)")
+    ap.add_argument("--patterns", default=default_table(PATTERNS), help="the patterns table (the bundled one)")
+    ap.add_argument("--positions", type=int, default=300_000, help="train positions fitted")
+    ap.add_argument("--test-games", type=int, default=100, help="the first test games ranked")
+    ap.add_argument("--variants", default="base,dists,near2-4,near2-4+dists", help="comma-separated")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("-j", "--workers", type=int, default=2)
+    args = ap.parse_args()
+    vocab = Vocabulary.from_patterns(pq.read_table(args.patterns, columns=VOCABULARY_COLUMNS))
+    level = np.append(vocab.value.astype(np.int64), 0)
+    start = time.perf_counter()
+    train_games = command_corpus([args.games], "train", None)
+    train = build_teams(train_games, vocab, sample_mask(train_games, args.positions, args.seed), workers=args.workers)
+    test_games = command_corpus([args.games], "test", args.test_games)
+    test = build_teams(test_games, vocab, sample_mask(test_games, None), workers=args.workers)
+    print(f"{train.n_positions:,} train positions, {test.n_positions:,} test positions of {len(test_games)} games, "
+          f"{vocab.size:,} features ({Path(args.patterns).name}); teams built in {time.perf_counter() - start:.0f} s")
+    print("| variant | added | top-1 | top-5 | log-lik | train top-1 | sweeps | fit s |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name in args.variants.split(","):
+        start = time.perf_counter()
+        fitted, ranked, values = variant(name, level)(train, test)
+        model = fit(fitted, max_iter=60, tol=1e-5, workers=args.workers)
+        here = ranked_report(rank_moves(ranked, model.gamma))
+        seen = ranked_report(rank_moves(fitted, model.gamma))
+        added = fitted.none - train.none
+        print(f"| {name} | {added:,}{f' ({values:,} key values)' if values else ''} | {here['top1']:.2%} | "
+              f"{here['top5']:.2%} | {here['mean_log_likelihood']:.4f} | {seen['top1']:.2%} | "
+              f"{len(model.objective)} | {time.perf_counter() - start:.0f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
