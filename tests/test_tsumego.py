@@ -233,13 +233,13 @@ def test_a_winners_moves_are_listed_before_the_ko_check(tmp_path, shared_data, m
     # winner's moves, listed from the root's table before it, are still there. Listed
     # after it, by a search again with the threats, they were lost with the time (Ishigure
     # 112 at 12 s had no move; it took 16 s).
-    checked, time_left = [], run.time_left
+    checked, time_left, ko_turns = [], run.time_left, run.ko_turns
 
     def ko_turns_to_the_end(*args):
+        found = ko_turns(*args)
         checked.append(True)
-        return real_ko_turns(*args)
+        return found
 
-    real_ko_turns = run.ko_turns
     monkeypatch.setattr(run, "ko_turns", ko_turns_to_the_end)
     monkeypatch.setattr(run, "time_left", lambda start, seconds: 0.0 if checked else time_left(start, seconds))
     answer = _solve_book(tmp_path, shared_data, "Ishigure Ikuro 123 Basic Tsumego/099")
