@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -61,14 +60,14 @@ KEYS: dict[str, list[int]] = {
 }
 
 
-def renumbered(teams: Teams, pattern: np.ndarray, rows: np.ndarray, added: int) -> Teams:
+def renumbered(teams: Teams, pattern: np.ndarray, combo: np.ndarray, rows: np.ndarray, added: int) -> Teams:
     """``teams`` with ``added`` features numbered after its own (from ``teams.none``), each
-    candidate's pattern feature ``pattern`` and the combinations' feature rows ``rows``
-    (``teams.none`` where a feature is absent, moved past the added ones)."""
+    candidate's pattern feature ``pattern`` and combination ``combo``, and the combinations'
+    feature rows ``rows`` (``teams.none`` where a feature is absent, moved past the added
+    ones)."""
     none = teams.none + added
     rows = np.where(rows == teams.none, none, rows)
     pattern = np.where(pattern == teams.none, none, pattern)
-    _, combo = teams.candidates()
     return Teams.from_candidates(teams.pos_start, pattern, combo, rows, teams.chosen, teams.move_number, none)
 
 
@@ -81,39 +80,36 @@ def with_near_patterns(teams: Teams, level: np.ndarray, lo: int, hi: int) -> Tea
     near = (distance >= lo) & (distance <= hi)
     pattern, combo = teams.candidates()
     moved = near[combo] & (pattern < teams.first_tactical)
-    return renumbered(teams, np.where(moved, teams.none + pattern, pattern), rows, teams.first_tactical)
+    return renumbered(teams, np.where(moved, teams.none + pattern, pattern), combo, rows, teams.first_tactical)
 
 
-def with_key(teams: Teams, columns: list[int], values: dict, grow: bool, added: int | None = None) -> Teams:
+def with_key(teams: Teams, columns: list[int], values: dict, grow: bool) -> Teams:
     """One more combination column: a feature for each value of the ``columns`` of a
     combination, numbered by ``values`` (which ``grow`` extends; else a value not in it
-    gets none). ``added``: the features to number (``len(values)`` by default)."""
+    gets none)."""
     rows = teams.combination_features()
     key = np.array([values.setdefault(v, len(values)) if grow else values.get(v, -1)
                     for v in map(tuple, rows[:, columns])], dtype=np.int64)
-    added = len(values) if added is None else added
     column = np.where(key >= 0, teams.none + key, teams.none)
-    pattern, _ = teams.candidates()
-    return renumbered(teams, pattern, np.concatenate([rows, column[:, None]], axis=1), added)
+    pattern, combo = teams.candidates()
+    return renumbered(teams, pattern, combo, np.concatenate([rows, column[:, None]], axis=1), len(values))
 
 
-def variant(name: str, level: np.ndarray) -> Callable[[Teams, Teams], tuple[Teams, Teams, int]]:
-    """The train and test teams of variant ``name`` (see the module docstring) and the
-    number of key values it added."""
-    def apply(train: Teams, test: Teams) -> tuple[Teams, Teams, int]:
-        values: dict = {}
-        for part in name.split("+"):
-            if part == "base":
-                continue
-            if part.startswith("near"):
-                lo, hi = map(int, part[len("near"):].split("-"))
-                train, test = with_near_patterns(train, level, lo, hi), with_near_patterns(test, level, lo, hi)
-            else:
-                values = {}
-                train = with_key(train, KEYS[part], values, grow=True)
-                test = with_key(test, KEYS[part], values, grow=False, added=len(values))
-        return train, test, len(values)
-    return apply
+def variant(name: str, level: np.ndarray, train: Teams, test: Teams) -> tuple[Teams, Teams, int]:
+    """The train and test teams of variant ``name`` (see the module docstring; ``level``:
+    each feature's level) and the number of key values it added."""
+    values: dict = {}
+    for part in name.split("+"):
+        if part == "base":
+            continue
+        if part.startswith("near"):
+            lo, hi = map(int, part[len("near"):].split("-"))
+            train, test = with_near_patterns(train, level, lo, hi), with_near_patterns(test, level, lo, hi)
+        else:
+            values = {}
+            train = with_key(train, KEYS[part], values, grow=True)
+            test = with_key(test, KEYS[part], values, grow=False)
+    return train, test, len(values)
 
 
 def main() -> None:
@@ -139,7 +135,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|")
     for name in args.variants.split(","):
         start = time.perf_counter()
-        fitted, ranked, values = variant(name, level)(train, test)
+        fitted, ranked, values = variant(name, level, train, test)
         model = fit(fitted, max_iter=60, tol=1e-5, workers=args.workers)
         here = ranked_report(rank_moves(ranked, model.gamma))
         seen = ranked_report(rank_moves(fitted, model.gamma))

@@ -105,14 +105,12 @@ def solve_one(p: dict, seconds: float, hints: bool = True, nodes: int = 10**9, p
     among = {flat_index(q, small.size) for q in moved if 0 <= min(q) and max(q) < small.size}
     answer = book_answer(problem, t, mover, r, time_left(start, seconds), small.offset, solver, among)
     status, moves = answer["status"], answer["moves"]
+    wins = r.value is not None and (r.value == 1) == (mover == "b")  # under superko
     if status in ("unknown", "ko"):
         outcome = status
-    elif (status == "kill") != (mover == t.attacker):
-        outcome = "wrong"
     else:
-        outcome = "book" if moves else "other"
-    found = _vertex(r.move, small) if r.value is not None and (r.value == 1) == (mover == "b") else None
-    move = moves[0] if moves else found  # else the root's move, when it wins under superko
+        outcome = "wrong" if not wins else "book" if moves else "other"
+    move = moves[0] if moves else _vertex(r.move, small) if wins else None
     return {"outcome": outcome, "move": move, "seconds": time.perf_counter() - start, "book": book, "reading": t}
 
 
