@@ -21,6 +21,7 @@ from . import __version__
 from .errors import ShapemillError, Terminated, UsageError
 from .limits import (COUNT_MAX, KOMI_MAX, MEMBER_MB_MAX, SECONDS_MAX, SEED_MAX, WEIGHT_MAX, WORKERS_MAX, out_of_range,
                      range_text)
+from .patterns.near import NEAR_PLAYED
 from .workers import signal_name
 
 
@@ -542,6 +543,9 @@ def info(table, as_json) -> None:
               help="Positions sampled (uniformly, seeded) from the games for the fit; all: every position.")
 @click.option("--limit-games", type=ints(1), default=None, help="Use the first N games only.")
 @click.option("--seed", default=0, show_default=True, type=SEED, help="Seed of the position sample.")
+@click.option("--near-played", default=NEAR_PLAYED, show_default=True, type=ints(0), metavar="N",
+              help="Patterns played at least N times in the mined games get a near twin: a gamma of their own when "
+                   "the previous move is 2 to 4 away (docs/rating.md).")
 @click.option("--max-memory", type=floats(0, WEIGHT_MAX, low_open=True), default=None, metavar="GB",
               help="Sample as many positions (at most --max-positions) as an in-memory fit holds in this much memory.")
 @click.option("--work-dir", type=click.Path(file_okay=False), default=None,
@@ -553,8 +557,8 @@ def info(table, as_json) -> None:
               help="Build and sweep on a Dask cluster: a scheduler's tcp://HOST:PORT, or local:N to start N local "
                    "workers (replaces -j; the workers read the work folder, needs pip install 'shapemill[dask]').")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
-def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limit_games, seed, max_memory,
-         work_dir, workers, scheduler, quiet) -> None:
+def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limit_games, seed, near_played,
+         max_memory, work_dir, workers, scheduler, quiet) -> None:
     """Fit Bradley-Terry / Elo ratings of every pattern and feature (Coulom's MM).
 
     Each sampled position is a competition among its legal moves and the pass;
@@ -566,7 +570,7 @@ def rate(games, patterns_path, output, max_iter, tol, split, max_positions, limi
     _distinct([*games, patterns_path], output)
     run_rate(
         list(games), patterns_path, output, max_iter, tol, split, max_positions, limit_games, seed,
-        workers or default_workers(), max_memory, work_dir, scheduler, quiet,
+        workers or default_workers(), max_memory, work_dir, scheduler, quiet, near_played,
     )
 
 

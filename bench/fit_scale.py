@@ -73,13 +73,14 @@ def run_row(args, positions: str, folder: Path) -> dict:
 IN_MEMORY = """
 import json, resource, sys, time
 from shapemill.datasets.corpus import load_corpus
+from shapemill.miner.rate_command import VOCABULARY_COLUMNS
 from shapemill.patterns.candidates import Vocabulary
 from shapemill.miner.positions import build_teams, sample_mask
 from shapemill.miner.rate import fit
 from shapemill.tables import read_table
 games, patterns, n, max_iter, tol, workers = sys.argv[1:]
 corpus = load_corpus([games], split="train")
-vocab = Vocabulary.from_patterns(read_table(patterns, "patterns", ["feature", "pattern_id", "level", "size"])[0])
+vocab = Vocabulary.from_patterns(read_table(patterns, "patterns", VOCABULARY_COLUMNS)[0])
 t = time.perf_counter()
 teams = build_teams(corpus, vocab, sample_mask(corpus, None if n == "all" else int(n), 0), workers=int(workers))
 del vocab.lookup
@@ -92,6 +93,7 @@ print(json.dumps({"rate_s": round(time.perf_counter() - t, 1), "sweeps": len(res
 DASK_SWEEPS = """
 import sys, time
 from shapemill.datasets.corpus import load_corpus
+from shapemill.miner.rate_command import VOCABULARY_COLUMNS
 from shapemill.patterns.candidates import Vocabulary
 from shapemill.miner.cluster import dask_client
 from shapemill.miner.positions import sample_mask
@@ -100,7 +102,7 @@ from shapemill.miner.team_shards import WorkFolder, identity_of
 from shapemill.tables import read_table
 games, patterns, n, work, sweeps = sys.argv[1:]
 corpus = load_corpus([games], split="train")
-vocab = Vocabulary.from_patterns(read_table(patterns, "patterns", ["feature", "pattern_id", "level", "size"])[0])
+vocab = Vocabulary.from_patterns(read_table(patterns, "patterns", VOCABULARY_COLUMNS)[0])
 mask = sample_mask(corpus, None if n == "all" else int(n), 0)
 folder = WorkFolder(work, identity_of(corpus, vocab, mask))
 folder.open()

@@ -122,7 +122,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("-j", "--workers", type=int, default=2)
     args = ap.parse_args()
-    vocab = Vocabulary.from_patterns(pq.read_table(args.patterns, columns=VOCABULARY_COLUMNS))
+    vocab = Vocabulary.from_patterns(pq.read_table(args.patterns, columns=VOCABULARY_COLUMNS), near_played=None)
     level = np.append(vocab.value.astype(np.int64), 0)
     start = time.perf_counter()
     train_games = command_corpus([args.games], "train", None)

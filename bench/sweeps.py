@@ -24,6 +24,7 @@ from shapemill.datasets.corpus import load_corpus
 from shapemill.miner.evaluate import evaluate_teams
 from shapemill.miner.positions import build_teams, sample_mask, use_threads
 from shapemill.miner.rate import InMemory, fit_competitions
+from shapemill.miner.rate_command import VOCABULARY_COLUMNS
 from shapemill.patterns.candidates import Vocabulary
 from shapemill.tables import read_table
 
@@ -56,8 +57,7 @@ def main() -> int:
         from shapemill.patterns.defaults import PATTERNS, default_table
 
         args.patterns = default_table(PATTERNS)
-    columns = ["feature", "pattern_id", "level", "size"]
-    vocab = Vocabulary.from_patterns(read_table(args.patterns, "patterns", columns)[0])
+    vocab = Vocabulary.from_patterns(read_table(args.patterns, "patterns", VOCABULARY_COLUMNS)[0])
     train = load_corpus([args.games], split="train")
     test = load_corpus([args.games], split="test", limit=args.test_games)
     start = time.perf_counter()

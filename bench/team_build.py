@@ -37,6 +37,7 @@ from shapemill.go.rings import far_rings, geometry
 from shapemill.go.rules import BLACK, OK, WHITE, illegal_reason, new_board, place_setup, play, to_point
 from shapemill.miner import positions
 from shapemill.miner.positions import GameLines, Replay, TeamBuffers, chunk_teams, sample_mask
+from shapemill.miner.rate_command import VOCABULARY_COLUMNS
 from shapemill.patterns.candidates import (
     Vocabulary,
     candidate_patterns,
@@ -120,15 +121,14 @@ def main() -> int:
 
         args.patterns = default_table(PATTERNS)
     corpus = load_corpus([args.games], split="train", limit=None)
-    columns = ["feature", "pattern_id", "level", "size"]
-    vocab = Vocabulary.from_patterns(read_table(args.patterns, "patterns", columns)[0])
+    vocab = Vocabulary.from_patterns(read_table(args.patterns, "patterns", VOCABULARY_COLUMNS)[0])
     games = np.flatnonzero(corpus.board_size == 19)[: args.n_games]
     mask = sample_mask(corpus, None if args.share >= 1 else int(args.share * corpus.n_positions))
     replay = Replay.of(corpus, mask)
     n_pos = int(replay.per_game[games].sum())
     geo = geometry(19)
     knowledge = KnowledgeArrays(geo.pad, geo.delta, geo.max_ring, vocab.lookup, far_rings(19), vocab.level_index,
-                                positions.NO_GAMMA)
+                                vocab.twin, positions.NO_GAMMA)
     lines = GameLines(corpus.moves, replay.offsets, replay.first_color, replay.setup, replay.setup_start, mask)
     positions.use_threads(1)
     stages = {

@@ -18,6 +18,12 @@ pattern lay in it onto ``P``'s parent ``R``; its cost is
 the log-strength the fit's candidates lose, and the cut saves the subtree's rows.
 A tolerance ``t`` keeps a pattern when its parent is kept and ``cost / rows > t``:
 ``t = 0`` keeps every reachable pattern, a larger ``t`` trades accuracy for bytes.
+
+A pattern's near twin (``candidates.NEAR_FROM``) rides with it: its candidates move to
+the parent's twin with the pattern's, so the cost adds their loss, and the subtree's
+rows count the twins. A kept pattern keeps its twin when the twin's own row is worth it,
+``seen_twin * |log gamma_twin - log gamma_P| > t``; without it the twin takes the
+pattern's gamma.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ import pyarrow.compute as pc
 from numba import njit
 
 from ..go.rings import MIN_RING, RING_END, geometry, grow_ring
-from ..patterns.candidates import MODEL_COLUMNS
+from ..patterns.candidates import MODEL_COLUMNS, NEAR_GROUP, feature_groups
 
 #: Rows drawn by ``show``: the highest and the lowest rated this many.
 SHOWN = 100
@@ -71,13 +77,14 @@ def pattern_parents(keys: pa.Array, rings: np.ndarray) -> tuple[np.ndarray, np.n
 
 
 @njit(cache=True)
-def _subtree_costs(parent, order, log_gamma, seen) -> tuple[np.ndarray, np.ndarray]:
+def _subtree_costs(parent, order, log_gamma, seen, weight) -> tuple[np.ndarray, np.ndarray]:
     """Per pattern (``parent`` its parent's row, -1 for none), the cost of cutting the
-    subtree under it (see the module docstring) and the subtree's rows; ``order``
-    lists the rows by ring, descending."""
+    subtree under it (see the module docstring; ``log_gamma`` and ``seen`` have a column
+    for the pattern and one for its twin) and the subtree's rows (``weight`` a pattern's
+    own); ``order`` lists the rows by ring, descending."""
     n = len(parent)
     cost = np.zeros(n)
-    rows = np.ones(n, dtype=np.int64)
+    rows = weight.astype(np.int64)
     for i in order:
         if parent[i] >= 0:
             rows[parent[i]] += rows[i]
@@ -85,7 +92,8 @@ def _subtree_costs(parent, order, log_gamma, seen) -> tuple[np.ndarray, np.ndarr
         cur = q
         while parent[cur] >= 0:
             r = parent[cur]
-            cost[cur] += seen[q] * abs(log_gamma[q] - log_gamma[r])
+            for k in range(log_gamma.shape[1]):
+                cost[cur] += seen[q, k] * abs(log_gamma[q, k] - log_gamma[r, k])
             cur = r
     return cost, rows
 
@@ -103,29 +111,54 @@ def pattern_tree(table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
     ids = patterns["value"].to_numpy().view(np.int64)
     if not np.array_equal(own, ids):
         raise ValueError("pattern keys do not hash to their ids")
-    sorted_ids = np.argsort(ids)
-    at = np.searchsorted(ids, parent_id, sorter=sorted_ids)
-    at = sorted_ids[np.minimum(at, len(ids) - 1)]
-    parent = np.where(ids[at] == parent_id, at, -2)
+    parent = _rows_of(ids, parent_id)
     parent[rings == MIN_RING] = -1
     return rows, parent
 
 
+def _rows_of(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """The index in ``ids`` of each of ``wanted``, -2 where it is not there."""
+    sorted_ids = np.argsort(ids)
+    at = sorted_ids[np.minimum(np.searchsorted(ids, wanted, sorter=sorted_ids), len(ids) - 1)]
+    return np.where(ids[at] == wanted, at, -2)
+
+
+def twin_rows(table: pa.Table, rows: np.ndarray) -> np.ndarray:
+    """The row of the near twin of each pattern row ``rows`` of a ratings table, -1 for none."""
+    twins = np.flatnonzero(feature_groups(table["feature"]) == NEAR_GROUP)
+    twin = np.full(len(rows), -1, dtype=np.int64)
+    if len(twins) and len(rows):
+        ids = table["value"].to_numpy()
+        at = _rows_of(ids[rows].view(np.int64), ids[twins].view(np.int64))
+        if (at < 0).any():
+            raise ValueError("a near pattern's row has no row of its pattern")
+        twin[at] = twins
+    return twin
+
+
 def kept_patterns(table: pa.Table, tolerance: float) -> np.ndarray:
     """Which rows of the full ratings table ``table`` the compact table keeps (every
-    tactical feature, and the patterns chosen as the module docstring says)."""
+    tactical feature, and the patterns and twins chosen as the module docstring says)."""
     rows, parent = pattern_tree(table)
-    gamma = table["gamma"].to_numpy()[rows]
-    seen = table["seen"].to_numpy()[rows].astype(np.float64)
+    twin = twin_rows(table, rows)
+    has_twin = twin >= 0
+    all_gamma = table["gamma"].to_numpy()
+    all_seen = table["seen"].to_numpy().astype(np.float64)
+    log_gamma = np.log(all_gamma[rows])
+    log_twin = np.where(has_twin, np.log(all_gamma[np.where(has_twin, twin, rows)]), log_gamma)
+    seen_twin = np.where(has_twin, all_seen[np.where(has_twin, twin, rows)], 0.0)
     rings = table["size"].to_numpy()[rows]
     order = np.argsort(-rings, kind="stable")
-    cost, size = _subtree_costs(np.where(parent >= 0, parent, -1), order, np.log(gamma), seen)
+    cost, size = _subtree_costs(np.where(parent >= 0, parent, -1), order, np.stack([log_gamma, log_twin], axis=1),
+                                np.stack([all_seen[rows], seen_twin], axis=1), 1 + has_twin)
     keep = np.zeros(len(rows), dtype=np.bool_)
     for i in order[::-1]:
         p = parent[i]
         keep[i] = p == -1 or (p >= 0 and keep[p] and (tolerance <= 0 or cost[i] / size[i] > tolerance))
     out = np.ones(table.num_rows, dtype=np.bool_)
     out[rows] = keep
+    twin_worth = tolerance <= 0 or seen_twin * np.abs(log_twin - log_gamma) > tolerance
+    out[twin[has_twin]] = (keep & twin_worth)[has_twin]
     return out
 
 

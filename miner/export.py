@@ -53,9 +53,12 @@ def write_mm(teams: Teams, group: np.ndarray, out: TextIO, progress: Callable[[i
     """The competitions of ``teams`` in the input format of Coulom's mm tool; ``progress``
     hears each position written."""
     sizes = np.bincount(group, minlength=len(GROUP_NAMES))
+    present, first = np.unique(group, return_index=True)
+    listed = present[np.argsort(first)].tolist()  # mm numbers a group's features together, in this order
+    listed += [g for g in range(len(GROUP_NAMES)) if g not in listed]
     out.write(f"! {len(group)}\n{len(GROUP_NAMES)}\n")
-    for name, n in zip(GROUP_NAMES, sizes):
-        out.write(f"{n} {name}\n")
+    for g in listed:
+        out.write(f"{sizes[g]} {GROUP_NAMES[g]}\n")
     out.write("!\n")
     combos = [" ".join(str(f) for f in row if f != teams.none) for row in teams.combination_features().tolist()]
     for j in range(teams.n_positions):

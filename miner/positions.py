@@ -46,6 +46,7 @@ from ..patterns.candidates import (
     combination_rows,
     known_combination_key,
     offset_dtype,
+    pattern_feature,
     pattern_memory,
 )
 from ..patterns.features import N_FEATURES, tracked_features
@@ -190,7 +191,7 @@ def _game_candidates(g: int, lines: GameLines, slot: int, size: int, knowledge: 
     ``slot + k``: candidates at ``[(slot + k) * (size * size + 1), ...)``, their number in
     ``out.n_cand`` (left 0 for positions after an illegal move)."""
     moves, offsets, first_color, setup, setup_start, mask = lines
-    pad, delta, max_ring, lookup, far, level_index, _ = knowledge
+    pad, delta, max_ring, lookup, far, level_index, twin, _ = knowledge
     pattern_out, key_out, n_cand, chosen_out, move_out = out
     b, m = new_board(size)
     for color, row in ((BLACK, 2 * g), (WHITE, 2 * g + 1)):
@@ -220,8 +221,9 @@ def _game_candidates(g: int, lines: GameLines, slot: int, size: int, knowledge: 
             for i in range(len(points)):
                 if points[i] == point:
                     winner = i
-                pattern_out[base + i] = pattern[i]
-                key_out[base + i] = known_combination_key(levels[color, points[i]], level_index)
+                here = levels[color, points[i]]
+                pattern_out[base + i] = pattern_feature(pattern[i], here, level_index, twin)
+                key_out[base + i] = known_combination_key(here, level_index)
             pattern_out[base + len(points)] = -1
             key_out[base + len(points)] = PASS_KEY
             n_cand[k] = len(points) + 1
@@ -234,13 +236,13 @@ def _game_candidates(g: int, lines: GameLines, slot: int, size: int, knowledge: 
 @njit(cache=True, parallel=True)
 def _chunk_candidates(games: np.ndarray, lines: GameLines, slots: np.ndarray, size: int, pad: int,
                       delta: np.ndarray, max_ring: int, lookup: np.ndarray, far: FarRings, level_index: np.ndarray,
-                      out: TeamBuffers) -> None:
+                      twin: np.ndarray, out: TeamBuffers) -> None:
     """``_game_candidates`` for every game of ``games``, in parallel; game ``i``'s
     positions start at slot ``slots[i]``. The pattern reading's fields come loose and are
     made a ``KnowledgeArrays`` in the loop: numba's parallel loop takes no record that holds
     another (``FarRings``)."""
     for i in prange(len(games)):
-        knowledge = KnowledgeArrays(pad, delta, max_ring, lookup, far, level_index, NO_GAMMA)
+        knowledge = KnowledgeArrays(pad, delta, max_ring, lookup, far, level_index, twin, NO_GAMMA)
         _game_candidates(games[i], lines, slots[i], size, knowledge, out)
 
 
@@ -295,7 +297,8 @@ def _intern(keys, table_keys, table_ids, combo_keys, n_combos, limit):
 
 class Interner:
     """Combination keys numbered densely in the order they are first met, at most as
-    many as the ``48 - bits`` bits of a packed candidate's combination number."""
+    many as the ``48 - bits`` bits of a packed candidate's combination number (a
+    ``bits`` of 17 numbers 2**31, as many as ``int32`` ids hold)."""
 
     def __init__(self, bits: int) -> None:
         self.limit = 1 << (48 - bits)
@@ -439,7 +442,8 @@ def chunk_teams(corpus: Corpus, vocab: Vocabulary, mask: np.ndarray, replay: Rep
     move = np.zeros(n_pos, dtype=np.int32)
     lines = GameLines(corpus.moves, replay.offsets, replay.first_color, replay.setup, replay.setup_start, mask)
     _chunk_candidates(games, lines, slots, size, geo.pad, geo.delta, min(max_ring, geo.max_ring), vocab.lookup,
-                      far_rings(size), vocab.level_index, TeamBuffers(pattern_buf, key_buf, n_cand, chosen, move))
+                      far_rings(size), vocab.level_index, vocab.twin,
+                      TeamBuffers(pattern_buf, key_buf, n_cand, chosen, move))
     pattern, keys = _compact(n_cand, width, pattern_buf, key_buf, vocab.size)
     del pattern_buf, key_buf
     bits = pattern_bits(vocab.size)
@@ -488,7 +492,7 @@ def build_teams(
         chosen=np.concatenate([np.zeros(0, np.int32), *chosen]),
         move_number=np.concatenate([np.zeros(0, np.int32), *move]),
         none=vocab.size,
-        first_tactical=len(vocab.pattern_ids),
+        first_tactical=vocab.first_tactical,
     )
 
 

@@ -76,7 +76,8 @@ def _pass(pos_start, team, bits, chosen, gamma, cs, n_blocks, by_pattern, n_out)
     ``acc`` sums, over the candidates, ``cs[combo] / E_j`` by pattern when
     ``by_pattern``, else ``gamma[pattern] / E_j`` by combination (``n_out`` entries).
     Each position's candidates are unpacked and their strengths read once, into a
-    buffer that the sums then read.
+    buffer that the sums then read. The blocks' sums are added in block order: the same
+    whatever the threads.
     """
     n = len(chosen)
     bounds = _blocks(n, n_blocks)
@@ -106,7 +107,17 @@ def _pass(pos_start, team, bits, chosen, gamma, cs, n_blocks, by_pattern, n_out)
             for i in range(pos_start[j + 1] - lo):
                 a[where[i]] += part[i] * inv
         lls[t] = ll
-    return lls.sum(), total, acc.sum(axis=0)
+    return _in_order(lls), total, _in_order(acc)
+
+
+@njit(cache=True, nogil=True)
+def _in_order(rows: np.ndarray):
+    """The sum of ``rows`` (the blocks' sums), added in row order into the first: the same
+    whatever the threads. A function of its own: in a parallel body numba splits an array's
+    sum among the threads (a unit in the last place apart with one thread or two)."""
+    for t in range(1, len(rows)):
+        rows[0] += rows[t]
+    return rows[0]
 
 
 @njit(cache=True)
@@ -223,7 +234,7 @@ def fisher_information(pos_start, team, bits, combos, first, gamma, cs, total, n
                     if p > 0:
                         out[f] += p * (1 - p)
                         share[f] = 0.0
-    result = info.sum(axis=0)
+    result = _in_order(info)
     result[none] = 0.0
     return result
 

@@ -89,7 +89,7 @@ class OnCluster(OnDisk):
 
     def __init__(self, client, work: WorkFolder, built: Built, vocab: Vocabulary,
                  progress: Callable[[int], object] | None = None) -> None:
-        super().__init__(work, built, vocab.size, len(vocab.pattern_ids))
+        super().__init__(work, built, vocab.size, vocab.first_tactical)
         self.client, self.progress = client, progress
         vocab.__dict__.pop("lookup", None)  # the passes look no pattern up
         self.rows_from = vocab  # the information's rows made on the workers: less to send than the fit's

@@ -14,7 +14,8 @@ import pyarrow.compute as pc
 from ..datasets.corpus import table_files
 from ..errors import ShapemillError
 from ..files import check_writable, output_errors
-from ..patterns.candidates import GROUP_NAMES, Vocabulary
+from ..patterns.candidates import GROUP_NAMES, NEAR_GROUP, PATTERN_GROUP, Vocabulary
+from ..patterns.near import NEAR_PLAYED
 from ..patterns.knowledge import Knowledge
 from ..plots import pyplot, save_png
 from ..progress import progress_bar
@@ -36,18 +37,22 @@ def _table(path: str, kind: str, columns: list[str] | None = None) -> tuple[pa.T
 
 
 def ratings_table(vocab: Vocabulary, result, keys: dict[int, bytes]) -> pa.Table:
-    """The ratings table: a row per feature, highest Elo first."""
+    """The ratings table: a row per feature, highest Elo first; a near twin's row has its
+    pattern's id, ring and key, and a twin the fit never saw has none (it takes its
+    pattern's gamma, ``ratings_model``)."""
     elo = ELO_PER_LOG * np.log(result.gamma)
     order = np.argsort(-elo, kind="stable")
-    is_pattern = vocab.group == 0
+    order = order[(vocab.group[order] != NEAR_GROUP) | (result.seen[order] > 0)]
+    is_shape = (vocab.group == PATTERN_GROUP) | (vocab.group == NEAR_GROUP)
     rings = np.zeros(vocab.size, dtype=np.int16)
     rings[: len(vocab.pattern_rings)] = vocab.pattern_rings
+    rings[vocab.twin[vocab.twin >= 0]] = vocab.pattern_rings[vocab.twin >= 0]
     return pa.table(
         {
             "feature": pa.array([GROUP_NAMES[g] for g in vocab.group[order]], pa.string()).dictionary_encode(),
             "value": pa.array(vocab.value[order], pa.uint64()),
-            "size": pa.array([int(rings[i]) if is_pattern[i] else None for i in order], pa.int16()),
-            "key": pa.array([keys.get(int(vocab.value[i])) if is_pattern[i] else None for i in order], pa.binary()),
+            "size": pa.array([int(rings[i]) if is_shape[i] else None for i in order], pa.int16()),
+            "key": pa.array([keys.get(int(vocab.value[i])) if is_shape[i] else None for i in order], pa.binary()),
             "gamma": pa.array(result.gamma[order]),
             "elo": pa.array(elo[order]),
             "ci_low": pa.array(ELO_PER_LOG * np.log(result.ci_low[order])),
@@ -59,7 +64,7 @@ def ratings_table(vocab: Vocabulary, result, keys: dict[int, bytes]) -> pa.Table
 
 
 #: The columns of a patterns table that the fit's vocabulary reads.
-VOCABULARY_COLUMNS = ["feature", "pattern_id", "level", "size"]
+VOCABULARY_COLUMNS = ["feature", "pattern_id", "level", "size", "played"]
 
 
 def _positions_within_memory(corpus, vocab: Vocabulary, max_memory: float, max_positions: int | None) -> int:
@@ -120,8 +125,10 @@ def run_rate(
     games: list[str], patterns: str, output: str, max_iter: int, tol: float, split: str,
     max_positions: int | None, limit: int | None, seed: int, workers: int, max_memory: float | None = None,
     work_dir: str | None = None, scheduler: str | None = None, quiet: bool = False,
+    near_played: int = NEAR_PLAYED,
 ) -> None:
-    """Fit the ratings of every feature of ``patterns`` on positions of ``games``
+    """Fit the ratings of every feature of ``patterns`` (a near twin for each pattern played
+    ``near_played`` times) on positions of ``games``
     (``max_positions`` None: all of them); with ``max_memory`` (GB), on as many
     positions as the in-memory fit's peak could hold within it. The teams go to
     shards in ``work_dir`` (default: beside the output), which the sweeps stream and
@@ -132,7 +139,7 @@ def run_rate(
         check_writable(output)
     table, pmeta = _table(patterns, "patterns", VOCABULARY_COLUMNS)
     corpus = command_corpus(games, split, limit)
-    vocab = Vocabulary.from_patterns(table)
+    vocab = Vocabulary.from_patterns(table, near_played)
     del table
     if max_positions is not None and max_positions > corpus.n_positions:
         print(f"--max-positions {max_positions:,}: the games hold {corpus.n_positions:,} positions; "
@@ -171,6 +178,7 @@ def run_rate(
             "max_positions": max_positions,
             "max_memory_gb": max_memory,
             "seed": seed,
+            "near_played": near_played,
             "max_iter": max_iter,
             "tol": tol,
             "iterations": len(result.objective),
@@ -193,7 +201,8 @@ def built_line(built, corpus, vocab, seconds: float) -> str:
     return (f"{built.positions:,} positions of {len(corpus):,} games in {shards} "
             f"({built.bytes / 2**20:,.0f} MB, {built.bytes / max(1, built.positions):,.0f} bytes a position), "
             f"{len(built.combos):,} combinations of tactical features, {vocab.size:,} features "
-            f"({len(vocab.pattern_ids):,} patterns); built in {seconds:.1f} s")
+            f"({len(vocab.pattern_ids):,} patterns, {vocab.first_tactical - len(vocab.pattern_ids):,} near twins); "
+            f"built in {seconds:.1f} s")
 
 
 def resumed_line(work: WorkFolder, state) -> str:
@@ -216,7 +225,7 @@ def _rate_here(work: WorkFolder, corpus, vocab: Vocabulary, mask: np.ndarray, ma
         print(resumed_line(work, state), flush=True)
     bar = progress_bar(quiet, max_iter, "sweep", "MM")
     with output_errors(work.path):
-        result = fit_competitions(OnDisk(work, built, vocab.size, len(vocab.pattern_ids)), max_iter, tol,
+        result = fit_competitions(OnDisk(work, built, vocab.size, vocab.first_tactical), max_iter, tol,
                                   report=_sweep_reporter(bar), resume=state, checkpoint=work.save_state)
     if bar is not None:
         bar.close()

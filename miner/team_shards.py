@@ -42,7 +42,9 @@ import numpy as np
 from ..datasets.corpus import Corpus
 from ..errors import ShapemillError
 from ..files import atomic_path, output_target
-from ..patterns.candidates import Vocabulary, combination_rows
+from ..patterns.candidates import GROUP_NAMES, Vocabulary, combination_rows
+from ..patterns.features import FEATURE_LEVELS
+from ..patterns.near import NEAR_FROM, NEAR_TO
 from ..workers import interruptible
 from . import positions
 from .positions import (
@@ -64,6 +66,9 @@ HEADER_BYTES = _HEADER.size  # 72
 #: Blocks of a shard's pass: fixed, so that its sums do not depend on the threads
 #: or on the worker that computes them.
 SHARD_BLOCKS = 4
+#: The global numbers of the combinations are ``int32`` files beside the shards, apart from
+#: the packed candidates: an ``Interner`` of 17 bits numbers up to 2**31 of them.
+GLOBAL_ID_BITS = 17
 
 
 class ShardError(ShapemillError):
@@ -88,7 +93,8 @@ def fit_id(identity: dict) -> bytes:
 
 def identity_of(corpus: Corpus, vocab: Vocabulary, mask: np.ndarray) -> dict:
     """What makes two fits' shards the same: the games, the positions sampled, the
-    vocabulary, the chunking and the format."""
+    vocabulary, the move model (its features and levels, the near twins' distances), the
+    chunking and the format."""
     words = hashlib.blake2b(digest_size=16)
     for array in (vocab.pattern_ids, vocab.level_index, vocab.group, vocab.value):
         words.update(np.ascontiguousarray(array).tobytes())
@@ -98,6 +104,7 @@ def identity_of(corpus: Corpus, vocab: Vocabulary, mask: np.ndarray) -> dict:
         "positions": int(mask.sum()),
         "sample": hashlib.blake2b(np.packbits(mask).tobytes(), digest_size=16).hexdigest(),
         "vocabulary": words.hexdigest(),
+        "model": [list(GROUP_NAMES), list(FEATURE_LEVELS), NEAR_FROM, NEAR_TO],
         "chunk_positions": positions.CHUNK_POSITIONS,
     }
 
@@ -296,10 +303,9 @@ def build_shards(
             build_chunk(corpus, vocab, mask, replay, games, str(work.shard(i)), work.fid)
             if progress is not None:
                 progress(len(games))
-    interner = Interner(pattern_bits(vocab.size))
-    small = np.int32 if interner.limit <= 2**31 else np.int64  # 4 bytes a combination where they suffice
+    interner = Interner(GLOBAL_ID_BITS)  # the shards pack chunk numbers: the global ones need no room there
     for i in range(len(plan)):
-        ids = interner.ids(read_keys(work.shard(i), work.fid)).astype(small)
+        ids = interner.ids(read_keys(work.shard(i), work.fid)).astype(np.int32)
         if not _ids_match(work.ids(i), ids):
             with atomic_path(work.ids(i)) as tmp, open(tmp, "wb") as f:
                 np.save(f, ids)

@@ -34,23 +34,28 @@ from ..go.rings import (
 from ..go.rules import COLOR, STRIDE
 from ..go.vertices import row_col
 from .features import FEATURE_LEVELS, FEATURES, N_FEATURES, tactical_features_with
+from .features.distance import pair_level
+from .features.table import F_LAST2_DIST, F_LAST_DIST, F_LAST_DISTS
+from .near import NEAR_FROM, NEAR_PLAYED, NEAR_TO
 
-#: Feature groups: 0 spatial patterns, 1..N_FEATURES the tactical features, then the pass.
+#: Feature groups: 0 spatial patterns, 1..N_FEATURES the tactical features, then the pass,
+#: then the patterns' near twins (``near``).
 PATTERN_GROUP = 0
 PASS_GROUP = N_FEATURES + 1
-GROUP_NAMES = ("pattern", *FEATURES, "pass")
-
-
+NEAR_GROUP = N_FEATURES + 2
+GROUP_NAMES = ("pattern", *FEATURES, "pass", "near_pattern")
 @dataclass
 class Vocabulary:
-    """Dense feature numbering: spatial patterns first, then tactical levels, then pass."""
+    """Dense feature numbering: spatial patterns first, then the near twins of some of them
+    (``twin``), then tactical levels, then the pass."""
 
     pattern_ids: np.ndarray  # int64[P], in the table's order (a patterns table's: most played first,
     # so the fit's hot gammas sit together in memory)
     pattern_rings: np.ndarray  # int16[P]
+    twin: np.ndarray  # int32[P]: the feature number of each pattern's near twin, -1 for none
     level_index: np.ndarray  # int32[N_FEATURES + 2, max level]: feature number, -1 if unknown
     group: np.ndarray  # int32[n]: the group of each feature
-    value: np.ndarray  # uint64[n]: pattern id or level
+    value: np.ndarray  # uint64[n]: pattern id (a twin's: its pattern's) or level
 
     @cached_property
     def lookup(self) -> np.ndarray:
@@ -63,25 +68,41 @@ class Vocabulary:
         return len(self.group)
 
     @property
+    def first_tactical(self) -> int:
+        """The feature number of the first tactical level: the patterns' and twins' come before."""
+        return len(self.pattern_ids) + int(np.count_nonzero(self.twin >= 0))
+
+    @property
     def pass_feature(self) -> int:
         """The feature number of the pass (its own group, level 1)."""
         return int(self.level_index[PASS_GROUP, 1])
 
     @classmethod
-    def from_rows(cls, group: np.ndarray, value: np.ndarray, size: np.ndarray) -> Vocabulary:
+    def from_rows(cls, group: np.ndarray, value: np.ndarray, size: np.ndarray,
+                  twinned: np.ndarray | None = None) -> Vocabulary:
         """From parallel columns: feature group (``feature_groups``), value (pattern
-        id or level) and ring (patterns only). The pass is always in. Patterns keep
-        the rows' order; a level past its feature's is a ``ValueError``."""
+        id or level) and ring (patterns only). The pass is always in; a pattern has a
+        near twin when a row is its twin's or ``twinned`` (one flag a pattern row) says so.
+        Patterns keep the rows' order; a level past its feature's, or a twin's row whose
+        pattern has none, is a ``ValueError``."""
         group = np.asarray(group)
         value = np.asarray(value, dtype=np.uint64)
         is_pattern = group == PATTERN_GROUP
         ids = value[is_pattern].view(np.int64)
         rings = np.asarray(size)[is_pattern].astype(np.int16)
+        has_twin = np.zeros(len(ids), dtype=np.bool_) if twinned is None else np.asarray(twinned, dtype=np.bool_)
+        twin_ids = value[group == NEAR_GROUP].view(np.int64)
+        if len(twin_ids):
+            if not np.isin(twin_ids, ids).all():
+                raise ValueError("a near pattern's row has no row of its pattern")
+            has_twin = has_twin | np.isin(ids, twin_ids)
+        twin = np.full(len(ids), -1, dtype=np.int32)
+        twin[has_twin] = np.arange(len(ids), len(ids) + int(has_twin.sum()))
         levels = np.full((N_FEATURES + 2, max(FEATURE_LEVELS)), -1, dtype=np.int32)
-        groups = [np.zeros(len(ids), dtype=np.int32)]
-        values = [ids.view(np.uint64)]
-        n = len(ids)
-        for g in range(1, len(GROUP_NAMES)):
+        groups = [np.zeros(len(ids), dtype=np.int32), np.full(int(has_twin.sum()), NEAR_GROUP, dtype=np.int32)]
+        values = [ids.view(np.uint64), ids[has_twin].view(np.uint64)]
+        n = len(ids) + int(has_twin.sum())
+        for g in range(1, PASS_GROUP + 1):
             lv = np.array([1]) if g == PASS_GROUP else np.unique(value[group == g].astype(np.int64))
             if g != PASS_GROUP and len(lv) and not 0 <= lv[0] <= lv[-1] < FEATURE_LEVELS[g - 1]:
                 raise ValueError(f"feature {GROUP_NAMES[g]!r} has level {lv[-1]}, past its levels")
@@ -89,13 +110,19 @@ class Vocabulary:
             groups.append(np.full(len(lv), g, dtype=np.int32))
             values.append(lv.astype(np.uint64))
             n += len(lv)
-        return cls(ids, rings, levels, np.concatenate(groups), np.concatenate(values))
+        return cls(ids, rings, twin, levels, np.concatenate(groups), np.concatenate(values))
 
     @classmethod
-    def from_patterns(cls, table: pa.Table) -> Vocabulary:
-        """Every pattern and every tactical level of a patterns table."""
+    def from_patterns(cls, table: pa.Table, near_played: int | None = NEAR_PLAYED) -> Vocabulary:
+        """Every pattern and every tactical level of a patterns table, and a near twin for
+        each pattern played at least ``near_played`` times (its ``played`` column; None:
+        no twins)."""
         value = pc.coalesce(table["pattern_id"], table["level"].cast(pa.uint64())).to_numpy()
-        return cls.from_rows(feature_groups(table["feature"]), value, table["size"].fill_null(0).to_numpy())
+        group = feature_groups(table["feature"])
+        twinned = None
+        if near_played is not None:
+            twinned = table["played"].to_numpy()[group == PATTERN_GROUP] >= near_played
+        return cls.from_rows(group, value, table["size"].fill_null(0).to_numpy(), twinned)
 
 
 def feature_groups(feature: pa.ChunkedArray) -> np.ndarray:
@@ -113,7 +140,8 @@ MODEL_COLUMNS = ["feature", "value", "size", "gamma"]
 
 
 def ratings_model(table: pa.Table) -> tuple[Vocabulary, np.ndarray]:
-    """The vocabulary of a ratings table and the gamma of each of its features."""
+    """The vocabulary of a ratings table and the gamma of each of its features (the
+    patterns with a ``near_pattern`` row have their twin)."""
     group = feature_groups(table["feature"])
     value = table["value"].to_numpy()
     if (value[group == PASS_GROUP] != 1).any():
@@ -130,9 +158,15 @@ def feature_numbers(table: pa.Table, vocab: Vocabulary, group: np.ndarray | None
     group = feature_groups(table["feature"]) if group is None else group
     value = table["value"].to_numpy()
     is_pattern = group == PATTERN_GROUP
+    is_twin = group == NEAR_GROUP
+    is_tactical = ~is_pattern & ~is_twin
     number = np.empty(len(group), dtype=np.int64)
     number[is_pattern] = np.arange(int(is_pattern.sum()))  # patterns first, in the rows' order
-    number[~is_pattern] = vocab.level_index[group[~is_pattern], value[~is_pattern].astype(np.int64)]
+    number[is_tactical] = vocab.level_index[group[is_tactical], value[is_tactical].astype(np.int64)]
+    if is_twin.any():
+        order = np.argsort(vocab.pattern_ids, kind="stable")
+        at = order[np.searchsorted(vocab.pattern_ids, value[is_twin].view(np.int64), sorter=order)]
+        number[is_twin] = vocab.twin[at]
     return number
 
 
@@ -292,13 +326,16 @@ def carried_patterns(b, m, color, points, pad, delta, max_ring, lookup, far, sta
 @njit(cache=True)
 def candidate_tactical(b, m, color, points, level_index, scratch, levels) -> None:
     """``levels[i, f]``: the level of tactical feature ``f`` of candidate ``points[i]``,
-    0 where absent or where the vocabulary does not know the level."""
+    0 where absent or where the vocabulary does not know the level; the pair of distances
+    read off the distances the vocabulary knows, as a combination's key gives it."""
     n_features = level_index.shape[0] - 2
     tactical_features_with(b, m, color, points, levels, scratch)
     for i in range(len(points)):
         for f in range(n_features):
             if level_index[f + 1, levels[i, f]] < 0:
                 levels[i, f] = 0
+        pair = pair_level(levels[i, F_LAST_DIST], levels[i, F_LAST2_DIST])
+        levels[i, F_LAST_DISTS] = pair if level_index[F_LAST_DISTS + 1, pair] >= 0 else 0
 
 
 @njit(cache=True)
@@ -317,11 +354,25 @@ def candidate_levels(
                        np.empty(len(points), dtype=np.int32))
 
 
+@njit(cache=True, inline="always")
+def pattern_feature(pattern: int, levels: np.ndarray, level_index: np.ndarray, twin: np.ndarray) -> int:
+    """The feature of a candidate whose largest known pattern is ``pattern`` (-1: none) and
+    whose tactical levels are ``levels``: the pattern's near twin (``Vocabulary.twin``) when
+    it has one and the previous move is ``NEAR_FROM`` to ``NEAR_TO`` away (a distance the
+    vocabulary knows), else the pattern."""
+    d = levels[F_LAST_DIST]
+    if 0 <= pattern < len(twin) and twin[pattern] >= 0 and NEAR_FROM <= d <= NEAR_TO \
+            and level_index[F_LAST_DIST + 1, d] >= 0:
+        return twin[pattern]
+    return pattern
+
+
 @njit(cache=True)
-def team_of(pattern: int, levels: np.ndarray, level_index: np.ndarray, team: np.ndarray) -> None:
+def team_of(pattern: int, levels: np.ndarray, level_index: np.ndarray, twin: np.ndarray, team: np.ndarray) -> None:
     """One candidate's team from its largest pattern and tactical levels: ``team[0]``
-    the pattern, ``team[f]`` the feature number of tactical feature ``f - 1``; -1 where absent."""
-    team[0] = pattern
+    its pattern feature (``pattern_feature``), ``team[f]`` the feature number of tactical
+    feature ``f - 1``; -1 where absent."""
+    team[0] = pattern_feature(pattern, levels, level_index, twin)
     for f in range(level_index.shape[0] - 2):
         level = levels[f]
         team[f + 1] = level_index[f + 1, level] if level else -1
@@ -329,23 +380,27 @@ def team_of(pattern: int, levels: np.ndarray, level_index: np.ndarray, team: np.
 
 @njit(cache=True)
 def candidate_teams(
-    b, m, color, points, pad, delta, max_ring, lookup, far, level_index, scratch, state, levels, team,
+    b, m, color, points, pad, delta, max_ring, lookup, far, level_index, twin, scratch, state, levels, team,
 ) -> None:
-    """The team of each candidate ``points[i]``: ``team[i, 0]`` its largest known pattern,
+    """The team of each candidate ``points[i]``: ``team[i, 0]`` its pattern feature,
     ``team[i, f]`` the feature number of its tactical feature ``f - 1``; -1 where absent.
 
-    Arguments as for ``candidate_levels``.
+    Arguments as for ``candidate_levels``; ``twin`` is ``Vocabulary.twin``.
     """
     pattern = np.empty(len(points), dtype=np.int32)
-    candidate_levels(b, m, color, points, pad, delta, max_ring, lookup, far, level_index, scratch, state, levels, pattern)
+    candidate_levels(b, m, color, points, pad, delta, max_ring, lookup, far, level_index, scratch, state, levels,
+                     pattern)
     for i in range(len(points)):
-        team_of(pattern[i], levels[i], level_index, team[i])
+        team_of(pattern[i], levels[i], level_index, twin, team[i])
 
 
 #: A candidate's tactical levels and pass flag as one integer (mixed radix): its
-#: *combination* key. Digit ``f`` is the level of feature ``f``, the last the pass.
-COMBO_RADIX = np.array([*FEATURE_LEVELS, 2], dtype=np.int64)
+#: *combination* key. Digit ``f`` is the level of feature ``f``, the last the pass. The
+#: pair of distances is no digit (radix 1, place 0): it is read off the two distances'
+#: digits, and as a digit of its own it would overflow the 64 bits.
+COMBO_RADIX = np.array([*(1 if f == F_LAST_DISTS else n for f, n in enumerate(FEATURE_LEVELS)), 2], dtype=np.int64)
 COMBO_PLACE = np.concatenate([[1], np.cumprod(COMBO_RADIX[:-1])]).astype(np.int64)
+COMBO_PLACE[F_LAST_DISTS] = 0
 PASS_KEY = int(COMBO_PLACE[-1])
 
 
@@ -364,9 +419,9 @@ def known_combination_key(levels: np.ndarray, level_index: np.ndarray) -> int:
 def combination_rows(keys: np.ndarray, vocab: Vocabulary) -> np.ndarray:
     """``rows[k, g]``: the feature number of digit ``g`` of ``keys[k]`` (tactical features,
     then the pass), or ``vocab.size`` (the feature-less slot, gamma 1) where it is 0, less
-    ``len(vocab.pattern_ids)`` (the first tactical feature): ``uint16`` while the tactical
-    features number at most 65,535 (38,774 in the bundled fit), half the bytes of ``int32``."""
-    first = len(vocab.pattern_ids)
+    ``vocab.first_tactical``: ``uint16`` while the tactical features number at most 65,535
+    (38,774 in the bundled fit), half the bytes of ``int32``."""
+    first = vocab.first_tactical
     rows = np.empty((len(keys), len(COMBO_PLACE)), dtype=offset_dtype(vocab.size - first))
     keys = keys.view()
     keys.flags.writeable = False  # a shard's keys are: one compiled kernel for both
@@ -383,5 +438,10 @@ def offset_dtype(span: int) -> type:
 def _combination_rows(keys, level_index, none, first, place, radix, rows) -> None:
     for k in range(len(keys)):
         for g in range(len(place)):
-            digit = (keys[k] // place[g]) % radix[g]
-            rows[k, g] = (level_index[g + 1, digit] if digit > 0 else none) - first
+            if place[g]:
+                digit = (keys[k] // place[g]) % radix[g]
+            else:
+                digit = pair_level((keys[k] // place[F_LAST_DIST]) % radix[F_LAST_DIST],
+                                   (keys[k] // place[F_LAST2_DIST]) % radix[F_LAST2_DIST])
+            number = level_index[g + 1, digit] if digit > 0 else -1
+            rows[k, g] = (number if number >= 0 else none) - first  # a pair the vocabulary lacks: none

@@ -27,7 +27,7 @@ from .defaults import RATINGS, default_table
 from .features import N_FEATURES
 from .features.words import level_words
 from .prior import MovePrior, cached_patterns, prior_cache
-from .show import diagram
+from .show import SHAPES, diagram
 
 COLOURS = {"b": BLACK, "black": BLACK, "w": WHITE, "white": WHITE}
 #: The ratings columns an explanation shows beside the gamma.
@@ -84,7 +84,8 @@ def likeliest(p: Probabilities, n: int) -> list[tuple[str, float]]:
 
 @dataclass(frozen=True)
 class PatternReason:
-    """The largest pattern of the ratings table that matches around the move."""
+    """The largest pattern of the ratings table that matches around the move; ``near``:
+    the previous move is near, so the pattern's near twin gives the gamma."""
 
     ring: int
     id: int  # as the tables store it (uint64, decimal); ``hex`` the same number as show prints it
@@ -94,6 +95,7 @@ class PatternReason:
     elo: float | None
     seen: int | None
     played: int | None
+    near: bool = False
 
 
 @dataclass(frozen=True)
@@ -201,10 +203,10 @@ class Knowledge(MovePrior):
                 continue
             row = table.slice(int(row_of[number]), 1).to_pylist()[0]
             name, value = str(row["feature"]), int(row["value"])
-            if name == "pattern":
-                ring = int(row["size"])
+            if name in SHAPES:
+                ring, near = int(row["size"]), name != SHAPES[0]
                 pattern = PatternReason(ring, value, f"{value:016x}", diagram(row["key"], ring) if row["key"] else "",
-                                        float(gamma[number]), row["elo"], row["seen"], row["played"])
+                                        float(gamma[number]), row["elo"], row["seen"], row["played"], near)
             else:
                 features.append(FeatureReason(name, value, level_words(name, value), float(gamma[number]),
                                               row["elo"], row["seen"], row["played"]))
@@ -221,7 +223,7 @@ class Knowledge(MovePrior):
         cached_patterns(board.b, board.m, color, points, self.knowledge(board.size),
                         prior_cache(board.b.shape[1], 1), pattern, 0)
         team = np.zeros(N_FEATURES + 1, dtype=np.int32)
-        team_of(pattern[0], levels[0], vocab.level_index, team)
+        team_of(pattern[0], levels[0], vocab.level_index, vocab.twin, team)
         return team[team >= 0].astype(np.int64)
 
     def _detail_rows(self) -> tuple[pa.Table, np.ndarray]:

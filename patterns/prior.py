@@ -45,7 +45,8 @@ class KnowledgeArrays(NamedTuple):
     lookup: np.ndarray  # the table's pattern keys (``find_pattern``)
     far: FarRings  # the rings past the near ones
     level_index: np.ndarray  # feature level -> index of its gamma
-    gamma: np.ndarray  # the gamma of each pattern and feature level
+    twin: np.ndarray  # each pattern's near twin (``Vocabulary.twin``)
+    gamma: np.ndarray  # the gamma of each pattern, near twin and feature level
 
 
 class PatternCache(NamedTuple):
@@ -153,7 +154,7 @@ def move_strengths(b: np.ndarray, m: np.ndarray, color: int, knowledge: Knowledg
     cached_patterns(b, m, color, points, knowledge, cache, pattern, base)
     out[:] = 0.0
     for i in range(n):
-        team_of(pattern[i], levels[i], level_index, team)
+        team_of(pattern[i], levels[i], level_index, knowledge.twin, team)
         s = 1.0
         for k in range(len(team)):
             if team[k] >= 0:
@@ -169,7 +170,7 @@ COLUMN_TYPES = {"feature": pa.types.is_string, "value": pa.types.is_integer, "si
 NO_KNOWLEDGE = KnowledgeArrays(
     0, np.zeros((8, 1), dtype=np.int32), 0, np.zeros((2, 2), dtype=np.int64),
     FarRings(0, np.zeros((8, 1, 1), dtype=np.int32), np.zeros((1, 1, 8), dtype=np.int64), np.zeros(1, dtype=np.int64)),
-    np.full((N_FEATURES + 2, 1), -1, dtype=np.int32), np.ones(1),
+    np.full((N_FEATURES + 2, 1), -1, dtype=np.int32), np.zeros(0, dtype=np.int32), np.ones(1),
 )
 
 
@@ -207,7 +208,8 @@ class MovePrior:
         geo = geometry(size)
         largest = int(vocab.pattern_rings.max()) if len(vocab.pattern_rings) else MIN_RING
         max_ring = min(geo.max_ring, largest)  # no ring past the table's largest can be known
-        return KnowledgeArrays(geo.pad, geo.delta, max_ring, vocab.lookup, far_rings(size), vocab.level_index, gamma)
+        return KnowledgeArrays(geo.pad, geo.delta, max_ring, vocab.lookup, far_rings(size), vocab.level_index,
+                               vocab.twin, gamma)
 
     def __call__(self, b: np.ndarray, m: np.ndarray, color: int) -> np.ndarray:
         """``out[p]``: the strength of point ``p`` for ``color`` (0 where illegal)."""

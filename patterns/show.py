@@ -14,8 +14,13 @@ import numpy as np
 
 from ..files import output_errors, write_text_atomic
 from ..go.rings import OFFSETS, RING_END, unpack_key
+from .candidates import GROUP_NAMES, NEAR_GROUP, PATTERN_GROUP
+from .near import NEAR_FROM, NEAR_TO
 
 SYMBOLS = ".XO#"
+#: The ratings rows that are shapes: patterns and their near twins.
+SHAPES = (GROUP_NAMES[PATTERN_GROUP], GROUP_NAMES[NEAR_GROUP])
+NEAR_WORDS = f", near the previous move (gridcular distance {NEAR_FROM} to {NEAR_TO})"
 
 
 def pattern_grid(key: bytes, ring: int) -> list[list[str]]:
@@ -114,8 +119,8 @@ def rating_lines(row: dict, describe: Callable[[str, int], str] | None = None) -
     """A ratings-table row as text: its Elo, interval, gamma and counts, then the
     pattern's diagram when it is a shape, or ``describe(feature, level)``'s words for
     a tactical feature (multi-line words go below)."""
-    if row["feature"] == "pattern":
-        what = f"{pattern_name(row['value'])}  ring {row['size']}"
+    if row["feature"] in SHAPES:
+        what = f"{pattern_name(row['value'])}  ring {row['size']}" + (NEAR_WORDS if row["feature"] != "pattern" else "")
         words = []
     else:
         what = f"{row['feature']} = {row['value']}"
@@ -130,7 +135,7 @@ def rating_lines(row: dict, describe: Callable[[str, int], str] | None = None) -
             f"gamma {row['gamma']:.3g}  seen {row['seen']:,}  played {row['played']:,}"
         ]
     lines.extend(words)
-    if row["feature"] == "pattern" and row["key"] is not None:
+    if row["feature"] in SHAPES and row["key"] is not None:
         lines.append(diagram(row["key"], row["size"]))
     return lines
 
@@ -149,10 +154,10 @@ def show_ratings(table, top: int, describe: Callable[[str, int], str] | None = N
             lines = rating_lines(row, describe)
             out.append(f"#{rank}  {lines[0]}")
             out.extend(lines[1:])
-            hint = find_hint(row["value"], row["key"], row["size"]) if row["feature"] == "pattern" and row["key"] else None
+            hint = find_hint(row["value"], row["key"], row["size"]) if row["feature"] in SHAPES and row["key"] else None
             if hint:
                 out.append(hint)
             out.append("")
-            if svg_dir and row["feature"] == "pattern" and row["key"] is not None:
+            if svg_dir and row["feature"] in SHAPES and row["key"] is not None:
                 _picture(svg_dir, f"{end}-{rank:03d}-{row['value']}", row["key"], row["size"])
     return "\n".join(out)

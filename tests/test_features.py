@@ -422,7 +422,7 @@ def test_border_distance():
 def test_previous_move_distances():
     bd, _ = board(EMPTY9)
     f = feats(bd, "b", (4, 4))
-    assert f["last_dist"] == 0 and f["last2_dist"] == 0
+    assert f["last_dist"] == 0 and f["last2_dist"] == 0 and f["last_dists"] == 0
     bd, _ = board(EMPTY9, [("b", (0, 0)), ("w", (4, 4))])
     assert feats(bd, "b", (4, 5))["last_dist"] == 2  # d(1, 0)
     assert feats(bd, "b", (5, 5))["last_dist"] == 3  # d(1, 1)
@@ -434,10 +434,14 @@ def test_previous_move_distances():
     bd19.play("w", (18, 18))
     f = feats(bd19, "b", (0, 1))
     assert f["last_dist"] == 17 and f["last2_dist"] == 2  # d = 18 + 17 + 18, clipped
+    assert f["last_dists"] == 17 + 18 * 2  # the pair, one level each
+    f = feats(bd19, "b", (2, 3))
+    # d(2, 3) = 2 + 3 + 3 to the move before
+    assert (f["last_dist"], f["last2_dist"], f["last_dists"]) == (17, 8, 17 + 18 * 8)
     # a pass as the previous move
     bd, _ = board(EMPTY9, [("b", (0, 0)), ("w", None)])
     f = feats(bd, "b", (1, 1))
-    assert f["last_dist"] == 0 and f["last2_dist"] == 3
+    assert f["last_dist"] == 0 and f["last2_dist"] == 3 and f["last_dists"] == 18 * 3
 
 
 def test_last2_on_the_same_point():

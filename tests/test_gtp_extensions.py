@@ -307,11 +307,13 @@ def test_the_explain_seam_takes_the_miners_explanation(gtp, prior):
 
     answer(gtp, "play b D5")
     ours = gtp.gogui.explainer(gtp.state.board, "w", (4, 4))
-    pattern = next(p for p in ours.parts if p.name == "pattern")
+    shapes = ("pattern", "near_pattern")  # the pattern, or its near twin: D5 is next to E5
+    pattern = next(p for p in ours.parts if p.name in shapes)
     miner = SimpleNamespace(explain=lambda board, colour, vertex: SimpleNamespace(
-        probability=ours.probability, pattern=SimpleNamespace(ring=pattern.value, gamma=pattern.gamma),
+        probability=ours.probability,
+        pattern=SimpleNamespace(ring=pattern.value, gamma=pattern.gamma, near=pattern.name != "pattern"),
         features=tuple(SimpleNamespace(feature=p.name, level=p.value, gamma=p.gamma)
-                       for p in ours.parts if p.name != "pattern")))
+                       for p in ours.parts if p.name not in shapes)))
     adapted = knowledge_explanation(miner)(gtp.state.board, "w", (4, 4))
     assert adapted == ours and [p.elo for p in adapted.parts] == [p.elo for p in ours.parts]
 

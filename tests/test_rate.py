@@ -213,7 +213,7 @@ def rated(tmp_path) -> tuple[list[str], str, str]:
         patterns, ratings = str(folder / "p.parquet"), str(folder / "r.parquet")
         assert run(main, ["mine", *games, "-o", patterns, "--split", "all", "--min-count", "2", "-q"]).exit_code == 0
         assert run(main, ["rate", *games, "--patterns", patterns, "-o", ratings, "--split", "all",
-                          "--max-iter", "3"]).exit_code == 0
+                          "--max-iter", "3", "--near-played", "3"]).exit_code == 0  # near twins in a small corpus
         _RATED.append(folder)
     folder = _RATED[0]
     for name in ("p.parquet", "r.parquet"):
@@ -272,10 +272,12 @@ def test_export_and_show_a_ratings_table(tmp_path):
     assert "Elo" in shown.output
 
 
-def explicit_teams(corpus, vocab) -> list[tuple[list[set], int, int]]:
+def explicit_teams(corpus, vocab, twins_checked: list[int]) -> list[tuple[list[set], int, int]]:
     """Every position of ``corpus`` replayed: each candidate's team as a set of feature
     numbers (the pass last), the index of the move played and the move number;
-    computed move by move with ``candidate_teams``, independently of how a fit stores them."""
+    computed move by move with ``candidate_teams``, independently of how a fit stores them;
+    a twinned pattern's twin checked against the distance to the previous move, computed
+    here (``twins_checked``: how many candidates far, and near)."""
     from shapemill.go.reading import legal_moves, reading_scratch
     from shapemill.go.rings import far_rings, geometry
     from shapemill.go.rules import play, to_point
@@ -287,15 +289,27 @@ def explicit_teams(corpus, vocab) -> list[tuple[list[set], int, int]]:
         b, m = corpus.start_position(g)
         size = int(corpus.board_size[g])
         geo = geometry(size)
+        previous = 0  # the previous move's point: none at the start (0, the pass's)
         for n, move in enumerate(corpus.game_moves(g)):
             color = 1 if n % 2 == 0 else 2
             points = legal_moves(b, m, color)
             team = np.zeros((len(points), N_FEATURES + 1), dtype=np.int32)
             candidate_teams(
                 b, m, color, points, geo.pad, geo.delta, geo.max_ring, vocab.lookup, far_rings(size),
-                vocab.level_index, reading_scratch(b, m), np.empty(geo.stride**2, dtype=np.int8),
+                vocab.level_index, vocab.twin, reading_scratch(b, m), np.empty(geo.stride**2, dtype=np.int8),
                 np.zeros((len(points), N_FEATURES), dtype=np.int32), team,
             )
+            # a twinned pattern's near twin exactly when the previous move is 2 to 4 away,
+            # |dx| + |dy| + max(|dx|, |dy|)
+            for p, feature in zip(points.tolist(), team[:, 0].tolist()):
+                if feature >= 0:
+                    dy, dx = (abs(a - z) for a, z in zip(divmod(p, size + 2), divmod(previous, size + 2)))
+                    near = previous > 0 and 2 <= dx + dy + max(dx, dy) <= 4
+                    is_twin = feature >= len(vocab.pattern_ids)
+                    if is_twin or vocab.twin[feature] >= 0:
+                        assert is_twin == near, (n, p, previous)
+                        twins_checked[is_twin] += 1
+            previous = to_point(int(move), size)
             teams = [set(row.tolist()) - {-1} for row in team] + [{int(np.flatnonzero(vocab.group == PASS_GROUP)[0])}]
             chosen = int(np.flatnonzero(points == to_point(int(move), size))[0])
             positions.append((teams, chosen, n))
@@ -310,19 +324,21 @@ def test_built_competitions_hold_each_candidates_team_whatever_the_threads(tmp_p
 
     games, patterns, _ = rated(tmp_path)
     corpus = load_corpus(games, split="all")
-    vocab = Vocabulary.from_patterns(read_table(patterns, "patterns")[0])
+    vocab = Vocabulary.from_patterns(read_table(patterns, "patterns")[0], near_played=3)  # twins for this small corpus
     teams = build_teams(corpus, vocab, sample_mask(corpus, None), workers=1)
     again = build_teams(corpus, vocab, sample_mask(corpus, None), workers=2)
     for name in ("pos_start", "team", "combos", "chosen", "move_number"):
         assert np.array_equal(getattr(teams, name), getattr(again, name)), name
     assert teams.n_positions == 30 and teams.none == vocab.size
-    for j, (expected, chosen, n) in enumerate(explicit_teams(corpus, vocab)):
+    twins_checked = [0, 0]
+    for j, (expected, chosen, n) in enumerate(explicit_teams(corpus, vocab, twins_checked)):
         lo = teams.pos_start[j]
         assert teams.pos_start[j + 1] - lo == len(expected) and teams.move_number[j] == n
         assert teams.chosen[j] == chosen
         pattern, combo = teams.candidates(slice(lo, teams.pos_start[j + 1]))
         built = [{int(p), *teams.combination_features(k).tolist()} - {teams.none} for p, k in zip(pattern, combo)]
         assert built == expected
+    assert min(twins_checked) > 0  # twinned patterns met both far from the previous move and near it
 
 
 def test_fit_objective_is_the_log_posterior_of_the_explicit_teams(tmp_path):
@@ -332,11 +348,11 @@ def test_fit_objective_is_the_log_posterior_of_the_explicit_teams(tmp_path):
 
     games, patterns, _ = rated(tmp_path)
     corpus = load_corpus(games, split="all")
-    vocab = Vocabulary.from_patterns(read_table(patterns, "patterns")[0])
+    vocab = Vocabulary.from_patterns(read_table(patterns, "patterns")[0], near_played=3)
     result = fit(build_teams(corpus, vocab, sample_mask(corpus, None), workers=2), max_iter=4, tol=0.0, workers=2)
     log_gamma = np.log(result.gamma)
     ll = 0.0
-    for teams, chosen, _ in explicit_teams(corpus, vocab):
+    for teams, chosen, _ in explicit_teams(corpus, vocab, [0, 0]):
         strength = np.array([np.exp(sum(log_gamma[f] for f in team)) for team in teams])
         ll += np.log(strength[chosen] / strength.sum())
     posterior = (ll + np.sum(log_gamma - 2 * np.log1p(result.gamma))) / 30

@@ -75,7 +75,7 @@ def test_the_fit_on_shards_is_the_fit_in_memory(mined, small_chunks, tmp_path):
     assert np.array_equal(np.concatenate(got_combo), combo)
     # and the fit on them is the in-memory fit, up to the order of the float sums
     memory = fit(teams, max_iter=12, tol=0.0, workers=2)
-    disk = fit_competitions(OnDisk(work, built, vocab.size, len(vocab.pattern_ids)), max_iter=12, tol=0.0)
+    disk = fit_competitions(OnDisk(work, built, vocab.size, vocab.first_tactical), max_iter=12, tol=0.0)
     assert len(disk.objective) == 12
     assert np.allclose(disk.objective, memory.objective, rtol=1e-12, atol=0)
     for name in ("gamma", "ci_low", "ci_high"):
@@ -87,13 +87,35 @@ class Stop(Exception):
     """Stops a fit after a given number of sweeps, as a kill would."""
 
 
+def test_a_shards_sums_are_the_same_on_one_thread_or_two(mined, small_chunks, tmp_path):
+    from shapemill.miner.rate import combination_strengths
+    from shapemill.miner.team_shards import shard_information, shard_pass
+
+    corpus, vocab, mask = corpus_vocab_mask(mined)
+    work = WorkFolder(tmp_path / "work", identity_of(corpus, vocab, mask))
+    work.open()
+    built = build_shards(work, corpus, vocab, mask)
+    gamma = np.exp(np.random.default_rng(1).normal(size=vocab.size + 1))
+    gamma[-1] = 1.0
+    cs = combination_strengths(built.combos, gamma[vocab.first_tactical:])
+    where = (str(work.path), work.fid)
+    sums = []
+    for threads in (1, 2, 1):
+        positions.use_threads(threads)
+        sums.append([(part.ll, part.values.tolist()) for i in range(built.n_shards)
+                     for part in (shard_pass(*where, i, gamma, cs, True), shard_pass(*where, i, gamma, cs, False))]
+                    + [shard_information(*where, i, built.combos, vocab.first_tactical, gamma, cs,
+                                         vocab.size).values.tolist() for i in range(built.n_shards)])
+    assert sums[0] == sums[1] == sums[2]  # to the last bit: a Dask worker sums on one thread
+
+
 @pytest.mark.parametrize("stop", [3, 4, 5])  # within each phase of the accelerated fit's cycle of three sweeps
 def test_a_stopped_fit_resumes_to_the_same_gammas(mined, small_chunks, tmp_path, stop):
     corpus, vocab, mask = corpus_vocab_mask(mined)
     work = WorkFolder(tmp_path / "work", identity_of(corpus, vocab, mask))
     work.open()
     built = build_shards(work, corpus, vocab, mask)
-    competitions = OnDisk(work, built, vocab.size, len(vocab.pattern_ids))
+    competitions = OnDisk(work, built, vocab.size, vocab.first_tactical)
     whole = fit_competitions(competitions, max_iter=9, tol=0.0)
 
     def stop_after(state):
@@ -108,7 +130,7 @@ def test_a_stopped_fit_resumes_to_the_same_gammas(mined, small_chunks, tmp_path,
     again = WorkFolder(tmp_path / "work", identity_of(corpus, vocab, mask))
     again.open()
     resumed = fit_competitions(OnDisk(again, build_shards(again, corpus, vocab, mask), vocab.size,
-                                      len(vocab.pattern_ids)), max_iter=9, tol=0.0, resume=state)
+                                      vocab.first_tactical), max_iter=9, tol=0.0, resume=state)
     assert resumed.objective == whole.objective
     assert np.array_equal(resumed.gamma, whole.gamma) and np.array_equal(resumed.ci_low, whole.ci_low)
 
@@ -268,7 +290,7 @@ def test_a_worker_killed_mid_sweep_does_not_change_the_table(mined, client, smal
     assert np.allclose(result.gamma, local.gamma, rtol=1e-9, atol=0)
     assert np.allclose(result.objective, local.objective, rtol=1e-12, atol=0)
     # the same numbers as the fit on the same shards in this process, exactly
-    here = fit_competitions(OnDisk(work, build_shards(work, corpus, vocab, mask), vocab.size, len(vocab.pattern_ids)),
+    here = fit_competitions(OnDisk(work, build_shards(work, corpus, vocab, mask), vocab.size, vocab.first_tactical),
                             max_iter=5, tol=0.0)
     assert np.array_equal(result.gamma, here.gamma) and result.objective == here.objective
     # the intervals too: the workers make the rows of their combinations from the vocabulary

@@ -20,7 +20,7 @@ from shapemill.go.rules import play, to_point
 from shapemill.miner.positions import Replay, chunk_plan, chunk_teams, pattern_bits, sample_mask
 from shapemill.patterns.candidates import COMBO_PLACE, PASS_KEY, Vocabulary, candidate_levels
 from shapemill.patterns.defaults import PATTERNS, default_table
-from shapemill.patterns.features import N_FEATURES
+from shapemill.patterns.features import FEATURES, N_FEATURES
 from shapemill.tables import read_table
 
 pytestmark = pytest.mark.shared_data
@@ -45,7 +45,7 @@ def games(tygem_archives, tmp_path_factory):
 def vocab():
     """The bundled patterns table's vocabulary: real patterns, from the small rings to the large."""
     return Vocabulary.from_patterns(read_table(default_table(PATTERNS), "patterns",
-                                               ["feature", "pattern_id", "level", "size"])[0])
+                                               ["feature", "pattern_id", "level", "size", "played"])[0])
 
 
 def from_scratch(corpus, vocab, mask) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -69,7 +69,9 @@ def from_scratch(corpus, vocab, mask) -> tuple[np.ndarray, np.ndarray, np.ndarra
                                  vocab.level_index, reading_scratch(b, m), np.empty(geo.stride**2, dtype=np.int8),
                                  levels, pattern)
                 keys = [*(levels.astype(np.int64) @ COMBO_PLACE[:N_FEATURES]).tolist(), PASS_KEY]
-                features = [int(p) if p >= 0 else vocab.size for p in pattern] + [vocab.size]
+                last = levels[:, FEATURES.index("last_dist")]  # a pattern 2 to 4 from the previous move: its twin
+                features = [(int(vocab.twin[p]) if 2 <= d <= 4 and vocab.twin[p] >= 0 else int(p)) if p >= 0
+                            else vocab.size for p, d in zip(pattern, last)] + [vocab.size]
                 for f, k in zip(features, keys):
                     v = f | (ids.setdefault(k, len(ids)) << bits)
                     packed.append([v & 0xFFFF, (v >> 16) & 0xFFFF, v >> 32])

@@ -49,7 +49,8 @@ def knowledge_explanation(knowledge: Knowledge) -> Explainer:
 
     def explain(board: Board, color: str, point: tuple[int, int]) -> Explanation:
         why = knowledge.explain(board, color, point)
-        parts = [Part("pattern", int(why.pattern.ring), float(why.pattern.gamma))] if why.pattern else []
+        shape = "near_pattern" if why.pattern and why.pattern.near else "pattern"
+        parts = [Part(shape, int(why.pattern.ring), float(why.pattern.gamma))] if why.pattern else []
         parts += [Part(str(f.feature), int(f.level), float(f.gamma)) for f in why.features]
         return Explanation(point, color, float(why.probability), parts)
 

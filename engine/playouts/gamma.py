@@ -11,12 +11,12 @@ cost more than the playout itself.
 
 Recomputing every feature of every point each move would cost a whole board of
 feature reads per move, so each colour keeps ``base[c, p]``, the product of the
-gammas of ``p``'s features other than the two distances, and reads again only
+gammas of ``p``'s features but the distances to the last moves, and reads again only
 the points a :class:`~shapemill.go.changes.Tracker` names after each move.
 Ladder readings and the ko flag of the atari levels are left stale on purpose
 (a far stone can break a ladder; reading every point next to a short string
-again at every move would cost more than it gives a playout). The two
-distances, which change with every move, are multiplied in when the move is
+again at every move would cost more than it gives a playout). The
+distances to the last moves, which change with every move, are multiplied in when the move is
 drawn. Own eyes and illegal points weigh nothing; a point drawn that turns out
 illegal (a ko) is struck out and the draw repeated.
 
@@ -59,7 +59,8 @@ from ...patterns.features import (
     distance_level,
     point_features,
 )
-from ...patterns.features.table import F_LAST2_DIST, F_LAST_DIST
+from ...patterns.features.distance import pair_level
+from ...patterns.features.table import F_LAST2_DIST, F_LAST_DIST, F_LAST_DISTS
 
 
 def playout_gammas(path: str) -> np.ndarray:
@@ -73,7 +74,7 @@ def playout_gammas(path: str) -> np.ndarray:
 
     table, _ = read_table(path, "ratings", columns=["feature", "value", "gamma"])
     table = table.set_column(0, "feature", table["feature"].cast(pa.string()))
-    table = table.filter(pc.not_equal(table["feature"], "pattern"))
+    table = table.filter(pc.is_in(table["feature"], value_set=pa.array(FEATURES)))
     gammas = np.ones((N_FEATURES, max(FEATURE_LEVELS)))
     index = {name: f for f, name in enumerate(FEATURES)}
     rows = zip(table["feature"].to_pylist(), table["value"].to_pylist(), table["gamma"].to_pylist())
@@ -87,7 +88,7 @@ def playout_gammas(path: str) -> np.ndarray:
 @njit(cache=True)
 def _base_gamma(b: np.ndarray, m: np.ndarray, color: int, p: int, gammas: np.ndarray, scratch,
                 levels: np.ndarray) -> float:
-    """Product of the gammas of ``p``'s features but the two distances; 0 for an
+    """Product of the gammas of ``p``'s features but the distances to the last moves; 0 for an
     occupied point, an own eye or an illegal move."""
     if b[COLOR, p] != EMPTY or is_eye(b, m, color, p) or illegal_reason(b, m, color, p) != 0:
         return 0.0
@@ -95,7 +96,7 @@ def _base_gamma(b: np.ndarray, m: np.ndarray, color: int, p: int, gammas: np.nda
     point_features(b, m, color, p, libs3, mark, work, mwork, moves, levels)
     g = 1.0
     for f in range(N_FEATURES):
-        if f != F_LAST_DIST and f != F_LAST2_DIST:
+        if f != F_LAST_DIST and f != F_LAST2_DIST and f != F_LAST_DISTS:
             g *= gammas[f, levels[f]]
     return g
 
@@ -113,10 +114,10 @@ def _draw(b: np.ndarray, m: np.ndarray, color: int, base: np.ndarray, gammas: np
     for i in range(n):
         p = b[EMPTIES, i]
         g = base[p]
-        if g > 0.0 and last != PASS:
-            g *= gammas[F_LAST_DIST, distance_level(p, last, w, 0)]
-        if g > 0.0 and last2 != PASS:
-            g *= gammas[F_LAST2_DIST, distance_level(p, last2, w, 1)]
+        if g > 0.0:
+            d = 0 if last == PASS else distance_level(p, last, w, 0)
+            d2 = 0 if last2 == PASS else distance_level(p, last2, w, 1)
+            g *= gammas[F_LAST_DIST, d] * gammas[F_LAST2_DIST, d2] * gammas[F_LAST_DISTS, pair_level(d, d2)]
         if bias is not None:
             g *= bias[p]
         weight[i] = g

@@ -1,4 +1,4 @@
-"""The distance family: the move's line (border) and its distance to the last two moves."""
+"""The distance family: the move's line (border), its distance to the last two moves and the pair."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from numba import njit
 from ...go.rings import gridcular_distance
 from ...go.rules import LAST, LAST2, PASS, SIZE, STRIDE
 from ...go.vertices import row_col
-from .table import F_BORDER, F_LAST2_DIST, F_LAST_DIST, MAX_DIST
+from .table import F_BORDER, F_LAST2_DIST, F_LAST_DIST, F_LAST_DISTS, MAX_DIST
 
 
 @njit(cache=True)
@@ -28,16 +28,26 @@ def line_of(m: np.ndarray, p: int) -> int:
     return min(min(r, c), min(n - 1 - r, n - 1 - c)) + 1
 
 
+@njit(cache=True, inline="always")
+def pair_level(last: int, last2: int) -> int:
+    """The level of last_dists from the levels of last_dist and last2_dist (0 when both are)."""
+    return last + (MAX_DIST + 1) * last2
+
+
+@njit(cache=True)
+def last_distances(m: np.ndarray, p: int, out: np.ndarray) -> None:
+    """last_dist, last2_dist and last_dists of the move at ``p`` into ``out`` (0 for no such move)."""
+    w = m[STRIDE]
+    last, last2 = m[LAST], m[LAST2]
+    out[F_LAST_DIST] = 0 if last == PASS else distance_level(p, last, w, 0)
+    out[F_LAST2_DIST] = 0 if last2 == PASS else distance_level(p, last2, w, 1)
+    out[F_LAST_DISTS] = pair_level(out[F_LAST_DIST], out[F_LAST2_DIST])
+
+
 @njit(cache=True)
 def distance_features(m: np.ndarray, p: int, out: np.ndarray) -> None:
-    """border, last_dist and last2_dist of the move at ``p`` into ``out``."""
-    w = m[STRIDE]
+    """border and the distances to the last two moves (``last_distances``) of the move at ``p`` into ``out``."""
     line = line_of(m, p)
     if line <= 4:
         out[F_BORDER] = line
-    last = m[LAST]
-    if last != PASS:
-        out[F_LAST_DIST] = distance_level(p, last, w, 0)
-    last2 = m[LAST2]
-    if last2 != PASS:
-        out[F_LAST2_DIST] = distance_level(p, last2, w, 1)
+    last_distances(m, p, out)

@@ -15,12 +15,12 @@ from numba import njit
 
 from ...go.changes import Tracker, add_short_liberties, stale_points
 from ...go.reading import legal_moves, reading_scratch, string_libs3
-from ...go.rules import COLOR, EMPTIES, EMPTY, LAST, LAST2, N_EMPTY, PASS, STRIDE
+from ...go.rules import COLOR, EMPTIES, EMPTY, N_EMPTY
 from ...go.vertices import color_code
-from .distance import distance_features, distance_level
+from .distance import distance_features, last_distances
 from .shapes import shape_features
 from .strings import string_features
-from .table import F_LAST2_DIST, F_LAST_DIST, N_FEATURES
+from .table import N_FEATURES
 
 
 @njit(cache=True)
@@ -85,12 +85,8 @@ def tracked_features(b: np.ndarray, m: np.ndarray, color: int, points: np.ndarra
         for j in range(stale):
             p = tracker.stale[j]
             point_features(b, m, color, p, libs3, mark, work, mwork, ladder, levels[p])
-    w = m[STRIDE]
-    last, last2 = m[LAST], m[LAST2]
     for p in points:
-        out = levels[p]
-        out[F_LAST_DIST] = 0 if last == PASS else distance_level(p, last, w, 0)
-        out[F_LAST2_DIST] = 0 if last2 == PASS else distance_level(p, last2, w, 1)
+        last_distances(m, p, levels[p])
 
 
 def features_of(board, color: str, points=None) -> tuple[np.ndarray, np.ndarray]:

@@ -34,6 +34,9 @@ FEATURE_TABLE: tuple[tuple[str, int, str], ...] = (
      "move, 17 for 17 or more; 0 when there is none (pass, start, setup)"),
     ("last2_dist", MAX_DIST + 1, "the same for the move before the previous one; 1 when the "
      "move is on that very point (our stone there was captured since)"),
+    ("last_dists", (MAX_DIST + 1) ** 2, "the two distances together, last_dist + 18 x last2_dist, "
+     "0 when both are: a gamma for each pair beside each distance's own, since where a move answers "
+     "depends on where the move before was (derived: no digit of a combination's key)"),
     ("libs_after", MAX_LIBS + 1, "liberties of the move's string after it (captures counted), "
      "8 for 8 or more"),
     ("capture_size", MAX_SIZE + 1, "stones the move captures, 8 for 8 or more"),
@@ -69,6 +72,7 @@ N_FEATURES = len(FEATURES)
     F_BORDER,
     F_LAST_DIST,
     F_LAST2_DIST,
+    F_LAST_DISTS,
     F_LIBS_AFTER,
     F_CAPTURE_SIZE,
     F_SELF_ATARI_SIZE,

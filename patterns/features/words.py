@@ -54,6 +54,9 @@ def level_words(feature: str, level: int) -> str:
         if feature == "last2_dist" and level == 1:
             return f"on the point of the {which} (its stone was captured)"
         return f"{_count(level, MAX_DIST, 'step')} (gridcular) from the {which}"
+    if feature == "last_dists":
+        last, last2 = level % (MAX_DIST + 1), level // (MAX_DIST + 1)
+        return "; ".join(level_words(name, lv) for name, lv in (("last_dist", last), ("last2_dist", last2)) if lv)
     if feature == "libs_after":
         return f"{_count(level, MAX_LIBS, 'liberty').replace('libertys', 'liberties')} after the move"
     if feature == "capture_size":
