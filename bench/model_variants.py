@@ -8,8 +8,10 @@ Builds the teams of ``--positions`` train positions (seeded) and of the first
 by default), then for each variant fits the gammas by MM and ranks the moves played:
 top-1 and top-5 on the test games, their mean log-likelihood, top-1 on the train
 positions (how much the variant overfits) and the fit's sweeps and seconds. ``base`` is
-today's model, the same-run reference. A variant adds features to the teams without
-touching the miner, so that an idea is measured before it is built:
+the model without near twins, the same-run reference; it has the pair of distances
+only if the patterns table counted it (mined at d4b2dfc or later; on a table mined
+before, ``near2-4+dists`` is the model ``rate`` fits since). A variant adds features to
+the teams without touching the miner, so that an idea is measured before it is built:
 
 - ``near{lo}-{hi}``: every pattern gets a second gamma, used when the previous move lies
   at a gridcular distance ``lo`` to ``hi`` (2 is next to it, 3 diagonal, 4 a jump or a
