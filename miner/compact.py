@@ -19,11 +19,11 @@ the log-strength the fit's candidates lose, and the cut saves the subtree's rows
 A tolerance ``t`` keeps a pattern when its parent is kept and ``cost / rows > t``:
 ``t = 0`` keeps every reachable pattern, a larger ``t`` trades accuracy for bytes.
 
-A pattern's near twin (``candidates.NEAR_FROM``) rides with it: its candidates move to
+A pattern's near twin (``patterns/near.py``) rides with it: its candidates move to
 the parent's twin with the pattern's, so the cost adds their loss, and the subtree's
 rows count the twins. A kept pattern keeps its twin when the twin's own row is worth it,
-``seen_twin * |log gamma_twin - log gamma_P| > t``; without it the twin takes the
-pattern's gamma.
+``seen_twin * |log gamma_twin - log gamma_P| > t``; without it the pattern's own gamma
+stands near the previous move too.
 """
 
 from __future__ import annotations

@@ -44,6 +44,8 @@ PATTERN_GROUP = 0
 PASS_GROUP = N_FEATURES + 1
 NEAR_GROUP = N_FEATURES + 2
 GROUP_NAMES = ("pattern", *FEATURES, "pass", "near_pattern")
+
+
 @dataclass
 class Vocabulary:
     """Dense feature numbering: spatial patterns first, then the near twins of some of them
