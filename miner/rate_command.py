@@ -14,7 +14,7 @@ import pyarrow.compute as pc
 from ..datasets.corpus import table_files
 from ..errors import ShapemillError
 from ..files import check_writable, output_errors
-from ..patterns.candidates import GROUP_NAMES, NEAR_GROUP, PATTERN_GROUP, Vocabulary
+from ..patterns.candidates import GROUP_NAMES, NEAR_GROUP, Vocabulary
 from ..patterns.near import NEAR_PLAYED
 from ..patterns.knowledge import Knowledge
 from ..plots import pyplot, save_png
@@ -36,23 +36,29 @@ def _table(path: str, kind: str, columns: list[str] | None = None) -> tuple[pa.T
         raise ShapemillError(str(exc)) from None
 
 
-def ratings_table(vocab: Vocabulary, result, keys: dict[int, bytes]) -> pa.Table:
-    """The ratings table: a row per feature, highest Elo first; a near twin's row has its
-    pattern's id, ring and key, and a twin the fit never saw has none (it takes its
-    pattern's gamma, ``ratings_model``)."""
+def ratings_table(vocab: Vocabulary, result, keys: pa.Array) -> pa.Table:
+    """The ratings table: a row per feature, highest Elo first; ``keys``: each pattern's
+    packed key, in the vocabulary's order. A near twin's row has its pattern's id, ring
+    and key, and a twin the fit never saw has none (its pattern's gamma stands for it,
+    ``ratings_model``). Built column by column in Arrow: millions of rows, no Python object
+    a row."""
     elo = ELO_PER_LOG * np.log(result.gamma)
     order = np.argsort(-elo, kind="stable")
     order = order[(vocab.group[order] != NEAR_GROUP) | (result.seen[order] > 0)]
-    is_shape = (vocab.group == PATTERN_GROUP) | (vocab.group == NEAR_GROUP)
-    rings = np.zeros(vocab.size, dtype=np.int16)
-    rings[: len(vocab.pattern_rings)] = vocab.pattern_rings
-    rings[vocab.twin[vocab.twin >= 0]] = vocab.pattern_rings[vocab.twin >= 0]
+    n_patterns = len(vocab.pattern_ids)
+    shape = np.full(vocab.size, -1, dtype=np.int64)  # the pattern row of each pattern and twin
+    shape[:n_patterns] = np.arange(n_patterns)
+    shape[vocab.twin[vocab.twin >= 0]] = np.flatnonzero(vocab.twin >= 0)
+    of_row = shape[order]
+    is_shape = of_row >= 0
+    at = pa.array(np.where(is_shape, of_row, 0), mask=~is_shape)
+    names = pa.array(GROUP_NAMES, pa.string())
     return pa.table(
         {
-            "feature": pa.array([GROUP_NAMES[g] for g in vocab.group[order]], pa.string()).dictionary_encode(),
+            "feature": pa.DictionaryArray.from_arrays(pa.array(vocab.group[order].astype(np.int32)), names),
             "value": pa.array(vocab.value[order], pa.uint64()),
-            "size": pa.array([int(rings[i]) if is_shape[i] else None for i in order], pa.int16()),
-            "key": pa.array([keys.get(int(vocab.value[i])) if is_shape[i] else None for i in order], pa.binary()),
+            "size": pa.array(vocab.pattern_rings.astype(np.int16)).take(at),
+            "key": keys.cast(pa.binary()).take(at),
             "gamma": pa.array(result.gamma[order]),
             "elo": pa.array(elo[order]),
             "ci_low": pa.array(ELO_PER_LOG * np.log(result.ci_low[order])),
@@ -99,11 +105,14 @@ def _sweep_reporter(bar):
     return report
 
 
-def _pattern_keys(patterns: str) -> dict[int, bytes]:
-    """Pattern id -> packed key, from the patterns table."""
+def _pattern_keys(patterns: str, vocab: Vocabulary) -> pa.Array:
+    """Each pattern's packed key, from the patterns table, in ``vocab``'s order (which is
+    the table's: ``Vocabulary.from_patterns``)."""
     keys_table, _ = _table(patterns, "patterns", ["feature", "pattern_id", "key"])
     patterns_only = keys_table.filter(pc.equal(keys_table["feature"], "pattern"))
-    return dict(zip(patterns_only["pattern_id"].to_pylist(), patterns_only["key"].to_pylist()))
+    if not np.array_equal(patterns_only["pattern_id"].to_numpy().view(np.int64), vocab.pattern_ids):
+        raise ShapemillError(f"{patterns}: the patterns table changed during the fit")
+    return patterns_only["key"].combine_chunks()
 
 
 def _check_disk(work: WorkFolder, corpus, mask: np.ndarray) -> None:
@@ -164,7 +173,7 @@ def run_rate(
                 lambda built: print(built_line(built, corpus, vocab, time.perf_counter() - built_at), flush=True),
                 lambda state: print(resumed_line(work, state), flush=True))
         where = f" on {n_workers} Dask worker(s)"
-    keys = _pattern_keys(patterns)
+    keys = _pattern_keys(patterns, vocab)
     meta = table_metadata(
         "ratings",
         fingerprint=corpus.fingerprint(),
