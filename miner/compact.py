@@ -34,7 +34,7 @@ import pyarrow.compute as pc
 from numba import njit
 
 from ..go.rings import MIN_RING, RING_END, geometry, grow_ring
-from ..patterns.candidates import MODEL_COLUMNS, NEAR_GROUP, feature_groups
+from ..patterns.candidates import MODEL_COLUMNS, NEAR_GROUP, feature_groups, rows_of
 
 #: Rows drawn by ``show``: the highest and the lowest rated this many.
 SHOWN = 100
@@ -111,16 +111,9 @@ def pattern_tree(table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
     ids = patterns["value"].to_numpy().view(np.int64)
     if not np.array_equal(own, ids):
         raise ValueError("pattern keys do not hash to their ids")
-    parent = _rows_of(ids, parent_id)
+    parent = rows_of(ids, parent_id)
     parent[rings == MIN_RING] = -1
     return rows, parent
-
-
-def _rows_of(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
-    """The index in ``ids`` of each of ``wanted``, -2 where it is not there."""
-    sorted_ids = np.argsort(ids)
-    at = sorted_ids[np.minimum(np.searchsorted(ids, wanted, sorter=sorted_ids), len(ids) - 1)]
-    return np.where(ids[at] == wanted, at, -2)
 
 
 def twin_rows(table: pa.Table, rows: np.ndarray) -> np.ndarray:
@@ -129,7 +122,7 @@ def twin_rows(table: pa.Table, rows: np.ndarray) -> np.ndarray:
     twin = np.full(len(rows), -1, dtype=np.int64)
     if len(twins) and len(rows):
         ids = table["value"].to_numpy()
-        at = _rows_of(ids[rows].view(np.int64), ids[twins].view(np.int64))
+        at = rows_of(ids[rows].view(np.int64), ids[twins].view(np.int64))
         if (at < 0).any():
             raise ValueError("a near pattern's row has no row of its pattern")
         twin[at] = twins

@@ -166,10 +166,20 @@ def feature_numbers(table: pa.Table, vocab: Vocabulary, group: np.ndarray | None
     number[is_pattern] = np.arange(int(is_pattern.sum()))  # patterns first, in the rows' order
     number[is_tactical] = vocab.level_index[group[is_tactical], value[is_tactical].astype(np.int64)]
     if is_twin.any():
-        order = np.argsort(vocab.pattern_ids, kind="stable")
-        at = order[np.searchsorted(vocab.pattern_ids, value[is_twin].view(np.int64), sorter=order)]
+        at = rows_of(vocab.pattern_ids, value[is_twin].view(np.int64))
+        if (at < 0).any():
+            raise ValueError("a near pattern's row has no pattern in the vocabulary")
         number[is_twin] = vocab.twin[at]
     return number
+
+
+def rows_of(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """The index in ``ids`` (pattern ids, each once) of each of ``wanted``, -2 where it is not there."""
+    if len(ids) == 0:
+        return np.full(len(wanted), -2, dtype=np.int64)
+    order = np.argsort(ids)
+    at = order[np.minimum(np.searchsorted(ids, wanted, sorter=order), len(ids) - 1)]
+    return np.where(ids[at] == wanted, at, -2)
 
 
 @njit(cache=True)
