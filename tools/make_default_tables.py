@@ -81,9 +81,11 @@ def main() -> int:
     # the cost of a cut counts the fitted candidates: the same tolerance keeps more rows the more
     # positions were fitted; with every position, 30 keeps 1,988,005 rows in 27.9 MB at the uncut
     # fit's 42.55% (float32 gammas written byte-stream-split: 44.6 MB before, bench/RESULTS.md)
-    parser.add_argument("--tolerances", default="0,10,20,30,45,60,100,150",
+    # four cuts around the last choice (45; 30 and 60 within 0.07 points of it) rather than eight:
+    # each is an `evaluate` of 500 games, 2-3 minutes, and the whole run must fit a session
+    parser.add_argument("--tolerances", default="30,45,60,100",
                         help="compact-table tolerances tried (log-strength per row, summed over the fitted "
-                             "candidates; default 0,10,20,30,45,60,100,150)")
+                             "candidates; default 30,45,60,100)")
     parser.add_argument("--budget-mb", type=float, default=30.0,
                         help="most MB of the two bundled tables together (default 30)")
     # 0.0005 rather than 0.001: within 30 MB the 0.06 points between tolerance 45 and 60 cost nothing
