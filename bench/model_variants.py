@@ -16,12 +16,15 @@ the teams without touching the miner, so that an idea is measured before it is b
 - ``near{lo}-{hi}``: every pattern gets a second gamma, used when the previous move lies
   at a gridcular distance ``lo`` to ``hi`` (2 is next to it, 3 diagonal, 4 a jump or a
   knight's move): a shape as an answer rather than anywhere;
+- ``own{lo}-{hi}``: the same for the player's own previous move (the move before last),
+  applied after ``near`` when both are named, so that a pattern near both moves keeps
+  the ``near`` gamma;
 - a *key* of tactical columns, one more gamma for each value the key takes in the train
   positions (values met only in the test games get none): ``dists`` (the distances to the
   last two moves together), ``tactics`` (every tactical level but the 3x3 and the
   distances), ``all_but_nbr`` (every level but the 3x3), ``last_x_tactics`` (the levels
   with the previous move's distance, without the 3x3, the border and the move before's);
-- ``A+B``: both.
+- ``A+B``: both, in that order.
 
 Measurements go to bench/RESULTS.md ("Feature interactions").
 """
@@ -73,11 +76,13 @@ def renumbered(teams: Teams, pattern: np.ndarray, combo: np.ndarray, rows: np.nd
     return Teams.from_candidates(teams.pos_start, pattern, combo, rows, teams.chosen, teams.move_number, none)
 
 
-def with_near_patterns(teams: Teams, level: np.ndarray, lo: int, hi: int) -> Teams:
-    """Each pattern feature ``p`` of a candidate whose previous move lies at gridcular
-    distance ``lo``..``hi`` becomes feature ``none + p`` (``level``: each feature's level)."""
+def with_near_patterns(teams: Teams, level: np.ndarray, lo: int, hi: int, column: str = "last_dist") -> Teams:
+    """Each pattern feature ``p`` of a candidate whose previous move (``column``
+    ``last2_dist``: the move before it, the player's own) lies at gridcular distance
+    ``lo``..``hi`` becomes feature ``none + p`` (``level``: each feature's level); a pattern
+    an earlier variant moved stays."""
     rows = teams.combination_features()
-    last = rows[:, COLUMN["last_dist"]]
+    last = rows[:, COLUMN[column]]
     distance = np.where(last < len(level), level[np.minimum(last, len(level) - 1)], 0)  # 0: none (a moved none)
     near = (distance >= lo) & (distance <= hi)
     pattern, combo = teams.candidates()
@@ -104,9 +109,11 @@ def variant(name: str, level: np.ndarray, train: Teams, test: Teams) -> tuple[Te
     for part in name.split("+"):
         if part == "base":
             continue
-        if part.startswith("near"):
-            lo, hi = map(int, part[len("near"):].split("-"))
-            train, test = with_near_patterns(train, level, lo, hi), with_near_patterns(test, level, lo, hi)
+        if part.startswith(("near", "own")):
+            prefix, column = ("near", "last_dist") if part.startswith("near") else ("own", "last2_dist")
+            lo, hi = map(int, part[len(prefix):].split("-"))
+            train = with_near_patterns(train, level, lo, hi, column)
+            test = with_near_patterns(test, level, lo, hi, column)
         else:
             values = {}
             train = with_key(train, KEYS[part], values, grow=True)
