@@ -270,13 +270,10 @@ def test_a_fight_that_turns_on_a_ko_is_reported_as_ko(tmp_path, shared_data):
 
 
 
-@pytest.mark.shared_data
-def test_with_a_ko_threat_for_every_ko_dfpn_agrees_with_pns_on_a_ko_to_kill(tmp_path, shared_data):
-    # Maeda's 1k-5k/016, Black to kill at B11 (the book's move). With a ko threat for every
-    # ko for Black, PNS (its own tree) proves B11 kills. df-pn's table once stored White's
-    # wins whatever the path, and one of them, read where a capture in it recreates a board
-    # of the path, made df-pn say every Black move loses.
-    p = _book_problem(shared_data, "Maeda Tsumego Collection - 1k-5k/016")
+def _with_black_threats(shared_data, problem_id: str):
+    """A shared Black-to-kill book problem as ``solve`` reads it, with a ko threat for every
+    ko for Black, its cropped board and the book's board size."""
+    p = _book_problem(shared_data, problem_id)
     size = p["size"]
     black = [parse_sgf_point(s, size) for s in p["black"]]
     white = [parse_sgf_point(s, size) for s in p["white"]]
@@ -284,6 +281,16 @@ def test_with_a_ko_threat_for_every_ko_dfpn_agrees_with_pns_on_a_ko_to_kill(tmp_
     small = crop(size, black, white, t)
     threats = with_ko_threats(make_problem(small.size, small.black, small.white, "b", "kill", [small.target],
                                            small.region), "b")
+    return threats, small, size
+
+
+@pytest.mark.shared_data
+def test_with_a_ko_threat_for_every_ko_dfpn_agrees_with_pns_on_a_ko_to_kill(tmp_path, shared_data):
+    # Maeda's 1k-5k/016, Black to kill at B11 (the book's move). With a ko threat for every
+    # ko for Black, PNS (its own tree) proves B11 kills. df-pn's table once stored White's
+    # wins whatever the path, and one of them, read where a capture in it recreates a board
+    # of the path, made df-pn say every Black move loses.
+    threats, small, size = _with_black_threats(shared_data, "Maeda Tsumego Collection - 1k-5k/016")
     a, b = pns(threats, 300_000), dfpn(threats, 300_000)
     r, c = parse_vertex("B11", size)
     b11 = flat_index((r - small.offset[0], c - small.offset[1]), small.size)
@@ -298,14 +305,8 @@ def test_with_a_ko_threat_for_every_ko_dfpn_in_another_order_agrees_with_pns(sha
     # a ko threat for every ko for Black, PNS proves Black kills (at P15, 637,008 nodes, over
     # a minute: too long here), and so does df-pn with its hints (396,885 nodes); without
     # them (362,100 nodes) df-pn says every Black move loses. Known wrong, not found yet.
-    p = _book_problem(shared_data, "Fujisawa Shuuko - Collection Or Original Tsumego - Elementary/Problem 40")
-    size = p["size"]
-    black = [parse_sgf_point(s, size) for s in p["black"]]
-    white = [parse_sgf_point(s, size) for s in p["white"]]
-    t = read_tsumego(size, black, white)
-    small = crop(size, black, white, t)
-    threats = with_ko_threats(make_problem(small.size, small.black, small.white, "b", "kill", [small.target],
-                                           small.region), "b")
+    problem = "Fujisawa Shuuko - Collection Or Original Tsumego - Elementary/Problem 40"
+    threats, _, _ = _with_black_threats(shared_data, problem)
     assert dfpn(threats, 1_000_000, hints=False).value == 1
 
 
