@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -298,16 +299,21 @@ def test_with_a_ko_threat_for_every_ko_dfpn_agrees_with_pns_on_a_ko_to_kill(tmp_
 
 
 @pytest.mark.shared_data
-@pytest.mark.xfail(strict=True, reason="df-pn's table under the ko threats: docs/solve.md, 'Superko and graph-history "
-                                       "interaction' (Fujisawa's Elementary 40)")
-def test_with_a_ko_threat_for_every_ko_dfpn_in_another_order_agrees_with_pns(shared_data):
+@pytest.mark.parametrize("hints", [False, True])
+def test_with_a_ko_threat_for_every_ko_dfpn_in_either_order_agrees_with_pns(shared_data, hints):
     # Fujisawa's Elementary 40, Black to kill (the book's R14; GnuGo 3.8's owl agrees). With
-    # a ko threat for every ko for Black, PNS proves Black kills (at P15, 637,008 nodes, over
-    # a minute: too long here), and so does df-pn with its hints (396,885 nodes); without
-    # them (362,100 nodes) df-pn says every Black move loses. Known wrong, not found yet.
-    problem = "Fujisawa Shuuko - Collection Or Original Tsumego - Elementary/Problem 40"
-    threats, _, _ = _with_black_threats(shared_data, problem)
-    assert dfpn(threats, 1_000_000, hints=False).value == 1
+    # a ko threat for every ko for Black, PNS proves Black kills at P15 (637,008 nodes, a
+    # minute: too long here), and after P15 every White move loses (226,986 nodes). df-pn
+    # once said every Black move loses (without its hints), and after P15 that White wins
+    # (with them): numbers that grew through Black's repetitions to INF met the root's
+    # thresholds, and a search that stopped there was read as a loss.
+    threats, small, size = _with_black_threats(shared_data, "Fujisawa Shuuko - Collection Or Original Tsumego - "
+                                                            "Elementary/Problem 40")
+    r, c = parse_vertex("P15", size)
+    p15 = flat_index((r - small.offset[0], c - small.offset[1]), small.size)
+    after = dataclasses.replace(threats, root=threats.child(threats.root, p15))
+    assert dfpn(threats, 1_000_000, hints=hints).value == 1
+    assert dfpn(after, 1_000_000, hints=hints).value == 1
 
 
 # By hand: in the lower left corner White's D2-F2 (eye E1) and Black's A2-C2 (eye A1) share

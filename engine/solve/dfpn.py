@@ -169,18 +169,21 @@ def _expand(stack: Stack, table: np.ndarray, ctl: np.ndarray, d: int, problem: P
     free = goal[KO_FREE] == color
     for i in range(len(moves)):
         mv, h = moves[i], hashes[i]
-        if mv != PASS and not free:
+        repeat = False
+        if mv != PASS:
             j = _path_slot(path, h)
             if path[j, 1] >= 0:
-                ban = min(ban, path[j, 1])
-                continue
+                if not free:
+                    ban = min(ban, path[j, 1])
+                    continue
+                repeat = True
         key = keys[i]
         lo, hi, pn, dn = ctl[C_LO], ctl[C_HI], prove[i], disprove[i]
         if values[i] == OPEN:
             e = table[_slot(table, key)]
             if e.used:
                 lo, hi = max(lo, e.lo), min(hi, e.hi)
-                if e.proof == ctl[C_PROOF]:
+                if e.proof == ctl[C_PROOF] and not repeat:
                     pn, dn = e.pn, e.dn
         spn, sdn = leaf_numbers(values[i], lo, hi, ctl[C_GOAL])
         if spn == 0 or sdn == 0:
@@ -210,13 +213,15 @@ def _bound_side_wins(goal: np.ndarray, b: np.ndarray, m: np.ndarray, color: int,
 @njit(cache=True)
 def _numbers(kids: np.ndarray, n: int, black: bool) -> tuple[int, int]:
     """Proof and disproof numbers of a node from its ``n`` children: the mover needs one
-    child, the opponent all of them."""
+    child, the opponent all of them. A sum stops at INF - 1 while the mover has no winning
+    child: INF is a solved node's, and an open node's numbers that reached it would meet
+    the root's thresholds and end the search with no answer read as a loss."""
     first, second = (K_PN, K_DN) if black else (K_DN, K_PN)
     a, b = INF, 0
     for i in range(n):
         a = min(a, kids[i, first])
         b += kids[i, second]
-    b = min(INF, b)
+    b = min(INF if a == 0 else INF - 1, b)
     return (a, b) if black else (b, a)
 
 

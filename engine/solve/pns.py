@@ -5,7 +5,9 @@ nodes are OR nodes. The most-proving leaf is reached by replaying moves from
 the root; its children are scored at once (a move that decides the goal, or a
 position the table has settled, is a proved or disproved leaf). Solved nodes
 free their children and go to the table when no superko ban above them
-shaped their proof.
+shaped their proof. A ``KO_FREE`` side's moves that repeat a board of the path are
+dropped as the other side's are, so a proof that it wins holds with its threats too
+(more moves cannot hurt it), and a proof that it loses does not.
 """
 
 from __future__ import annotations
