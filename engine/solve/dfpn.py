@@ -152,7 +152,8 @@ def _expand(stack: Stack, table: np.ndarray, ctl: np.ndarray, d: int, problem: P
     """The children of frame ``d``'s position: moves that recreate a position of the path
     are dropped (the shallowest path index they hit is the frame's ban) unless the goal's
     ``KO_FREE`` side makes them, the others get proof and disproof numbers from their
-    value, the table's bounds, or the numbers this proof left there."""
+    value, the table's bounds, or the numbers this proof left there (not a repetition:
+    those are its ancestor's, which would grow with its own round the cycle)."""
     frames, kids, boards, metas, path = stack.frames, stack.kids, stack.boards, stack.metas, stack.path
     goal = problem.goal
     color = frames[d, F_COLOR]
