@@ -18,24 +18,20 @@ import json
 import time
 
 from shapemill.engine.solve.dfpn import dfpn
-from shapemill.engine.solve.game import KO_FREE, Problem, State, child_key
+from shapemill.engine.solve.game import KO_FREE, Problem, State
 from shapemill.engine.solve.pns import Node, leaf_numbers, update
-from shapemill.engine.solve.position import make_problem
 from shapemill.engine.solve.run import with_ko_threats
-from shapemill.engine.solve.tsumego import crop, read_tsumego
 from shapemill.go.rules import BLACK, HASH, PASS
-from shapemill.go.vertices import parse_sgf_point
 
-from tsumego import PROBLEMS
+from tsumego import PROBLEMS, read_problem
 
 
 def _children(problem: Problem, s: State, goal: int, parent: Node, path: dict[int, int]) -> list[Node]:
     """The children of ``s`` as leaves: the bound side's moves that repeat a board of the path dropped."""
-    moves, hashes, kos, values = problem.expand(s)
+    moves, hashes, _, values = problem.expand(s)
     free = problem.goal[KO_FREE] == s.color
-    return [Node(mv, child_key(h, 3 - s.color, ko, mv == PASS), s.color != BLACK, parent,
-                 *leaf_numbers(v, problem.lo, problem.hi, goal))
-            for mv, h, ko, v in zip(moves.tolist(), hashes.tolist(), kos.tolist(), values.tolist())
+    return [Node(mv, 0, s.color != BLACK, parent, *leaf_numbers(v, problem.lo, problem.hi, goal))  # no table: no key
+            for mv, h, v in zip(moves.tolist(), hashes.tolist(), values.tolist())
             if mv == PASS or h not in path or free]
 
 
@@ -73,14 +69,7 @@ def main() -> None:
     with gzip.open(PROBLEMS, "rt") as f:
         problems = {p["id"]: p for p in map(json.loads, f) if p["id"] in args.ids}
     for pid in args.ids:
-        p = problems[pid]
-        size = p["size"]
-        black = [parse_sgf_point(s, size) for s in p["black"]]
-        white = [parse_sgf_point(s, size) for s in p["white"]]
-        t = read_tsumego(size, black, white)
-        small = crop(size, black, white, t)
-        plain = make_problem(small.size, small.black, small.white, p["to_play"].lower(), "kill", [small.target],
-                             small.region)
+        t, _, plain = read_problem(problems[pid])
         threats = with_ko_threats(plain, t.defender)
         d = dfpn(threats, args.nodes)
         begin = time.perf_counter()

@@ -80,23 +80,32 @@ def empties(p: dict) -> int:
     return len(set(region) - set(black) - set(white))
 
 
+def read_problem(p: dict, frame: bool = True, margin: int = ESCAPE_LINES, wall: bool = True) -> tuple:
+    """Problem ``p`` as ``solve`` reads it with no goal: the reading (``read_tsumego``), the
+    cropped board and the problem to kill or save the group at stake on it; ShapemillError
+    when the reading refuses it."""
+    size = p["size"]
+    black = [parse_sgf_point(s, size) for s in p["black"]]
+    white = [parse_sgf_point(s, size) for s in p["white"]]
+    t = read_tsumego(size, black, white, margin=margin, wall=wall)
+    small = crop(size, black, white, t, frame)
+    return t, small, make_problem(small.size, small.black, small.white, p["to_play"].lower(), "kill",
+                                  [small.target], small.region)
+
+
 def solve_one(p: dict, seconds: float, hints: bool = True, nodes: int = 10**9, prior=None,
               frame: bool = True, margin: int = ESCAPE_LINES, wall: bool = True) -> dict:
     """Our answer to problem ``p``: outcome ('book', 'other', 'ko', 'wrong', 'unknown',
     'unread'), the move, seconds, and the reading. ``solve``'s flow (``run.book_answer``),
     its first moves sought among the book's."""
     size = p["size"]
-    black = [parse_sgf_point(s, size) for s in p["black"]]
-    white = [parse_sgf_point(s, size) for s in p["white"]]
     mover = p["to_play"].lower()
     book = {format_vertex(parse_sgf_point(s, size)) for s in p["correct"]}
     start = time.perf_counter()
     try:
-        t = read_tsumego(size, black, white, margin=margin, wall=wall)
+        t, small, problem = read_problem(p, frame, margin, wall)
     except ShapemillError as e:
         return {"outcome": "unread", "move": None, "seconds": 0.0, "why": str(e), "book": book}
-    small = crop(size, black, white, t, frame)
-    problem = make_problem(small.size, small.black, small.white, mover, "kill", [small.target], small.region)
     problem.prior = prior
     solver = Dfpn(problem, hints)
     r = solver.solve(problem, nodes, seconds)

@@ -154,6 +154,12 @@ def _book_problem(shared_data, problem_id: str) -> dict:
         return next(p for p in map(json.loads, f) if p["id"] == problem_id)
 
 
+def _on_cropped(vertex: str, small, size: int) -> int:
+    """The flat point of a book's vertex on its problem's cropped board (``crop``)."""
+    r, c = parse_vertex(vertex, size)
+    return flat_index((r - small.offset[0], c - small.offset[1]), small.size)
+
+
 def _book_sgf(shared_data, problem_id: str) -> str:
     """A shared book problem's SGF properties, as the book gives it (stones and side to play)."""
     p = _book_problem(shared_data, problem_id)
@@ -218,10 +224,8 @@ def test_the_first_moves_can_be_sought_among_given_points(shared_data):
     solver = Dfpn(problem)
     result = solver.solve(problem, 10**6, None)
     every = book_answer(problem, book, p["to_play"].lower(), result, None, small.offset, solver)["moves"]
-    row, col = parse_vertex("O18", size)
-    o18 = flat_index((row - small.offset[0], col - small.offset[1]), small.size)
-    losing = {flat_index(q, small.size) for q in small.region} - {flat_index(
-        (r - small.offset[0], c - small.offset[1]), small.size) for r, c in (parse_vertex(v, size) for v in every)}
+    o18 = _on_cropped("O18", small, size)
+    losing = {flat_index(q, small.size) for q in small.region} - {_on_cropped(v, small, size) for v in every}
     asked = book_answer(problem, book, p["to_play"].lower(), result, None, small.offset, solver, {o18} | losing)
     assert "O18" in every and len(every) > 1 and losing and asked["moves"] == ["O18"], (every, asked)
 
@@ -293,8 +297,7 @@ def test_with_a_ko_threat_for_every_ko_dfpn_agrees_with_pns_on_a_ko_to_kill(tmp_
     # of the path, made df-pn say every Black move loses.
     threats, small, size = _with_black_threats(shared_data, "Maeda Tsumego Collection - 1k-5k/016")
     a, b = pns(threats, 300_000), dfpn(threats, 300_000)
-    r, c = parse_vertex("B11", size)
-    b11 = flat_index((r - small.offset[0], c - small.offset[1]), small.size)
+    b11 = _on_cropped("B11", small, size)
     assert (a.value, a.move) == (1, b11) and b.value == 1
 
 
@@ -309,8 +312,7 @@ def test_with_a_ko_threat_for_every_ko_dfpn_in_either_order_agrees_with_pns(shar
     # thresholds, and a search that stopped there was read as a loss.
     threats, small, size = _with_black_threats(shared_data, "Fujisawa Shuuko - Collection Or Original Tsumego - "
                                                             "Elementary/Problem 40")
-    r, c = parse_vertex("P15", size)
-    p15 = flat_index((r - small.offset[0], c - small.offset[1]), small.size)
+    p15 = _on_cropped("P15", small, size)
     after = dataclasses.replace(threats, root=threats.child(threats.root, p15))
     assert dfpn(threats, 1_000_000, hints=hints).value == 1
     assert dfpn(after, 1_000_000, hints=hints).value == 1
