@@ -3,7 +3,7 @@
     python bench/tsumego.py [--per-level 10] [--seconds 5] [--seed 0] [--no-gnugo]
                             [--levels beginner,intermediate,advanced,hashimoto] [--nodes N]
                             [--no-hints] [--no-frame] [--no-wall] [--margin N] [--priors]
-                            [--max-empties N] [--show]
+                            [--max-empties N] [--others] [--show]
 
 A seeded sample of each level of ``../shared/data/tsumego/problems.jsonl.gz`` (the
 problem alone: side to move and stones). Each problem is read as ``solve`` reads it with
@@ -28,7 +28,10 @@ before the frame) instead of the attacker's stones, ``--margin N`` takes the reg
 ``N`` steps past the stones' box (``ESCAPE_LINES``, 1), ``--no-wall`` keeps the region's
 points behind the attacker's wall and its links (the region before the wall's cut),
 ``--priors`` orders its moves by
-the bundled ratings; ``--show`` prints a row per problem."""
+the bundled ratings; ``--others`` lists, where the side to move wins outright, every winning
+first move the book does not give (as ``solve`` lists them) and asks GnuGo's owl whether
+each works on the open board (the issue's check of the proved moves a book does not list);
+``--show`` prints a row per problem."""
 
 from __future__ import annotations
 
@@ -43,7 +46,7 @@ from pathlib import Path
 from shapemill.engine.frontends.match import GtpClient
 from shapemill.engine.solve.dfpn import Dfpn, dfpn
 from shapemill.engine.solve.position import make_problem
-from shapemill.engine.solve.run import book_answer, time_left
+from shapemill.engine.solve.run import FIRST_MOVE_NODES, book_answer, first_moves, time_left
 from shapemill.engine.solve.tsumego import ESCAPE_LINES, crop, read_tsumego
 from shapemill.errors import ShapemillError
 from shapemill.go.rules import PASS
@@ -94,10 +97,12 @@ def read_problem(p: dict, frame: bool = True, margin: int = ESCAPE_LINES, wall: 
 
 
 def solve_one(p: dict, seconds: float, hints: bool = True, nodes: int = 10**9, prior=None,
-              frame: bool = True, margin: int = ESCAPE_LINES, wall: bool = True) -> dict:
+              frame: bool = True, margin: int = ESCAPE_LINES, wall: bool = True, others: bool = False) -> dict:
     """Our answer to problem ``p``: outcome ('book', 'other', 'ko', 'wrong', 'unknown',
     'unread'), the move, seconds, and the reading. ``solve``'s flow (``run.book_answer``),
-    its first moves sought among the book's."""
+    its first moves sought among the book's; with ``others``, where the side to move wins
+    outright, also the winning first moves the book does not give (``run.first_moves``
+    over every move, within the same seconds again)."""
     size = p["size"]
     mover = p["to_play"].lower()
     book = {format_vertex(parse_sgf_point(s, size)) for s in p["correct"]}
@@ -120,7 +125,12 @@ def solve_one(p: dict, seconds: float, hints: bool = True, nodes: int = 10**9, p
     else:
         outcome = "wrong" if not wins else "book" if moves else "other"
     move = moves[0] if moves else _vertex(r.move, small) if wins else None
-    return {"outcome": outcome, "move": move, "seconds": time.perf_counter() - start, "book": book, "reading": t}
+    took = time.perf_counter() - start
+    extra = []
+    if others and outcome in ("book", "other"):
+        found = first_moves(problem, 2 * r.nodes + FIRST_MOVE_NODES, seconds, None, solver, r.move)
+        extra = sorted({_vertex(q, small) for q in found} - book - {None})
+    return {"outcome": outcome, "move": move, "seconds": took, "book": book, "reading": t, "others": extra}
 
 
 def _vertex(move: int | None, small) -> str | None:
@@ -165,6 +175,19 @@ def gnugo_one(gnugo: GtpClient, p: dict, target: tuple[int, int] | None) -> dict
     return {"outcome": outcome, "move": move, "seconds": took, "book": book}
 
 
+def gnugo_works(gnugo: GtpClient, p: dict, target: tuple[int, int], moves: list[str]) -> list[bool]:
+    """For each of ``moves`` (the side to move's), whether GnuGo's owl says it reaches the side's
+    aim for the group of ``target`` (``owl_does_attack`` / ``owl_does_defend``), on the open board."""
+    size = p["size"]
+    gnugo.send(f"boardsize {size}")
+    gnugo.send("clear_board")
+    for color, key in (("black", "black"), ("white", "white")):
+        for s in p[key]:
+            gnugo.send(f"play {color} {format_vertex(parse_sgf_point(s, size))}")
+    command = "owl_does_defend" if p["to_play"].lower() == _color_at(p, target) else "owl_does_attack"
+    return [gnugo.send(f"{command} {m} {format_vertex(target)}").split()[:1] == ["1"] for m in moves]
+
+
 def _color_at(p: dict, point: tuple[int, int]) -> str:
     size = p["size"]
     return "b" if any(parse_sgf_point(s, size) == point for s in p["black"]) else "w"
@@ -203,6 +226,8 @@ def main() -> None:
     parser.add_argument("--margin", type=int, default=ESCAPE_LINES,
                         help="steps from a defender's stone past the stones' box that are still the region")
     parser.add_argument("--max-empties", type=int, default=None, help="only problems whose region holds at most this")
+    parser.add_argument("--others", action="store_true",
+                        help="also list the winning first moves the book does not give, and GnuGo's owl on each")
     parser.add_argument("--show", action="store_true", help="a row per problem")
     args = parser.parse_args()
     problems = sample(args.problems, args.per_level, args.seed, args.max_empties,
@@ -221,7 +246,9 @@ def main() -> None:
     ours, theirs = {}, {}
     for p in problems:
         a = solve_one(p, args.seconds, not args.no_hints, args.nodes, prior, not args.no_frame, args.margin,
-                      not args.no_wall)
+                      not args.no_wall, args.others)
+        if a.get("others") and gnugo is not None:
+            a["others_work"] = gnugo_works(gnugo, p, a["reading"].target, a["others"])
         ours.setdefault(p["level"], []).append(a)
         target = a["reading"].target if "reading" in a else None
         if gnugo is not None:
@@ -229,8 +256,9 @@ def main() -> None:
             theirs.setdefault(p["level"], []).append(g)
         if args.show:
             g_text = f"gnugo {g['outcome']} {g['move']} {g['seconds']:.2f}s" if gnugo else ""
+            extra = "" if not a.get("others") else f" others {a['others']} (owl: {a.get('others_work', '-')})"
             print(f"{p['id']} {p['to_play']} book {sorted(a['book'])}: {a['outcome']} {a['move']} "
-                  f"{a['seconds']:.2f}s {a.get('why', '')} {g_text}", flush=True)
+                  f"{a['seconds']:.2f}s {a.get('why', '')} {g_text}{extra}", flush=True)
     print(f"seed {args.seed}, {args.per_level} a level, df-pn {args.seconds:g} s and {args.nodes:,} nodes a problem"
           + ("" if args.max_empties is None else f", regions of at most {args.max_empties} empty points")
           + (", no hints" if args.no_hints else "") + (", no frame" if args.no_frame else "")
@@ -245,6 +273,18 @@ def main() -> None:
             print(summary("solve (df-pn)", level, ours[level]))
             if gnugo is not None:
                 print(summary("GnuGo 3.8 owl", level, theirs[level]))
+    if args.others:
+        print("| level | problems won outright | winning first moves the book does not give | GnuGo's owl: they work | "
+              "they fail |")
+        print("|---|---|---|---|---|")
+        for level in LEVELS:
+            if level in ours:
+                won = [r for r in ours[level] if r["outcome"] in ("book", "other")]
+                extra = sum(len(r["others"]) for r in won)
+                works = sum(sum(r.get("others_work", [])) for r in won)
+                checked = sum(len(r.get("others_work", [])) for r in won)
+                print(f"| {level} | {len(won)} | {extra} | {works if checked else '-'} | "
+                      f"{checked - works if checked else '-'} |")
     if gnugo is not None:
         gnugo.send("quit")
 
