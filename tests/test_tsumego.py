@@ -202,8 +202,10 @@ def test_the_time_bounds_the_whole_answer_and_the_proved_move_comes_first(tmp_pa
 
 @pytest.mark.shared_data
 def test_the_search_s_own_move_leads_the_list_of_first_moves(tmp_path, shared_data):
-    # Ishigure's 026: the book's O18 kills, and so do three other points (the solver's
-    # proofs); the move the root's proof found comes first, the rest in the board's order.
+    # Ishigure's 026: the book's O18 kills, and in the region as read (the frame's stone
+    # at S19 keeping Black's R19) so do three other points, which GnuGo's owl says fail on
+    # the open board (docs/solve.md, "What a result means"); the move the root's proof
+    # found comes first, the rest in the board's order.
     answer = _solve_book(tmp_path, shared_data, "Ishigure Ikuro 123 Basic Tsumego/026")
     moves = answer["moves"]
     assert answer["status"] == "kill" and "O18" in moves and len(moves) > 1, answer
