@@ -145,11 +145,7 @@ def gnugo_one(gnugo: GtpClient, p: dict, target: tuple[int, int] | None) -> dict
     """GnuGo's owl answer for the same group: outcome ('book', 'other', 'ko', 'fails'), move, seconds."""
     size = p["size"]
     book = {format_vertex(parse_sgf_point(s, size)) for s in p["correct"]}
-    gnugo.send(f"boardsize {size}")
-    gnugo.send("clear_board")
-    for color, key in (("black", "black"), ("white", "white")):
-        for s in p[key]:
-            gnugo.send(f"play {color} {format_vertex(parse_sgf_point(s, size))}")
+    _set_up(gnugo, p)
     if target is None:
         return {"outcome": "unread", "move": None, "seconds": 0.0}
     mover = p["to_play"].lower()
@@ -178,14 +174,19 @@ def gnugo_one(gnugo: GtpClient, p: dict, target: tuple[int, int] | None) -> dict
 def gnugo_works(gnugo: GtpClient, p: dict, target: tuple[int, int], moves: list[str]) -> list[bool]:
     """For each of ``moves`` (the side to move's), whether GnuGo's owl says it reaches the side's
     aim for the group of ``target`` (``owl_does_attack`` / ``owl_does_defend``), on the open board."""
+    _set_up(gnugo, p)
+    command = "owl_does_defend" if p["to_play"].lower() == _color_at(p, target) else "owl_does_attack"
+    return [gnugo.send(f"{command} {m} {format_vertex(target)}").split()[:1] == ["1"] for m in moves]
+
+
+def _set_up(gnugo: GtpClient, p: dict) -> None:
+    """Problem ``p``'s stones on GnuGo's empty board of its size."""
     size = p["size"]
     gnugo.send(f"boardsize {size}")
     gnugo.send("clear_board")
     for color, key in (("black", "black"), ("white", "white")):
         for s in p[key]:
             gnugo.send(f"play {color} {format_vertex(parse_sgf_point(s, size))}")
-    command = "owl_does_defend" if p["to_play"].lower() == _color_at(p, target) else "owl_does_attack"
-    return [gnugo.send(f"{command} {m} {format_vertex(target)}").split()[:1] == ["1"] for m in moves]
 
 
 def _color_at(p: dict, point: tuple[int, int]) -> str:
