@@ -24,6 +24,10 @@ the teams without touching the miner, so that an idea is measured before it is b
   last two moves together), ``tactics`` (every tactical level but the 3x3 and the
   distances), ``all_but_nbr`` (every level but the 3x3), ``last_x_tactics`` (the levels
   with the previous move's distance, without the 3x3, the border and the move before's);
+- ``fbt{k}`` (last): the variant's MM fit, then the factorization model of
+  ``bench/factorization.py`` from its gammas, ``k`` numbers a latent vector: a pair term
+  for each two features of a candidate (``--fbt-lambda``, ``--fbt-gamma-lambda``,
+  ``--fbt-iterations``; ``--fbt-bands`` adds a context feature per move-number band);
 - ``A+B``: both, in that order.
 
 Measurements go to bench/RESULTS.md ("Feature interactions").
@@ -37,6 +41,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
+from factorization import fit_factors, flatten, rank_factors
 
 from shapemill.miner.evaluate import rank_moves, ranked_report
 from shapemill.miner.mine_command import command_corpus
@@ -107,7 +112,7 @@ def variant(name: str, level: np.ndarray, train: Teams, test: Teams) -> tuple[Te
     each feature's level) and the number of key values it added."""
     values: dict = {}
     for part in name.split("+"):
-        if part == "base":
+        if part == "base" or part.startswith("fbt"):
             continue
         if part.startswith(("near", "own")):
             prefix, column = ("near", "last_dist") if part.startswith("near") else ("own", "last2_dist")
@@ -130,7 +135,12 @@ def main() -> None:
     ap.add_argument("--variants", default="base,dists,near2-4,near2-4+dists", help="comma-separated")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("-j", "--workers", type=int, default=2)
+    ap.add_argument("--fbt-lambda", type=float, default=5.0, help="weight of the latent vectors' squares")
+    ap.add_argument("--fbt-gamma-lambda", type=float, default=1.0, help="weight of the log-gammas' squared moves")
+    ap.add_argument("--fbt-iterations", type=int, default=100, help="L-BFGS iterations")
+    ap.add_argument("--fbt-bands", default="", help="move numbers starting a band, past the first (20,60,120,200)")
     args = ap.parse_args()
+    bands = [int(x) for x in args.fbt_bands.split(",")] if args.fbt_bands else None
     vocab = Vocabulary.from_patterns(pq.read_table(args.patterns, columns=VOCABULARY_COLUMNS), near_played=None)
     level = np.append(vocab.value.astype(np.int64), 0)
     start = time.perf_counter()
@@ -146,12 +156,22 @@ def main() -> None:
         start = time.perf_counter()
         fitted, ranked, values = variant(name, level, train, test)
         model = fit(fitted, max_iter=60, tol=1e-5, workers=args.workers)
-        here = ranked_report(rank_moves(ranked, model.gamma))
-        seen = ranked_report(rank_moves(fitted, model.gamma))
+        sweeps = len(model.objective)
+        factors = [int(part[3:]) for part in name.split("+") if part.startswith("fbt")]
+        if factors:
+            flat = flatten(fitted, bands)
+            latent = fit_factors(flat, model.gamma, factors[0], args.fbt_lambda, args.fbt_gamma_lambda,
+                                 args.fbt_iterations, args.seed, args.workers)
+            here = ranked_report(rank_factors(flatten(ranked, bands), latent))
+            seen = ranked_report(rank_factors(flat, latent))
+            sweeps = f"{sweeps} + {latent.iterations}"
+        else:
+            here = ranked_report(rank_moves(ranked, model.gamma))
+            seen = ranked_report(rank_moves(fitted, model.gamma))
         added = fitted.none - train.none
         print(f"| {name} | {added:,}{f' ({values:,} key values)' if values else ''} | {here['top1']:.2%} | "
               f"{here['top5']:.2%} | {here['mean_log_likelihood']:.4f} | {seen['top1']:.2%} | "
-              f"{len(model.objective)} | {time.perf_counter() - start:.0f} |", flush=True)
+              f"{sweeps} | {time.perf_counter() - start:.0f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,220 @@
+"""Factorization Bradley-Terry (Xiao and Müller, AAAI 2016) on the fit's teams: a bench model.
+
+A candidate's strength is today's (the sum of its features' log-gammas: its pattern and
+its combination of tactical features) plus a dot product for each pair of its features,
+each feature having a latent vector of ``k`` numbers: the pairwise interactions of the
+pattern with each tactical feature and of the tactical features among themselves, which
+Coulom's model lacks. A *context* feature (the move-number band of the position) has a
+latent vector and no gamma: it is the same for every candidate of a position, so it acts
+only through its pairs, as the phase of the game changing which shapes are played.
+
+The fit starts from MM's gammas and small random vectors and maximizes the log-likelihood
+of the moves played less ``lam_v`` times the vectors' squares and ``lam_w`` times the
+squared distance of the log-gammas from MM's, by L-BFGS on the whole batch. A pass over
+the positions computes the objective and its gradient; with a combination's vector sum
+``S`` the pairs of a candidate sum to ``v_pattern . S + (|S|^2 - sum |v_f|^2) / 2``, so
+a pass costs ``k`` times today's ranking. Measurements go to bench/RESULTS.md
+("Feature interactions"); nothing of it is in the product.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit, prange
+from scipy.optimize import minimize
+
+from shapemill.miner.evaluate import Ranked
+from shapemill.miner.positions import Teams
+
+#: Slack of the latent vectors' first values (a spread around 0: all zero is a saddle).
+INIT_SCALE = 0.01
+
+
+class Flat(NamedTuple):
+    """The teams as flat arrays: each candidate's pattern feature and combination, each
+    combination's feature row (``none`` where absent), each position's context feature
+    (``none``: no context), the number of context features after ``none``."""
+
+    pos_start: np.ndarray
+    pattern: np.ndarray
+    combo: np.ndarray
+    rows: np.ndarray
+    chosen: np.ndarray
+    move_number: np.ndarray
+    context: np.ndarray
+    none: int
+    contexts: int
+
+
+def flatten(teams: Teams, bands: list[int] | None = None) -> Flat:
+    """``teams`` as a ``Flat``; ``bands`` (the move numbers where a band starts, past the
+    first) gives each position the context feature of its move-number band."""
+    pattern, combo = teams.candidates()
+    if bands:
+        context = teams.none + 1 + np.searchsorted(np.asarray(bands), teams.move_number + 1, side="right")
+    else:
+        context = np.full(teams.n_positions, teams.none, dtype=np.int64)
+    return Flat(teams.pos_start, pattern.astype(np.int32), combo.astype(np.int32), teams.combination_features(),
+                teams.chosen, teams.move_number, context.astype(np.int64), teams.none, len(bands) + 1 if bands else 0)
+
+
+@njit(cache=True, parallel=True)
+def combination_sums(rows, w, v):
+    """Each combination's summed log-gammas, vector sum ``S`` and pair term ``Q``."""
+    n, columns = rows.shape
+    k = v.shape[1]
+    cw = np.zeros(n)
+    s = np.zeros((n, k))
+    q = np.zeros(n)
+    for i in prange(n):
+        squares = 0.0
+        for j in range(columns):
+            f = rows[i, j]
+            cw[i] += w[f]
+            for d in range(k):
+                s[i, d] += v[f, d]
+                squares += v[f, d] * v[f, d]
+        total = 0.0
+        for d in range(k):
+            total += s[i, d] * s[i, d]
+        q[i] = 0.5 * (total - squares)
+    return cw, s, q
+
+
+@njit(cache=True)
+def _strength(p, q, u, w, v, cw, s, qs):
+    """Candidate strength (log) of pattern ``p``, combination ``q``, context ``u``."""
+    x = w[p] + cw[q] + qs[q]
+    for d in range(v.shape[1]):
+        x += v[p, d] * s[q, d] + v[u, d] * (v[p, d] + s[q, d])
+    return x
+
+
+@njit(cache=True, parallel=True)
+def gradient_pass(pos_start, pattern, combo, chosen, context, w, v, cw, s, qs, threads):
+    """Log-likelihood of the moves played and its gradient: by feature as a pattern
+    (``gw``, ``gv``), by combination (``g``: the summed weights, ``a``: the summed weights
+    times the partner vectors), each of ``threads`` slices of the positions apart."""
+    n = len(chosen)
+    nf, k = v.shape
+    nc = len(cw)
+    ll = np.zeros(threads)
+    gw = np.zeros((threads, nf))
+    gv = np.zeros((threads, nf, k))
+    g = np.zeros((threads, nc))
+    a = np.zeros((threads, nc, k))
+    for t in prange(threads):
+        for j in range(n * t // threads, n * (t + 1) // threads):
+            lo, hi = pos_start[j], pos_start[j + 1]
+            u = context[j]
+            x = np.empty(hi - lo)
+            top = -1e300
+            for c in range(lo, hi):
+                x[c - lo] = _strength(pattern[c], combo[c], u, w, v, cw, s, qs)
+                top = max(top, x[c - lo])
+            z = 0.0
+            for i in range(hi - lo):
+                x[i] = np.exp(x[i] - top)
+                z += x[i]
+            ll[t] += np.log(x[chosen[j]] / z)
+            for c in range(lo, hi):
+                weight = (1.0 if c - lo == chosen[j] else 0.0) - x[c - lo] / z
+                p, q = pattern[c], combo[c]
+                gw[t, p] += weight
+                g[t, q] += weight
+                for d in range(k):
+                    gv[t, p, d] += weight * (s[q, d] + v[u, d])
+                    a[t, q, d] += weight * (v[p, d] + v[u, d])
+                    gv[t, u, d] += weight * (v[p, d] + s[q, d])
+    return ll.sum(), gw.sum(axis=0), gv.sum(axis=0), g.sum(axis=0), a.sum(axis=0)
+
+
+@njit(cache=True)
+def spread_combinations(rows, g, a, s, v, gw, gv) -> None:
+    """Add each combination's gradient to its tactical features' (``d S / d v_f`` is one,
+    ``d Q / d v_f`` is ``S - v_f``)."""
+    n, columns = rows.shape
+    k = v.shape[1]
+    for i in range(n):
+        for j in range(columns):
+            f = rows[i, j]
+            gw[f] += g[i]
+            for d in range(k):
+                gv[f, d] += a[i, d] + g[i] * (s[i, d] - v[f, d])
+
+
+@njit(cache=True, parallel=True)
+def rank_pass(pos_start, pattern, combo, chosen, context, w, v, cw, s, qs):
+    """Rank (1 = first choice) and log-probability of each move played."""
+    n = len(chosen)
+    rank = np.empty(n, dtype=np.int64)
+    logp = np.empty(n)
+    for j in prange(n):
+        lo, hi = pos_start[j], pos_start[j + 1]
+        x = np.empty(hi - lo)
+        top = -1e300
+        for c in range(lo, hi):
+            x[c - lo] = _strength(pattern[c], combo[c], context[j], w, v, cw, s, qs)
+            top = max(top, x[c - lo])
+        mine = x[chosen[j]]
+        r = 0
+        z = 0.0
+        for i in range(hi - lo):
+            r += x[i] >= mine
+            z += np.exp(x[i] - top)
+        rank[j] = r
+        logp[j] = mine - top - np.log(z)
+    return rank, logp
+
+
+class Factors(NamedTuple):
+    """A fitted model: log-gammas ``w`` and latent vectors ``v`` by feature (``none`` and
+    the context features after it have no gamma), L-BFGS's iterations and message."""
+
+    w: np.ndarray
+    v: np.ndarray
+    iterations: int
+    message: str
+
+
+def fit_factors(flat: Flat, gamma: np.ndarray, k: int, lam_v: float, lam_w: float, iterations: int,
+                seed: int = 1, threads: int = 2) -> Factors:
+    """The factorization model on ``flat`` from MM's ``gamma`` (see the module)."""
+    nf = flat.none + 1 + flat.contexts
+    w0 = np.concatenate([np.log(gamma), np.zeros(1 + flat.contexts)])
+    v0 = np.random.default_rng(seed).normal(0, INIT_SCALE, (nf, k))
+    v0[flat.none] = 0
+    n = max(1, len(flat.chosen))
+
+    def unpack(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        w, v = x[:nf].copy(), x[nf:].reshape(nf, k).copy()
+        w[flat.none:] = 0
+        v[flat.none] = 0
+        return w, v
+
+    def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
+        w, v = unpack(x)
+        cw, s, qs = combination_sums(flat.rows, w, v)
+        ll, gw, gv, g, a = gradient_pass(flat.pos_start, flat.pattern, flat.combo, flat.chosen, flat.context,
+                                         w, v, cw, s, qs, threads)
+        spread_combinations(flat.rows, g, a, s, v, gw, gv)
+        gw[flat.none:] = 0
+        gv[flat.none] = 0
+        value = -ll + lam_v * (v * v).sum() + lam_w * ((w - w0) ** 2).sum()
+        grad = np.concatenate([-gw + 2 * lam_w * (w - w0), (-gv + 2 * lam_v * v).ravel()])
+        return value / n, grad / n
+
+    res = minimize(objective, np.concatenate([w0, v0.ravel()]), jac=True, method="L-BFGS-B",
+                   options={"maxiter": iterations, "maxcor": 20})
+    w, v = unpack(res.x)
+    return Factors(w, v, int(res.nit), str(res.message))
+
+
+def rank_factors(flat: Flat, model: Factors) -> Ranked:
+    """How ``model`` ranks the moves played in ``flat``."""
+    cw, s, qs = combination_sums(flat.rows, model.w, model.v)
+    rank, logp = rank_pass(flat.pos_start, flat.pattern, flat.combo, flat.chosen, flat.context,
+                           model.w, model.v, cw, s, qs)
+    return Ranked(rank, logp, flat.move_number)
