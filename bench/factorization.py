@@ -14,7 +14,7 @@ squared distance of the log-gammas from MM's, by L-BFGS on the whole batch. A pa
 the positions computes the objective and its gradient; with a combination's vector sum
 ``S`` the pairs of a candidate sum to ``v_pattern . S + (|S|^2 - sum |v_f|^2) / 2``, so
 a pass costs ``k`` times today's ranking. Measurements go to bench/RESULTS.md
-("Feature interactions"); nothing of it is in the product.
+("Latent-factor interactions"); nothing of it is in the product.
 """
 
 from __future__ import annotations
