@@ -179,19 +179,26 @@ class Factors(NamedTuple):
     message: str
 
 
-def fit_factors(flat: Flat, gamma: np.ndarray, k: int, lam_v: float, lam_w: float, iterations: int,
-                seed: int = 1, threads: int = 2) -> Factors:
-    """The factorization model on ``flat`` from MM's ``gamma`` (see the module)."""
+def fit_factors(flat: Flat, gamma: np.ndarray, k: int, lam_v: float, lam_w: float | None, iterations: int,
+                seed: int = 1, threads: int = 2, vectors: np.ndarray | None = None) -> Factors:
+    """The factorization model on ``flat`` from MM's ``gamma`` (see the module). ``lam_w``
+    None holds the gammas (only the vectors are fitted: gammas fitted on more positions
+    than ``flat`` holds); ``vectors`` (a flag per feature before ``none``) gives a latent
+    vector to the features flagged only, the others none (the context features have one)."""
     nf = flat.none + 1 + flat.contexts
     w0 = np.concatenate([np.log(gamma), np.zeros(1 + flat.contexts)])
+    has = np.ones(nf, dtype=bool) if vectors is None else np.concatenate([vectors, np.ones(1 + flat.contexts, bool)])
+    has[flat.none] = False
     v0 = np.random.default_rng(seed).normal(0, INIT_SCALE, (nf, k))
-    v0[flat.none] = 0
+    v0[~has] = 0
     n = max(1, len(flat.chosen))
+    held = lam_w is None
 
     def unpack(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        w, v = x[:nf].copy(), x[nf:].reshape(nf, k).copy()
+        w = w0.copy() if held else x[:nf].copy()
+        v = x[0 if held else nf:].reshape(nf, k).copy()
         w[flat.none:] = 0
-        v[flat.none] = 0
+        v[~has] = 0
         return w, v
 
     def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
@@ -200,14 +207,17 @@ def fit_factors(flat: Flat, gamma: np.ndarray, k: int, lam_v: float, lam_w: floa
         ll, gw, gv, g, a = gradient_pass(flat.pos_start, flat.pattern, flat.combo, flat.chosen, flat.context,
                                          w, v, cw, s, qs, threads)
         spread_combinations(flat.rows, g, a, s, v, gw, gv)
+        gv[~has] = 0
+        value = -ll + lam_v * (v * v).sum()
+        grad_v = (-gv + 2 * lam_v * v).ravel()
+        if held:
+            return value / n, grad_v / n
         gw[flat.none:] = 0
-        gv[flat.none] = 0
-        value = -ll + lam_v * (v * v).sum() + lam_w * ((w - w0) ** 2).sum()
-        grad = np.concatenate([-gw + 2 * lam_w * (w - w0), (-gv + 2 * lam_v * v).ravel()])
-        return value / n, grad / n
+        value += lam_w * ((w - w0) ** 2).sum()
+        return value / n, np.concatenate([-gw + 2 * lam_w * (w - w0), grad_v]) / n
 
-    res = minimize(objective, np.concatenate([w0, v0.ravel()]), jac=True, method="L-BFGS-B",
-                   options={"maxiter": iterations, "maxcor": 20})
+    start = v0.ravel() if held else np.concatenate([w0, v0.ravel()])
+    res = minimize(objective, start, jac=True, method="L-BFGS-B", options={"maxiter": iterations, "maxcor": 20})
     w, v = unpack(res.x)
     return Factors(w, v, int(res.nit), str(res.message))
 

@@ -126,6 +126,21 @@ def variant(name: str, level: np.ndarray, train: Teams, test: Teams) -> tuple[Te
     return train, test, len(values)
 
 
+def train_and_test(games: str, vocab: Vocabulary, positions: int, test_games: int, seed: int, workers: int,
+                   name: str) -> tuple[Teams, Teams]:
+    """The teams of ``positions`` train positions of the games table ``games`` (seeded)
+    and of every position of its first ``test_games`` test games, said in one line
+    (``name``: the vocabulary's table)."""
+    start = time.perf_counter()
+    train_games = command_corpus([games], "train", None)
+    train = build_teams(train_games, vocab, sample_mask(train_games, positions, seed), workers=workers)
+    tested = command_corpus([games], "test", test_games)
+    test = build_teams(tested, vocab, sample_mask(tested, None), workers=workers)
+    print(f"{train.n_positions:,} train positions, {test.n_positions:,} test positions of {len(tested)} games, "
+          f"{vocab.size:,} features ({name}); teams built in {time.perf_counter() - start:.0f} s")
+    return train, test
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--games", required=True, help="a games table (shapemill scan of the Tygem archives)")
@@ -143,13 +158,8 @@ def main() -> None:
     bands = [int(x) for x in args.fbt_bands.split(",")] if args.fbt_bands else None
     vocab = Vocabulary.from_patterns(pq.read_table(args.patterns, columns=VOCABULARY_COLUMNS), near_played=None)
     level = np.append(vocab.value.astype(np.int64), 0)
-    start = time.perf_counter()
-    train_games = command_corpus([args.games], "train", None)
-    train = build_teams(train_games, vocab, sample_mask(train_games, args.positions, args.seed), workers=args.workers)
-    test_games = command_corpus([args.games], "test", args.test_games)
-    test = build_teams(test_games, vocab, sample_mask(test_games, None), workers=args.workers)
-    print(f"{train.n_positions:,} train positions, {test.n_positions:,} test positions of {len(test_games)} games, "
-          f"{vocab.size:,} features ({Path(args.patterns).name}); teams built in {time.perf_counter() - start:.0f} s")
+    train, test = train_and_test(args.games, vocab, args.positions, args.test_games, args.seed, args.workers,
+                                 Path(args.patterns).name)
     print("| variant | added | top-1 | top-5 | log-lik | train top-1 | sweeps | fit s |")
     print("|---|---|---|---|---|---|---|---|")
     for name in args.variants.split(","):

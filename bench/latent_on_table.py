@@ -1,0 +1,90 @@
+"""Latent vectors over a ratings table: what the factorization model adds to gammas fitted on every position.
+
+    python bench/latent_on_table.py --games games.parquet
+    python bench/latent_on_table.py --games G --positions 300000 --configs 8:50:1000,8:200:1000 --iterations 60
+
+The product's gammas are MM's on every train position (the bundled table: 16.3 million);
+the factorization model (``bench/factorization.py``) fits its latent vectors by L-BFGS on
+a batch held in memory, so in the product they would be fitted on a sample, over gammas
+fitted on far more positions. This bench measures that: the table's gammas held, the
+vectors fitted on ``--positions`` train positions (seeded) for each ``k:lambda:played``
+of ``--configs`` (``k`` numbers a vector, ``lambda`` the weight of the vectors' squares,
+and which features get one: every tactical level, and the patterns and near twins the
+table says were played at least ``played`` times; ``all`` gives every feature one), with
+the move-number bands of ``--bands`` as context features. One table: top-1, top-5 and
+mean log-likelihood on the first ``--test-games`` test games, top-1 on the fitted
+positions (the overfitting), L-BFGS's iterations and the fit's seconds; its first row is
+the table alone, the same-run reference. Measurements go to bench/RESULTS.md
+("Latent-factor interactions").
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+from factorization import fit_factors, flatten, rank_factors
+from model_variants import train_and_test
+
+from shapemill.miner.evaluate import rank_moves, ranked_report
+from shapemill.patterns.candidates import Vocabulary, feature_numbers
+from shapemill.patterns.defaults import RATINGS, default_table
+from shapemill.patterns.knowledge import Knowledge
+
+
+def played_at_least(path: str, vocab: Vocabulary, played: int | None) -> np.ndarray:
+    """By feature of ``vocab``, the vocabulary of the table at ``path``, whether it gets a
+    vector: every tactical level, and the patterns and twins played at least ``played``
+    times (None: every feature)."""
+    if played is None:
+        return np.ones(vocab.size, dtype=bool)
+    rows = pq.read_table(path, columns=["feature", "value", "size", "played"])
+    number = feature_numbers(rows, vocab)
+    is_shape = pc.is_in(rows["feature"].cast(pa.string()), value_set=pa.array(["pattern", "near_pattern"]))
+    keep = ~is_shape.to_numpy(zero_copy_only=False) | (rows["played"].fill_null(0).to_numpy() >= played)
+    flags = np.zeros(vocab.size, dtype=bool)
+    flags[number[keep]] = True
+    return flags
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--games", required=True, help="a games table (shapemill scan of the Tygem archives)")
+    ap.add_argument("--ratings", default=default_table(RATINGS), help="the ratings table (the bundled one)")
+    ap.add_argument("--positions", type=int, default=300_000, help="train positions the vectors are fitted on")
+    ap.add_argument("--test-games", type=int, default=100, help="the first test games ranked")
+    ap.add_argument("--configs", default="8:50:1000", help="k:lambda:played (or all), comma-separated")
+    ap.add_argument("--iterations", type=int, default=60, help="L-BFGS iterations")
+    ap.add_argument("--bands", default="20,60,120,200", help="move numbers starting a band, past the first ('': none)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("-j", "--workers", type=int, default=2)
+    args = ap.parse_args()
+    knowledge = Knowledge.load(args.ratings)
+    vocab, gamma = knowledge.vocabulary, knowledge.gamma
+    bands = [int(x) for x in args.bands.split(",")] if args.bands else None
+    train, test = train_and_test(args.games, vocab, args.positions, args.test_games, args.seed, args.workers,
+                                 Path(args.ratings).name)
+    print("| model | vectors | top-1 | top-5 | log-lik | train top-1 | iterations | fit s |")
+    print("|---|---|---|---|---|---|---|---|")
+    here, seen = ranked_report(rank_moves(test, gamma)), ranked_report(rank_moves(train, gamma))
+    print(f"| the table's gammas alone | 0 | {here['top1']:.2%} | {here['top5']:.2%} | "
+          f"{here['mean_log_likelihood']:.4f} | {seen['top1']:.2%} | - | - |", flush=True)
+    flat, flat_test = flatten(train, bands), flatten(test, bands)
+    for config in args.configs.split(","):
+        k, lam, played = config.split(":")
+        flags = played_at_least(args.ratings, vocab, None if played == "all" else int(played))
+        start = time.perf_counter()
+        model = fit_factors(flat, gamma, int(k), float(lam), None, args.iterations, args.seed, args.workers, flags)
+        here, seen = ranked_report(rank_factors(flat_test, model)), ranked_report(rank_factors(flat, model))
+        print(f"| k {k}, lambda {lam}, played >= {played} | {int(flags.sum()):,} | {here['top1']:.2%} | "
+              f"{here['top5']:.2%} | {here['mean_log_likelihood']:.4f} | {seen['top1']:.2%} | {model.iterations} | "
+              f"{time.perf_counter() - start:.0f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
