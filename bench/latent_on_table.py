@@ -20,7 +20,6 @@ the table alone, the same-run reference. Measurements go to bench/RESULTS.md
 
 from __future__ import annotations
 
-import argparse
 import time
 from pathlib import Path
 
@@ -29,7 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from factorization import fit_factors, flatten, rank_factors
-from model_variants import train_and_test
+from model_variants import sample_arguments, train_and_test
 
 from shapemill.miner.evaluate import rank_moves, ranked_report
 from shapemill.patterns.candidates import Vocabulary, feature_numbers
@@ -53,16 +52,11 @@ def played_at_least(path: str, vocab: Vocabulary, played: int | None) -> np.ndar
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--games", required=True, help="a games table (shapemill scan of the Tygem archives)")
+    ap = sample_arguments(__doc__.split("\n")[0])
     ap.add_argument("--ratings", default=default_table(RATINGS), help="the ratings table (the bundled one)")
-    ap.add_argument("--positions", type=int, default=300_000, help="train positions the vectors are fitted on")
-    ap.add_argument("--test-games", type=int, default=100, help="the first test games ranked")
     ap.add_argument("--configs", default="8:50:1000", help="k:lambda:played (or all), comma-separated")
     ap.add_argument("--iterations", type=int, default=60, help="L-BFGS iterations")
     ap.add_argument("--bands", default="20,60,120,200", help="move numbers starting a band, past the first ('': none)")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("-j", "--workers", type=int, default=2)
     args = ap.parse_args()
     knowledge = Knowledge.load(args.ratings)
     vocab, gamma = knowledge.vocabulary, knowledge.gamma

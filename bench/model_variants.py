@@ -126,6 +126,18 @@ def variant(name: str, level: np.ndarray, train: Teams, test: Teams) -> tuple[Te
     return train, test, len(values)
 
 
+def sample_arguments(description: str) -> argparse.ArgumentParser:
+    """A bench's parser with the arguments of ``train_and_test``: the games, the positions
+    fitted, the test games ranked, the seed and the threads."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--games", required=True, help="a games table (shapemill scan of the Tygem archives)")
+    ap.add_argument("--positions", type=int, default=300_000, help="train positions fitted")
+    ap.add_argument("--test-games", type=int, default=100, help="the first test games ranked")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("-j", "--workers", type=int, default=2)
+    return ap
+
+
 def train_and_test(games: str, vocab: Vocabulary, positions: int, test_games: int, seed: int, workers: int,
                    name: str) -> tuple[Teams, Teams]:
     """The teams of ``positions`` train positions of the games table ``games`` (seeded)
@@ -142,14 +154,9 @@ def train_and_test(games: str, vocab: Vocabulary, positions: int, test_games: in
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--games", required=True, help="a games table (shapemill scan of the Tygem archives)")
+    ap = sample_arguments(__doc__.split("\n")[0])
     ap.add_argument("--patterns", default=default_table(PATTERNS), help="the patterns table (the bundled one)")
-    ap.add_argument("--positions", type=int, default=300_000, help="train positions fitted")
-    ap.add_argument("--test-games", type=int, default=100, help="the first test games ranked")
     ap.add_argument("--variants", default="base,dists,near2-4,near2-4+dists", help="comma-separated")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("-j", "--workers", type=int, default=2)
     ap.add_argument("--fbt-lambda", type=float, default=5.0, help="weight of the latent vectors' squares")
     ap.add_argument("--fbt-gamma-lambda", type=float, default=1.0, help="weight of the log-gammas' squared moves")
     ap.add_argument("--fbt-iterations", type=int, default=100, help="L-BFGS iterations")
