@@ -36,19 +36,16 @@ from shapemill.patterns.defaults import RATINGS, default_table
 from shapemill.patterns.knowledge import Knowledge
 
 
-def played_at_least(path: str, vocab: Vocabulary, played: int | None) -> np.ndarray:
-    """By feature of ``vocab``, the vocabulary of the table at ``path``, whether it gets a
-    vector: every tactical level, and the patterns and twins played at least ``played``
-    times (None: every feature)."""
-    if played is None:
-        return np.ones(vocab.size, dtype=bool)
+def times_played(path: str, vocab: Vocabulary) -> np.ndarray:
+    """By feature of ``vocab``, the vocabulary of the table at ``path``, the times the table
+    says it was played where it is a pattern or a near twin; a tactical level counts as
+    played any number of times (it always gets a vector), a feature without a row -1."""
     rows = pq.read_table(path, columns=["feature", "value", "size", "played"])
-    number = feature_numbers(rows, vocab)
     is_shape = pc.is_in(rows["feature"].cast(pa.string()), value_set=pa.array(["pattern", "near_pattern"]))
-    keep = ~is_shape.to_numpy(zero_copy_only=False) | (rows["played"].fill_null(0).to_numpy() >= played)
-    flags = np.zeros(vocab.size, dtype=bool)
-    flags[number[keep]] = True
-    return flags
+    times = np.full(vocab.size, -1, dtype=np.int64)
+    times[feature_numbers(rows, vocab)] = np.where(is_shape.to_numpy(zero_copy_only=False),
+                                                   rows["played"].fill_null(0).to_numpy(), np.iinfo(np.int64).max)
+    return times
 
 
 def main() -> None:
@@ -69,9 +66,10 @@ def main() -> None:
     print(f"| the table's gammas alone | 0 | {here['top1']:.2%} | {here['top5']:.2%} | "
           f"{here['mean_log_likelihood']:.4f} | {seen['top1']:.2%} | - | - |", flush=True)
     flat, flat_test = flatten(train, bands), flatten(test, bands)
+    times = times_played(args.ratings, vocab)
     for config in args.configs.split(","):
         k, lam, played = config.split(":")
-        flags = played_at_least(args.ratings, vocab, None if played == "all" else int(played))
+        flags = np.ones(vocab.size, dtype=bool) if played == "all" else times >= int(played)
         start = time.perf_counter()
         model = fit_factors(flat, gamma, int(k), float(lam), None, args.iterations, args.seed, args.workers, flags)
         here, seen = ranked_report(rank_factors(flat_test, model)), ranked_report(rank_factors(flat, model))
