@@ -21,6 +21,7 @@ from . import __version__
 from .errors import ShapemillError, Terminated, UsageError
 from .limits import (COUNT_MAX, KOMI_MAX, MEMBER_MB_MAX, SECONDS_MAX, SEED_MAX, WEIGHT_MAX, WORKERS_MAX, out_of_range,
                      range_text)
+from .patterns.latent_settings import VECTOR_ITERATIONS, VECTOR_K, VECTOR_LAMBDA, VECTOR_PLAYED, VECTOR_POSITIONS
 from .patterns.near import NEAR_PLAYED
 from .workers import signal_name
 
@@ -608,6 +609,42 @@ def evaluate(games, ratings, split, as_json, plot, max_positions, limit_games, s
         list(games), _table_or_bundled(ratings, RATINGS), split, as_json, plot, max_positions, limit_games, seed,
         workers or default_workers(), scheduler, quiet,
     )
+
+
+@main.command()
+@click.argument("games", nargs=-1, required=True, type=Input())
+@click.option("--ratings", type=Input(dir_okay=False),
+              help="The ratings table whose gammas are held (default: the bundled one).")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="The ratings table with the vectors (may be --ratings itself).")
+@click.option("--positions", default=VECTOR_POSITIONS, show_default=True, type=ints(1),
+              help="Positions fitted, a seeded sample.")
+@click.option("--split", default="train", show_default=True, type=click.Choice(["train", "test", "all"]))
+@click.option("--k", "k", default=VECTOR_K, show_default=True, type=ints(1, 64), help="Numbers a vector.")
+@click.option("--lambda", "lam", default=VECTOR_LAMBDA, show_default=True, type=floats(0, WEIGHT_MAX),
+              help="Weight of the vectors' squares.")
+@click.option("--played", default=VECTOR_PLAYED, show_default=True, type=ints(0), metavar="N",
+              help="Patterns played N times get a vector (every tactical feature gets one).")
+@click.option("--iterations", default=VECTOR_ITERATIONS, show_default=True, type=ints(1), help="L-BFGS iterations.")
+@click.option("--seed", default=0, show_default=True, type=SEED, help="Seed of the position sample.")
+@click.option("-j", "--workers", type=WORKERS, default=None,
+              help="Threads (default: the CPU cores, at most 8).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+def vectors(games, ratings, output, positions, split, k, lam, played, iterations, seed, workers, quiet) -> None:
+    """Latent vectors over a ratings table's gammas: the pairs of a move's features.
+
+    Fits, on a sample of the positions of GAMES with the table's gammas held, a
+    vector for every tactical feature and every pattern played often, and one for each
+    move-number band; a move's strength gains the dot products of its features' pairs
+    (docs/rating.md). The engine, evaluate and review use them.
+    """
+    from .datasets.scanner import default_workers
+    from .miner.vectors_command import run_vectors
+    from .patterns.defaults import RATINGS
+
+    _distinct(list(games), output)
+    run_vectors(list(games), _table_or_bundled(ratings, RATINGS), output, positions, split, k, lam, played,
+                iterations, seed, workers or default_workers(), quiet)
 
 
 @main.command()

@@ -120,23 +120,25 @@ def _write_parquet(table: pa.Table, path: str | os.PathLike, meta: dict[str, Any
     takes 15% less room, and 39% less with its floats rounded to float32 (``miner.compact``)."""
     schema_meta = dict(table.schema.metadata or {})
     schema_meta[META_KEY] = json.dumps(meta, sort_keys=True).encode()
-    floats = [f.name for f in table.schema if pa.types.is_floating(f.type)]
+    leaves = _leaf_columns(table.schema)
+    floats = [path for path, kind in leaves if pa.types.is_floating(kind)]
     pq.write_table(table.replace_schema_metadata(schema_meta), path, compression="zstd",
-                   use_dictionary=[c for c in _leaf_columns(table.schema) if c not in floats],
+                   use_dictionary=[path for path, kind in leaves if not pa.types.is_floating(kind)],
                    use_byte_stream_split=floats)
 
 
-def _leaf_columns(fields, prefix: str = "") -> list[str]:
+def _leaf_columns(fields, prefix: str = "") -> list[tuple[str, pa.DataType]]:
     """The Parquet column paths of the leaves of Arrow ``fields`` (a schema), as the writer
-    names them: ``moves.list.element`` for a list, ``info.name`` for a struct's field."""
+    names them (``moves.list.element`` for a list, ``info.name`` for a struct's field), with
+    their types."""
     paths = []
     for f in fields:
-        if pa.types.is_list(f.type) or pa.types.is_large_list(f.type):
+        if pa.types.is_list(f.type) or pa.types.is_large_list(f.type) or pa.types.is_fixed_size_list(f.type):
             paths += _leaf_columns([f.type.value_field.with_name("element")], f"{prefix}{f.name}.list.")
         elif pa.types.is_struct(f.type):
             paths += _leaf_columns(list(f.type), f"{prefix}{f.name}.")
         else:
-            paths.append(prefix + f.name)
+            paths.append((prefix + f.name, f.type))
     return paths
 
 

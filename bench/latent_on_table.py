@@ -4,7 +4,7 @@
     python bench/latent_on_table.py --games G --positions 300000 --configs 8:50:1000,8:200:1000 --iterations 60
 
 The product's gammas are MM's on every train position (the bundled table: 16.3 million);
-the factorization model (``bench/factorization.py``) fits its latent vectors by L-BFGS on
+the factorization model (``miner/latent.py``) fits its latent vectors by L-BFGS on
 a batch held in memory, so in the product they would be fitted on a sample, over gammas
 fitted on far more positions. This bench measures that: the table's gammas held, the
 vectors fitted on ``--positions`` train positions (seeded) for each ``k:lambda:played``
@@ -27,10 +27,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from factorization import fit_factors, flatten, rank_factors
 from model_variants import sample_arguments, train_and_test
 
-from shapemill.miner.evaluate import rank_moves, ranked_report
+from shapemill.miner.evaluate import Ranked, rank_moves, ranked_report
+from shapemill.miner.latent import fit_factors, flatten, rank_factors
 from shapemill.patterns.candidates import Vocabulary, feature_numbers
 from shapemill.patterns.defaults import RATINGS, default_table
 from shapemill.patterns.knowledge import Knowledge
@@ -54,6 +54,7 @@ def main() -> None:
     ap.add_argument("--configs", default="8:50:1000", help="k:lambda:played (or all), comma-separated")
     ap.add_argument("--iterations", type=int, default=60, help="L-BFGS iterations")
     ap.add_argument("--bands", default="20,60,120,200", help="move numbers starting a band, past the first ('': none)")
+    ap.add_argument("--save", help="a folder where each config's fitted vectors are saved (k-lambda-played.npz)")
     args = ap.parse_args()
     knowledge = Knowledge.load(args.ratings)
     vocab, gamma = knowledge.vocabulary, knowledge.gamma
@@ -72,7 +73,11 @@ def main() -> None:
         flags = np.ones(vocab.size, dtype=bool) if played == "all" else times >= int(played)
         start = time.perf_counter()
         model = fit_factors(flat, gamma, int(k), float(lam), None, args.iterations, args.seed, args.workers, flags)
-        here, seen = ranked_report(rank_factors(flat_test, model)), ranked_report(rank_factors(flat, model))
+        if args.save:
+            Path(args.save).mkdir(parents=True, exist_ok=True)
+            np.savez(Path(args.save) / f"{k}-{lam}-{played}.npz", v=model.v, flags=flags, bands=np.array(bands or []))
+        here = ranked_report(Ranked(*rank_factors(flat_test, model), flat_test.move_number))
+        seen = ranked_report(Ranked(*rank_factors(flat, model), flat.move_number))
         print(f"| k {k}, lambda {lam}, played >= {played} | {int(flags.sum()):,} | {here['top1']:.2%} | "
               f"{here['top5']:.2%} | {here['mean_log_likelihood']:.4f} | {seen['top1']:.2%} | {model.iterations} | "
               f"{time.perf_counter() - start:.0f} |", flush=True)

@@ -25,7 +25,7 @@ the teams without touching the miner, so that an idea is measured before it is b
   distances), ``all_but_nbr`` (every level but the 3x3), ``last_x_tactics`` (the levels
   with the previous move's distance, without the 3x3, the border and the move before's);
 - ``fbt{k}`` (last): the variant's MM fit, then the factorization model of
-  ``bench/factorization.py`` from its gammas, ``k`` numbers a latent vector: a pair term
+  ``miner/latent.py`` from its gammas, ``k`` numbers a latent vector: a pair term
   for each two features of a candidate (``--fbt-lambda``, ``--fbt-gamma-lambda``,
   ``--fbt-iterations``; ``--fbt-bands`` adds a context feature per move-number band);
 - ``A+B``: both, in that order.
@@ -41,9 +41,9 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
-from factorization import fit_factors, flatten, rank_factors
 
-from shapemill.miner.evaluate import rank_moves, ranked_report
+from shapemill.miner.evaluate import Ranked, rank_moves, ranked_report
+from shapemill.miner.latent import fit_factors, flatten, rank_factors
 from shapemill.miner.mine_command import command_corpus
 from shapemill.miner.positions import Teams, build_teams, sample_mask
 from shapemill.miner.rate import fit
@@ -179,8 +179,9 @@ def main() -> None:
             flat = flatten(fitted, bands)
             latent = fit_factors(flat, model.gamma, factors[0], args.fbt_lambda, args.fbt_gamma_lambda,
                                  args.fbt_iterations, args.seed, args.workers)
-            here = ranked_report(rank_factors(flatten(ranked, bands), latent))
-            seen = ranked_report(rank_factors(flat, latent))
+            flat_test = flatten(ranked, bands)
+            here = ranked_report(Ranked(*rank_factors(flat_test, latent), flat_test.move_number))
+            seen = ranked_report(Ranked(*rank_factors(flat, latent), flat.move_number))
             sweeps = f"{sweeps} + {latent.iterations}"
         else:
             here = ranked_report(rank_moves(ranked, model.gamma))

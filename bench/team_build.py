@@ -46,6 +46,7 @@ from shapemill.patterns.candidates import (
     pattern_memory,
 )
 from shapemill.patterns.features import N_FEATURES, tracked_features
+from shapemill.patterns.latent import NO_LATENT
 from shapemill.patterns.prior import KnowledgeArrays
 from shapemill.tables import read_table
 
@@ -58,7 +59,8 @@ def _stage_game(g, lines, size, knowledge, stage, carry) -> int:
     read afresh or (``carry``) carried along the game as the team-building kernel does; the
     candidates read."""
     moves, offsets, first_color, setup, setup_start, mask = lines
-    pad, delta, max_ring, lookup, far, level_index, _ = knowledge
+    pad, delta, max_ring, lookup = knowledge.pad, knowledge.delta, knowledge.max_ring, knowledge.lookup
+    far, level_index = knowledge.far, knowledge.level_index
     b, m = new_board(size)
     for color, row in ((BLACK, 2 * g), (WHITE, 2 * g + 1)):
         for i in range(setup_start[row], setup_start[row + 1]):
@@ -128,7 +130,7 @@ def main() -> int:
     n_pos = int(replay.per_game[games].sum())
     geo = geometry(19)
     knowledge = KnowledgeArrays(geo.pad, geo.delta, geo.max_ring, vocab.lookup, far_rings(19), vocab.level_index,
-                                vocab.twin, positions.NO_GAMMA)
+                                vocab.twin, positions.NO_GAMMA, *NO_LATENT)
     lines = GameLines(corpus.moves, replay.offsets, replay.first_color, replay.setup, replay.setup_start, mask)
     positions.use_threads(1)
     stages = {

@@ -64,6 +64,7 @@ def table_info(path: str | os.PathLike) -> dict[str, Any]:
         "files": files,
         "accuracy": accuracy,
         "curve": meta.get("curve", []),
+        "vectors": {k: v for k, v in meta.get("latent", {}).items() if k not in ("starts", "vectors")} or None,
     }
 
 
@@ -87,6 +88,11 @@ def describe(info: dict[str, Any]) -> str:
              if k not in ("positions", "command", "objective", *ACCURACY_KEYS)}
     if shown:
         lines.append("  parameters  " + ", ".join(f"{k}={v}" for k, v in sorted(shown.items())))
+    vectors = info["vectors"]
+    if vectors and "features" in vectors:
+        lines.append(f"  vectors     {vectors['k']} numbers for {vectors['features']:,} features, fitted on "
+                     f"{vectors['positions']:,} positions (lambda {vectors['lambda']:g}, patterns played "
+                     f"{vectors['played']:,} times, {vectors['iterations']} iterations)")
     acc = info["accuracy"]
     if acc:
         measured = ", ".join(f"{k} {acc[k]:.1%}" for k in ("top1", "top5", "top10") if k in acc)

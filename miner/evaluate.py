@@ -1,7 +1,8 @@
 """Move prediction: how well rated features rank the moves strong players chose.
 
 For every position, the candidates are ordered by strength (product of their
-features' gammas); the rank of the move played gives top-k accuracy, and its
+features' gammas, and of their pairs' factor where the table has latent vectors:
+``latent``); the rank of the move played gives top-k accuracy, and its
 probability ``strength / total`` the log-likelihood. Ties count against the model:
 a move tied with others takes the worst of their ranks.
 """
@@ -16,7 +17,9 @@ from numba import njit, prange
 
 from ..datasets.corpus import Corpus
 from ..patterns.knowledge import Knowledge
+from ..patterns.latent import NO_LATENT, Latent
 from ..workers import interruptible
+from .latent import rank_latent
 from .positions import Teams, build_teams, candidate
 from .rate import combination_strengths
 
@@ -55,8 +58,12 @@ class Ranked(NamedTuple):
     move_number: np.ndarray  # int32
 
 
-def rank_moves(teams: Teams, gamma: np.ndarray) -> Ranked:
-    """How ``gamma`` (one per feature) ranks the move played in each position of ``teams``."""
+def rank_moves(teams: Teams, gamma: np.ndarray, latent: Latent = NO_LATENT) -> Ranked:
+    """How ``gamma`` (one per feature) and the ``latent`` vectors rank the move played in
+    each position of ``teams``."""
+    if latent.k:
+        rank, logp = interruptible("evaluate's ranking of the moves", rank_latent, teams, gamma, latent)
+        return Ranked(rank, logp, teams.move_number)
     full = np.append(gamma, 1.0)
     rank, logp = interruptible(
         "evaluate's ranking of the moves", ranks_and_logp, teams.pos_start, teams.team, teams.pattern_bits,
@@ -65,10 +72,10 @@ def rank_moves(teams: Teams, gamma: np.ndarray) -> Ranked:
     return Ranked(rank, logp, teams.move_number)
 
 
-def evaluate_teams(teams: Teams, gamma: np.ndarray) -> dict:
-    """Accuracy report of ``gamma`` (one per feature) on ``teams``: overall and by
-    move-number band; the rates of a band without positions are None (JSON null)."""
-    return ranked_report(rank_moves(teams, gamma))
+def evaluate_teams(teams: Teams, gamma: np.ndarray, latent: Latent = NO_LATENT) -> dict:
+    """Accuracy report of ``gamma`` (one per feature) and the ``latent`` vectors on ``teams``:
+    overall and by move-number band; the rates of a band without positions are None (JSON null)."""
+    return ranked_report(rank_moves(teams, gamma, latent))
 
 
 def ranked_report(ranked: Ranked) -> dict:
@@ -101,4 +108,4 @@ def evaluate_table(knowledge: Knowledge, corpus: Corpus, mask: np.ndarray, worke
     and its mean log-probability, overall and by move-number band (``evaluate_teams``).
     ``progress`` hears the games read (``build_teams``)."""
     teams = build_teams(corpus, knowledge.vocabulary, mask, workers=workers, progress=progress)
-    return evaluate_teams(teams, knowledge.gamma)
+    return evaluate_teams(teams, knowledge.gamma, knowledge.latent)

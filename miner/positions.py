@@ -50,12 +50,14 @@ from ..patterns.candidates import (
     pattern_memory,
 )
 from ..patterns.features import N_FEATURES, tracked_features
+from ..patterns.latent import NO_LATENT
 from ..patterns.prior import KnowledgeArrays
 
 #: Positions built at once, about (whole games): a chunk's buffers hold its positions x (points + 1) x 12 bytes.
 CHUNK_POSITIONS = 1 << 16
-#: The gammas of the ``KnowledgeArrays`` that team building reads patterns with: it reads no gamma.
+#: The gammas and latent vectors of the ``KnowledgeArrays`` that team building reads patterns with: it reads none.
 NO_GAMMA = np.ones(1)
+NO_VECTORS, NO_BAND_STARTS, NO_BAND_VECTORS = NO_LATENT
 
 
 @njit(cache=True)
@@ -191,7 +193,8 @@ def _game_candidates(g: int, lines: GameLines, slot: int, size: int, knowledge: 
     ``slot + k``: candidates at ``[(slot + k) * (size * size + 1), ...)``, their number in
     ``out.n_cand`` (left 0 for positions after an illegal move)."""
     moves, offsets, first_color, setup, setup_start, mask = lines
-    pad, delta, max_ring, lookup, far, level_index, twin, _ = knowledge
+    pad, delta, max_ring, lookup = knowledge.pad, knowledge.delta, knowledge.max_ring, knowledge.lookup
+    far, level_index, twin = knowledge.far, knowledge.level_index, knowledge.twin
     pattern_out, key_out, n_cand, chosen_out, move_out = out
     b, m = new_board(size)
     for color, row in ((BLACK, 2 * g), (WHITE, 2 * g + 1)):
@@ -242,7 +245,8 @@ def _chunk_candidates(games: np.ndarray, lines: GameLines, slots: np.ndarray, si
     made a ``KnowledgeArrays`` in the loop: numba's parallel loop takes no record that holds
     another (``FarRings``)."""
     for i in prange(len(games)):
-        knowledge = KnowledgeArrays(pad, delta, max_ring, lookup, far, level_index, twin, NO_GAMMA)
+        knowledge = KnowledgeArrays(pad, delta, max_ring, lookup, far, level_index, twin, NO_GAMMA, NO_VECTORS,
+                                    NO_BAND_STARTS, NO_BAND_VECTORS)
         _game_candidates(games[i], lines, slots[i], size, knowledge, out)
 
 

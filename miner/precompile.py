@@ -55,8 +55,10 @@ def write_sample_games(folder: Path, games: int = SAMPLE_GAMES, moves: int = SAM
 
 def table_commands(folder: Path) -> list[tuple[str, list[str]]]:
     """The table stages on the sample games in ``folder``, as command lines (``shapemill``'s
-    arguments) with what each compiles: scan, mine, rate, evaluate, export for mm, index, find."""
-    games, patterns, ratings = (str(folder / f"{name}.parquet") for name in ("games", "patterns", "ratings"))
+    arguments) with what each compiles: scan, mine, rate, evaluate, vectors and evaluate with
+    them, export for mm, index, find."""
+    games, patterns, ratings, vectors = (str(folder / f"{name}.parquet")
+                                         for name in ("games", "patterns", "ratings", "vectors"))
     fragment = folder / "fragment.sgf"
     fragment.write_text("(;GM[1]SZ[19]AB[pd][qf]AW[qc])", encoding="utf-8")
     return [
@@ -67,6 +69,11 @@ def table_commands(folder: Path) -> list[tuple[str, list[str]]]:
          ["rate", games, "--patterns", patterns, "-o", ratings, "--split", "all", "--max-iter", "2", "-j", "1",
           "-q"]),
         ("evaluate (move prediction)", ["evaluate", games, "--ratings", ratings, "--split", "all", "-j", "1", "-q"]),
+        ("vectors (the latent vectors' fit)",
+         ["vectors", games, "--ratings", ratings, "-o", vectors, "--split", "all", "--iterations", "2", "-j", "1",
+          "-q"]),
+        ("evaluate with latent vectors",
+         ["evaluate", games, "--ratings", vectors, "--split", "all", "-j", "1", "-q"]),
         ("export --format mm", ["export", ratings, "--format", "mm", "-o", str(folder / "fit.mm"), "-q"]),
         ("index (the search index of find)", ["index", games, "-q"]),
         ("find (pattern search)", ["find", games, "--sgf", str(fragment), "--json"]),

@@ -31,6 +31,7 @@ import numpy as np
 from ..datasets.corpus import Corpus
 from ..errors import ShapemillError
 from ..patterns.candidates import Vocabulary
+from ..patterns.latent import NO_LATENT, Latent
 from . import positions
 from .cluster import ClusterError, _workers, dask_client
 from .evaluate import Ranked, rank_moves, ranked_report
@@ -163,13 +164,14 @@ def rate_on_cluster(
     return result, workers
 
 
-def _rank_task(corpus: Corpus, mask: np.ndarray, vocab: Vocabulary, gamma: np.ndarray) -> Ranked:
-    """How ``gamma`` ranks the moves played in the sampled positions of ``corpus`` (some games)."""
+def _rank_task(corpus: Corpus, mask: np.ndarray, vocab: Vocabulary, gamma: np.ndarray, latent: Latent) -> Ranked:
+    """How ``gamma`` and ``latent`` rank the moves played in the sampled positions of ``corpus`` (some games)."""
     use_threads(1)
-    return rank_moves(build_teams(corpus, vocab, mask), gamma)
+    return rank_moves(build_teams(corpus, vocab, mask), gamma, latent)
 
 
 def evaluate_on_cluster(client, corpus: Corpus, mask: np.ndarray, vocab: Vocabulary, gamma: np.ndarray,
+                        latent: Latent = NO_LATENT,
                         progress: Callable[[int], object] | None = None) -> dict:
     """``evaluate``'s report, the games ranked on the cluster of ``client`` in tasks of
     about ``CHUNK_POSITIONS`` sampled positions (at least four a worker); the same
@@ -181,7 +183,7 @@ def evaluate_on_cluster(client, corpus: Corpus, mask: np.ndarray, vocab: Vocabul
     tasks = max(4 * _workers(client), -(-int(mask.sum()) // positions.CHUNK_POSITIONS))
     chunks = [c for c in np.array_split(games, min(tasks, max(1, len(games)))) if len(c)]
     vocab.__dict__.pop("lookup", None)  # each worker builds its own
-    shipped = [ship(client, vocab), ship(client, gamma)]
+    shipped = [ship(client, vocab), ship(client, gamma), ship(client, latent)]
     futures = [client.submit(_rank_task, *games_of(corpus, mask, c), *shipped, pure=False, retries=2) for c in chunks]
     for _ in as_completed(futures):
         if progress:

@@ -267,7 +267,7 @@ def run_evaluate(
         from .rate_cluster import evaluate_on_cluster
 
         with dask_client(scheduler) as client:
-            report = evaluate_on_cluster(client, corpus, mask, knowledge.vocabulary, knowledge.gamma)
+            report = evaluate_on_cluster(client, corpus, mask, knowledge.vocabulary, knowledge.gamma, knowledge.latent)
     if plot:
         _plot(report["cumulative"], plot)
     if as_json:

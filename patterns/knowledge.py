@@ -19,13 +19,14 @@ import pyarrow as pa
 
 from ..go.board import Board
 from ..go.reading import reading_scratch
-from ..go.rules import BLACK, WHITE
+from ..go.rules import BLACK, N_MOVES, WHITE
 from ..go.vertices import format_vertex, parse_vertex
 from ..tables import TableError, read_table
 from .candidates import Vocabulary, candidate_tactical, feature_numbers, team_of
 from .defaults import RATINGS, default_table
 from .features import N_FEATURES
 from .features.words import level_words
+from .latent import band_of, pair_term
 from .prior import MovePrior, cached_patterns, prior_cache
 from .show import SHAPES, diagram
 
@@ -114,7 +115,8 @@ class FeatureReason:
 @dataclass(frozen=True)
 class Explanation:
     """Why a move scores what it does: ``strength`` is the product of the pattern's and
-    the features' gammas, ``probability`` its share of the position's total strength."""
+    the features' gammas and of ``pairs``, the factor the pairs of their latent vectors add
+    (1 where the table has none), ``probability`` its share of the position's total strength."""
 
     vertex: str
     legal: bool
@@ -123,6 +125,7 @@ class Explanation:
     rank: int  # 1 = the table's first choice; ties take the worst rank, as evaluate counts them
     pattern: PatternReason | None
     features: tuple[FeatureReason, ...]
+    pairs: float = 1.0
 
 
 class Knowledge(MovePrior):
@@ -164,7 +167,12 @@ class Knowledge(MovePrior):
         """The strength of each board point for ``colour`` (rules layout, 0 where illegal)
         and the pass's."""
         strength = self(board.b, board.m, colour_of(colour))
-        return strength, float(self.gamma[self.vocabulary.pass_feature])
+        s_pass = float(self.gamma[self.vocabulary.pass_feature])
+        if self.latent.k:
+            team = np.array([self.vocabulary.pass_feature], dtype=np.int32)
+            band = self.latent.band_vectors[band_of(int(board.m[N_MOVES]), self.latent.band_starts)]
+            s_pass *= float(np.exp(pair_term(team, self.latent.vectors, band)))
+        return strength, s_pass
 
     def probabilities(self, board: Board, colour: str) -> Probabilities:
         """The probability that a strong player, ``colour`` to move, chooses each move."""
@@ -210,7 +218,9 @@ class Knowledge(MovePrior):
             else:
                 features.append(FeatureReason(name, value, level_words(name, value), float(gamma[number]),
                                               row["elo"], row["seen"], row["played"]))
-        return Explanation(format_vertex(point), s > 0, float(s), float(s / total), rank, pattern, tuple(features))
+        pairs = float(s / np.prod(gamma[team])) if s > 0 else 1.0
+        return Explanation(format_vertex(point), s > 0, float(s), float(s / total), rank, pattern, tuple(features),
+                           pairs)
 
     def _team(self, board: Board, color: int, p: int) -> np.ndarray:
         """The feature numbers of the team of the (legal) move ``color`` at board point ``p``."""

@@ -1,7 +1,8 @@
 """Move priors from a ratings table: what the search knows before it searches.
 
 The strength of a legal move is the product of the gammas of its team (largest
-known pattern and tactical feature levels), as in ``rate``; normalised over the
+known pattern and tactical feature levels), as in ``rate``, times the exponential of
+its features' pair terms where the table has latent vectors (``latent``); normalised over the
 legal moves it is the Bradley-Terry probability that a strong player chooses it,
 the prior ``P(s, a)`` of progressive bias and PUCT. Part of the move model, below both
 the miner, which fits the gammas, and the engine, which searches with them.
@@ -19,7 +20,7 @@ from numba import njit
 
 from ..go.reading import legal_moves, reading_scratch
 from ..go.rings import MIN_RING, FarRings, any_within, far_rings, geometry
-from ..go.rules import COLOR, HASH, SIZE, STRIDE
+from ..go.rules import COLOR, HASH, N_MOVES, SIZE, STRIDE
 from ..tables import TableError, check_table, read_table
 from .candidates import (
     MODEL_COLUMNS,
@@ -30,6 +31,7 @@ from .candidates import (
     team_of,
 )
 from .features import N_FEATURES
+from .latent import NO_LATENT, VECTOR_COLUMN, band_of, pair_term, read_latent
 
 #: Slots of a ``prior_cache`` (a power of two): positions whose patterns are kept.
 CACHE_SLOTS = 1024
@@ -47,6 +49,9 @@ class KnowledgeArrays(NamedTuple):
     level_index: np.ndarray  # feature level -> index of its gamma
     twin: np.ndarray  # each pattern's near twin (``Vocabulary.twin``)
     gamma: np.ndarray  # the gamma of each pattern, near twin and feature level
+    vectors: np.ndarray  # float64[features, k]: their latent vectors (``Latent``; k 0: none)
+    band_starts: np.ndarray  # int64: the move numbers starting the move-number bands past the first
+    band_vectors: np.ndarray  # float64[bands, k]: the bands' latent vectors
 
 
 class PatternCache(NamedTuple):
@@ -144,7 +149,8 @@ def move_strengths(b: np.ndarray, m: np.ndarray, color: int, knowledge: Knowledg
     before are read from it, and with ``base`` those of that position the changed
     stones cannot reach, as ``cached_patterns``; the tactical features are read afresh,
     they depend on the last moves and the ko). Runs inside the search, so all of it is numba."""
-    level_index, gamma = knowledge.level_index, knowledge.gamma
+    level_index, gamma, vectors = knowledge.level_index, knowledge.gamma, knowledge.vectors
+    band = knowledge.band_vectors[band_of(m[N_MOVES], knowledge.band_starts)]
     points = legal_moves(b, m, color)
     n = len(points)
     levels = np.zeros((n, N_FEATURES), dtype=np.int32)
@@ -159,6 +165,8 @@ def move_strengths(b: np.ndarray, m: np.ndarray, color: int, knowledge: Knowledg
         for k in range(len(team)):
             if team[k] >= 0:
                 s *= gamma[team[k]]
+        if vectors.shape[1]:
+            s *= np.exp(pair_term(team, vectors, band))
         out[points[i]] = s
 
 
@@ -170,7 +178,7 @@ COLUMN_TYPES = {"feature": pa.types.is_string, "value": pa.types.is_integer, "si
 NO_KNOWLEDGE = KnowledgeArrays(
     0, np.zeros((8, 1), dtype=np.int32), 0, np.zeros((2, 2), dtype=np.int64),
     FarRings(0, np.zeros((8, 1, 1), dtype=np.int32), np.zeros((1, 1, 8), dtype=np.int64), np.zeros(1, dtype=np.int64)),
-    np.full((N_FEATURES + 2, 1), -1, dtype=np.int32), np.zeros(0, dtype=np.int32), np.ones(1),
+    np.full((N_FEATURES + 2, 1), -1, dtype=np.int32), np.zeros(0, dtype=np.int32), np.ones(1), *NO_LATENT,
 )
 
 
@@ -192,7 +200,9 @@ class MovePrior:
             if not is_type(kind):
                 raise TableError(f"{path}: the ratings table's column {name!r} holds {kind}, not what rate writes")
         self.path = path
+        self._columns = MODEL_COLUMNS + ([VECTOR_COLUMN] if VECTOR_COLUMN in schema.names else [])
         self.model = None
+        self.latent = NO_LATENT
         self._loading = threading.Lock()  # a GTP engine's warm-up and first genmove both ask
 
     def knowledge(self, size: int) -> KnowledgeArrays:
@@ -201,7 +211,9 @@ class MovePrior:
         with self._loading:
             if self.model is None:
                 try:
-                    self.model = ratings_model(read_table(self.path, "ratings", columns=MODEL_COLUMNS)[0])
+                    table, meta = read_table(self.path, "ratings", columns=self._columns)
+                    self.model = ratings_model(table)
+                    self.latent = read_latent(table, meta, self.model[0])
                 except (KeyError, ValueError, TypeError, pa.ArrowException) as exc:
                     raise TableError(f"{self.path}: unusable ratings ({type(exc).__name__}: {exc})") from None
         vocab, gamma = self.model
@@ -209,7 +221,7 @@ class MovePrior:
         largest = int(vocab.pattern_rings.max()) if len(vocab.pattern_rings) else MIN_RING
         max_ring = min(geo.max_ring, largest)  # no ring past the table's largest can be known
         return KnowledgeArrays(geo.pad, geo.delta, max_ring, vocab.lookup, far_rings(size), vocab.level_index,
-                               vocab.twin, gamma)
+                               vocab.twin, gamma, *self.latent)
 
     def __call__(self, b: np.ndarray, m: np.ndarray, color: int) -> np.ndarray:
         """``out[p]``: the strength of point ``p`` for ``color`` (0 where illegal)."""

@@ -149,7 +149,7 @@ def test_after_shapemill_compile_a_first_genmove_and_a_review_compile_nothing(tm
 
 def test_compile_s_tables_part_runs_every_table_stage_on_its_sample_games(tmp_path):
     """The build's second process (`compile --part tables`) runs scan, mine, rate, evaluate,
-    export, index and find on its generated games: a stage whose options drift would leave
+    vectors, evaluate with them, export, index and find on its generated games: a stage whose options drift would leave
     the build's compile failing, and those kernels compiling on first use. Its games are
     legal as sgfmill's own board plays them (captures included)."""
     import subprocess
@@ -175,7 +175,8 @@ def test_compile_s_tables_part_runs_every_table_stage_on_its_sample_games(tmp_pa
                           timeout=900)
     assert done.returncode == 0, done.stderr
     steps = [line for line in done.stderr.splitlines() if line.startswith("compiling ")]
-    assert [s.split()[1] for s in steps] == ["scan", "mine", "rate", "evaluate", "export", "index", "find"]
+    assert [s.split()[1] for s in steps] == ["scan", "mine", "rate", "evaluate", "vectors", "evaluate", "export",
+                                             "index", "find"]
 
 
 _TOY_KERNEL = """

@@ -299,7 +299,7 @@ def test_the_visits_map_is_of_the_current_position_whatever_was_played(prior):
 
 def test_the_explain_seam_takes_the_miners_explanation(gtp, prior):
     """``knowledge_explanation`` reads an explanation of the miner's ``Knowledge.explain`` form
-    (pattern ring and gamma, features with level and gamma, probability): given the reasons
+    (pattern ring and gamma, features with level and gamma, the pairs' factor, probability): given the reasons
     the table's own reading finds, GoGui gets the same parts and Elo."""
     from types import SimpleNamespace
 
@@ -313,7 +313,8 @@ def test_the_explain_seam_takes_the_miners_explanation(gtp, prior):
         probability=ours.probability,
         pattern=SimpleNamespace(ring=pattern.value, gamma=pattern.gamma, near=pattern.name != "pattern"),
         features=tuple(SimpleNamespace(feature=p.name, level=p.value, gamma=p.gamma)
-                       for p in ours.parts if p.name not in shapes)))
+                       for p in ours.parts if p.name not in (*shapes, "pairs")),
+        pairs=next((p.gamma for p in ours.parts if p.name == "pairs"), 1.0)))
     adapted = knowledge_explanation(miner)(gtp.state.board, "w", (4, 4))
     assert adapted == ours and [p.elo for p in adapted.parts] == [p.elo for p in ours.parts]
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from replayed import replayed_positions
 
 from shapemill.datasets import read_games
 from shapemill.datasets.corpus import load_corpus
@@ -30,21 +31,6 @@ def _test_games(archive: Path, folder: Path, n: int) -> list[str]:
         for name in [name for name in z.namelist() if name.lower().endswith(".sgf")][:200]:
             (folder / Path(name).name).write_bytes(z.read(name))
     return [game.source for game in read_games([str(folder)]) if game.split == "test"][:n]
-
-
-def _positions(corpus):
-    """(board, colour, played point or None) of every position of ``corpus``, replayed with ``Board``."""
-    for g in range(len(corpus)):
-        size = int(corpus.board_size[g])
-        board = Board(size)
-        board.setup("b", [divmod(int(i), size) for i in corpus.setup_black[g]])
-        board.setup("w", [divmod(int(i), size) for i in corpus.setup_white[g]])
-        colour = "b" if corpus.first_color[g] == 1 else "w"
-        for index in corpus.moves[corpus.offsets[g]:corpus.offsets[g + 1]]:
-            point = None if index < 0 else divmod(int(index), size)
-            yield board, colour, point
-            board.play(colour, point)
-            colour = "w" if colour == "b" else "b"
 
 
 def _mid_game() -> Board:
@@ -75,7 +61,7 @@ def test_first_choices_and_likelihood_are_what_evaluate_reports(knowledge: Knowl
     report = evaluate_table(knowledge, corpus, np.ones(corpus.n_positions, dtype=bool))
     top1 = top5 = 0
     logp = []
-    for board, colour, point in _positions(corpus):
+    for board, colour, point, _ in replayed_positions(corpus):
         p = knowledge.probabilities(board, colour)
         played = p.p_pass if point is None else p.points[point]
         rank = int((p.points >= played).sum() + (p.p_pass >= played))  # ties count against the table
@@ -102,7 +88,7 @@ def test_explanations_gammas_multiply_to_the_strength(knowledge: Knowledge) -> N
     for vertex, prob in knowledge.top(board, "b", 8) + [("pass", p.p_pass), ("A1", p.points[0, 0])]:
         e = knowledge.explain(board, "b", vertex)
         gammas = [f.gamma for f in e.features] + ([e.pattern.gamma] if e.pattern else [])
-        assert np.prod(gammas) == pytest.approx(e.strength, rel=1e-12)
+        assert np.prod(gammas) * e.pairs == pytest.approx(e.strength, rel=1e-12)  # pairs: 1 without vectors
         assert e.probability == pytest.approx(prob, rel=1e-12)
         assert e.pattern is None or e.pattern.id >= 0 and int(e.pattern.hex, 16) == e.pattern.id
     assert knowledge.explain(board, "b", "Q16").legal is False  # occupied

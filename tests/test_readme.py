@@ -9,7 +9,7 @@ responses may come in any order (KataGo's protocol), so they are compared sorted
 stays under 25,000 bytes.
 
 The examples on the Tygem corpus (``CORPUS``: scan one month's archive, mine and rate 100
-of its games, evaluate, show, find, export, info) run here in the README's order, each on
+of its games, evaluate, vectors, show, find, export, info) run here in the README's order, each on
 what the one before wrote, where ``../shared/data`` is beside the checkout; besides the
 seconds, what depends on the machine (memory, free disk, speed) is masked, and `` ... ``
 inside a line (or ending it) stands for any text.
@@ -37,7 +37,7 @@ SELF_CONTAINED = ("shapemill solve", "shapemill gtp", "shapemill analysis", "sha
 #: What ``play`` prints before reading a line: the README shows the line typed after it.
 PROMPT = "your move> "
 #: The examples on the Tygem corpus, run in the README's order, each on the one before's outputs.
-CORPUS = ("shapemill scan", "shapemill mine", "shapemill rate", "shapemill evaluate", "shapemill show",
+CORPUS = ("shapemill scan", "shapemill mine", "shapemill rate", "shapemill evaluate", "shapemill vectors", "shapemill show",
           "shapemill find", "shapemill export", "shapemill info")
 #: The fragment of the find example: Black's 4-4 stone at Q4, White's 3-3 invasion at R3.
 FRAGMENT = "(;GM[1]FF[4]SZ[19]AB[pp]AW[qq])"

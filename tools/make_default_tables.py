@@ -20,6 +20,13 @@ measured accuracy and the whole curve (tolerance, rows, MB, top-1) go into both
 tables' metadata. Every step is seeded, so running it again on the same data gives
 the same tables; ``--reuse`` keeps the scan, mine and rate outputs an earlier run
 with the same options left in that folder, to try other cuts without mining again.
+
+Then the latent vectors (``shapemill vectors``, ``--vector-positions`` train positions)
+are fitted over the shipped cut's gammas and measured the same way; the table ships with
+them when they predict better (``--vector-mb`` of the budget is kept for them when the cut
+is chosen). ``--vectors-only`` fits them over the tables already in ``--out``, with no
+mining or fit (it scans the games if they are not in the folder), and ships the patterns
+table cut to ``--keep-played`` when that is needed to stay within the budget.
 """
 
 from __future__ import annotations
@@ -37,6 +44,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 ROOT = Path(__file__).resolve().parents[1]
+#: The metadata this tool adds to the tables it ships: how they were made and measured.
+MADE_KEYS = ("command", "corpus", "games_used", "top1", "top5", "evaluated_positions", "evaluated_games",
+             "compact_tolerance", "curve")
 
 
 def shapemill(*args: str) -> str:
@@ -70,7 +80,21 @@ def compact_curve(ratings: Path, games: str, tolerances: list[float], test_games
     return curve
 
 
+def with_vectors(ratings: Path, games: str, positions: int, test_games: int) -> tuple[Path, dict]:
+    """The latent vectors fitted over ``ratings`` on ``positions`` train positions, written
+    beside it, and their table's report on the first ``test_games`` test games."""
+    path = ratings.with_name(f"{ratings.stem}-vectors.parquet")
+    print(shapemill("vectors", games, "--ratings", str(ratings.relative_to(ROOT)), "-o", str(path.relative_to(ROOT)),
+                    "--positions", str(positions), "-j", "2", "-q"), end="", flush=True)
+    report = json.loads(shapemill("evaluate", games, "--ratings", str(path.relative_to(ROOT)), "--split", "test",
+                                  "--limit-games", str(test_games), "--json"))
+    print(f"with vectors: {path.stat().st_size / 2**20:.1f} MB, top-1 {report['top1']:.2%}", flush=True)
+    return path, report
+
+
 def main() -> int:
+    from shapemill.patterns.latent_settings import VECTOR_POSITIONS
+
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=None, help="train games mined and rated (default: all)")
     parser.add_argument("--min-count", type=int, default=20, help="mine --min-count (default 20)")
@@ -91,10 +115,18 @@ def main() -> int:
     # 0.0005 rather than 0.001: within 30 MB the 0.06 points between tolerance 45 and 60 cost nothing
     parser.add_argument("--slack", type=float, default=0.0005,
                         help="ship the smallest cut within this much top-1 of the best (default 0.0005)")
-    # 200 rather than 100: 2.0 MB rather than 3.0, room for a finer cut of the ratings
-    parser.add_argument("--keep-played", type=int, default=200,
-                        help="spatial patterns kept (for diagrams) when played this often (default 200)")
+    # 500 rather than 200: 1.2 MB rather than 2.0, room for the latent vectors (200 rather than 100
+    # before them: 2.0 MB rather than 3.0, room for a finer cut of the ratings)
+    parser.add_argument("--keep-played", type=int, default=500,
+                        help="spatial patterns kept (for diagrams) when played this often (default 500)")
     parser.add_argument("--reuse", action="store_true", help="keep the scan / mine / rate outputs already made")
+    parser.add_argument("--vector-positions", type=int, default=VECTOR_POSITIONS,
+                        help=f"train positions the vectors are fitted on (default {VECTOR_POSITIONS:,}; 0: none)")
+    # 0.9 MB: 50,922 vectors of 8 half-precision floats in the bundled table (bench/RESULTS.md)
+    parser.add_argument("--vector-mb", type=float, default=1.0,
+                        help="MB of the budget kept for the latent vectors when the cut is chosen (default 1)")
+    parser.add_argument("--vectors-only", action="store_true",
+                        help="fit the latent vectors over the tables in --out: no mining, fit or cut")
     parser.add_argument("--out", type=Path, default=ROOT / "patterns", help="folder of the tables (patterns/)")
     args = parser.parse_args()
 
@@ -111,48 +143,71 @@ def main() -> int:
         (ratings, ("rate", games, "--patterns", patterns, "-o", ratings, *limit,
                    "--max-positions", args.positions, "--max-iter", str(args.iterations), "-j", "2")),
     )
-    for output, command in steps:
-        if not (args.reuse and (ROOT / output).exists()):
+    for output, command in steps[:1] if args.vectors_only else steps:
+        if not ((args.reuse or args.vectors_only) and (ROOT / output).exists()):
             print(shapemill(*command), end="", flush=True)  # rate's shards, sweeps, seconds and peak memory
 
-    table, meta = read_table(ROOT / patterns, "patterns")
+    table, meta = read_table(args.out / PATTERNS if args.vectors_only else ROOT / patterns, "patterns")
     is_pattern = np.asarray(table["feature"].to_numpy(zero_copy_only=False) == "pattern")
     shipped_patterns = table.filter(pa.array(~is_pattern | (table["played"].to_numpy() >= args.keep_played)))
     write_table(shipped_patterns, ROOT / "build/default-tables/shipped-patterns.parquet", meta)
     patterns_mb = (ROOT / "build/default-tables/shipped-patterns.parquet").stat().st_size / 2**20
+    vector_mb = args.vector_mb if args.vector_positions else 0.0
 
-    n_train = int(pc.sum(pc.equal(pq.read_table(ROOT / games, columns=["split"])["split"], "train")).as_py())
-    curve = compact_curve(ROOT / ratings, games, [float(t) for t in args.tolerances.split(",")], args.test_games)
-    fitting = [c for c in curve if c["mb"] + patterns_mb <= args.budget_mb]
-    if not fitting:
-        sys.exit(f"no cut fits {args.budget_mb:g} MB with the {patterns_mb:.1f} MB patterns table: "
-                 "try larger --tolerances or --keep-played")
-    top = max(c["top1"] for c in fitting)
-    best = min((c for c in fitting if c["top1"] >= top - args.slack), key=lambda c: c["mb"])
-    made = {
-        "command": " ".join(["python tools/make_default_tables.py", *(a for a in sys.argv[1:] if a != "--reuse")]),
-        "corpus": "tygem9d (../shared/data/tygem9d), train split",
-        "games_used": min(args.games or n_train, n_train),
-        "top1": best["top1"],
-        "top5": best["top5"],
-        "evaluated_positions": best["positions"],
-        "evaluated_games": f"first {args.test_games} games of the test split",
-        "compact_tolerance": best["tolerance"],
-        "curve": [{k: c[k] for k in ("tolerance", "rows", "mb", "top1")} for c in curve],
-    }
-    kept, kept_meta = read_table(best["path"], "ratings")
+    if args.vectors_only:
+        kept, before = read_table(args.out / RATINGS, "ratings")
+        cut = ROOT / "build/default-tables/shipped.parquet"
+        write_table(kept, cut, before)
+        made = {k: v for k, v in before.items() if k in MADE_KEYS}
+        curve = [{"tolerance": made.get("compact_tolerance"), "path": cut, "mb": cut.stat().st_size / 2**20}]
+        best = curve[0]
+    else:
+        n_train = int(pc.sum(pc.equal(pq.read_table(ROOT / games, columns=["split"])["split"], "train")).as_py())
+        curve = compact_curve(ROOT / ratings, games, [float(t) for t in args.tolerances.split(",")], args.test_games)
+        fitting = [c for c in curve if c["mb"] + patterns_mb + vector_mb <= args.budget_mb]
+        if not fitting:
+            sys.exit(f"no cut fits {args.budget_mb:g} MB with the {patterns_mb:.1f} MB patterns table and "
+                     f"{vector_mb:g} MB of vectors: try larger --tolerances or --keep-played")
+        top = max(c["top1"] for c in fitting)
+        best = min((c for c in fitting if c["top1"] >= top - args.slack), key=lambda c: c["mb"])
+        made = {
+            "command": " ".join(["python tools/make_default_tables.py", *(a for a in sys.argv[1:] if a != "--reuse")]),
+            "corpus": "tygem9d (../shared/data/tygem9d), train split",
+            "games_used": min(args.games or n_train, n_train),
+            "top1": best["top1"],
+            "top5": best["top5"],
+            "evaluated_positions": best["positions"],
+            "evaluated_games": f"first {args.test_games} games of the test split",
+            "compact_tolerance": best["tolerance"],
+            "curve": [{k: c[k] for k in ("tolerance", "rows", "mb", "top1")} for c in curve],
+        }
+    shipped = best["path"]
+    if args.vector_positions:
+        path, report = with_vectors(best["path"], games, args.vector_positions, args.test_games)
+        total = path.stat().st_size / 2**20 + patterns_mb
+        if total > args.budget_mb:
+            print(f"the vectors' table and the patterns make {total:.1f} MB, past {args.budget_mb:g}: shipped without "
+                  "them (a larger --vector-mb or --keep-played)", flush=True)
+        elif "top1" in made and report["top1"] <= made["top1"]:
+            print(f"the vectors predict no better ({report['top1']:.2%}): shipped without them", flush=True)
+        else:
+            shipped = path
+            this = " ".join(["python tools/make_default_tables.py", *sys.argv[1:]])
+            made = {**made, "top1": report["top1"], "top5": report["top5"], "evaluated_positions": report["positions"],
+                    "evaluated_games": f"first {args.test_games} games of the test split",
+                    "command": f"{made['command']}; {this}" if args.vectors_only else made["command"]}
+    kept, kept_meta = read_table(shipped, "ratings")
     write_table(kept, args.out / RATINGS, {**kept_meta, **made})
     write_table(shipped_patterns, args.out / PATTERNS, {**meta, **made})
 
     print(f"{'tolerance':>9} {'rows':>10} {'MB':>6} {'top-1':>7}")
-    for c in curve:
+    for c in curve if not args.vectors_only else []:
         print(f"{c['tolerance']:>9g} {c['rows']:>10,} {c['mb']:>6.1f} {c['top1']:>7.2%}" + ("  <- ships" if c is best else ""))
     sizes = {name: (args.out / name).stat().st_size / 2**20 for name in (RATINGS, PATTERNS)}
-    print(f"top-1 {best['top1']:.1%} on {best['positions']:,} test positions; "
+    print(f"top-1 {made['top1']:.1%} on {made['evaluated_positions']:,} test positions; "
           + ", ".join(f"{name} {mb:.1f} MB" for name, mb in sizes.items())
           + f"; {time.perf_counter() - start:.0f} s")
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

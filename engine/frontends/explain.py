@@ -1,6 +1,7 @@
 """Why the ratings table likes a move: its largest known pattern and tactical features, with Elo.
 
-A move's strength is the product of its team's gammas (docs/rating.md); each gamma
+A move's strength is the product of its team's gammas and, where the table has latent
+vectors, the factor of their pairs (docs/rating.md; a part named ``pairs``); each gamma
 reads as an Elo rating, ``400 log10(gamma)``, the same scale as Coulom (2007). The
 explanation is the move model's ``Knowledge.explain``, read with the same code as the
 engine's priors, so it names exactly the features that made the prior;
@@ -21,9 +22,14 @@ from ...patterns.knowledge import Knowledge
 class Part:
     """One member of a move's team: a pattern or a tactical feature at a level."""
 
-    name: str  # "pattern" or the tactical feature's name
-    value: int  # the pattern's ring, or the feature's level
+    name: str  # "pattern", the tactical feature's name or "pairs"
+    value: int  # the pattern's ring, or the feature's level (0 for the pairs)
     gamma: float
+
+    @property
+    def label(self) -> str:
+        """The part as GoGui shows it: its name and value ("pattern 5"), the pairs by name."""
+        return self.name if self.name == "pairs" else f"{self.name} {self.value}"
 
     @property
     def elo(self) -> float:
@@ -52,6 +58,8 @@ def knowledge_explanation(knowledge: Knowledge) -> Explainer:
         shape = "near_pattern" if why.pattern and why.pattern.near else "pattern"
         parts = [Part(shape, int(why.pattern.ring), float(why.pattern.gamma))] if why.pattern else []
         parts += [Part(str(f.feature), int(f.level), float(f.gamma)) for f in why.features]
+        if why.pairs != 1.0:
+            parts.append(Part("pairs", 0, why.pairs))
         return Explanation(point, color, float(why.probability), parts)
 
     return explain

@@ -102,7 +102,7 @@ class GoGuiCommands:
         if self.explainer is None:
             raise GtpError("no ratings table to explain with (--no-priors)")
         why = self.explainer(self.state.board, color, point)
-        parts = ", ".join(f"{p.name} {p.value} {p.elo:+.0f} Elo" for p in why.parts) or "no known feature"
+        parts = ", ".join(f"{p.label} {p.elo:+.0f} Elo" for p in why.parts) or "no known feature"
         vertex = format_vertex(point)
         return (f"TEXT {vertex} ({'Black' if color == 'b' else 'White'}) "
                 f"{100 * why.probability:.1f}%: {parts}\nCIRCLE {vertex}\nLABEL {vertex} {100 * why.probability:.0f}%")

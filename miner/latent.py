@@ -1,32 +1,32 @@
-"""Factorization Bradley-Terry (Xiao and Müller, AAAI 2016) on the fit's teams: a bench model.
+"""Fitting and ranking with latent vectors: factorization Bradley-Terry on the fit's teams.
 
-A candidate's strength is today's (the sum of its features' log-gammas: its pattern and
-its combination of tactical features) plus a dot product for each pair of its features,
-each feature having a latent vector of ``k`` numbers: the pairwise interactions of the
-pattern with each tactical feature and of the tactical features among themselves, which
-Coulom's model lacks. A *context* feature (the move-number band of the position) has a
-latent vector and no gamma: it is the same for every candidate of a position, so it acts
-only through its pairs, as the phase of the game changing which shapes are played.
+A candidate's log-strength is the sum of its features' log-gammas (its pattern and its
+combination of tactical features) plus a dot product for each pair of its features and of
+each with the position's move-number band (``patterns.latent``, Xiao and Müller, AAAI
+2016): the pairwise interactions of the pattern with each tactical feature and of the
+tactical features among themselves, which Coulom's model lacks.
 
 The fit starts from MM's gammas and small random vectors and maximizes the log-likelihood
-of the moves played less ``lam_v`` times the vectors' squares and ``lam_w`` times the
-squared distance of the log-gammas from MM's, by L-BFGS on the whole batch. A pass over
-the positions computes the objective and its gradient; with a combination's vector sum
-``S`` the pairs of a candidate sum to ``v_pattern . S + (|S|^2 - sum |v_f|^2) / 2``, so
-a pass costs ``k`` times today's ranking. Measurements go to bench/RESULTS.md
-("Latent-factor interactions"); nothing of it is in the product.
+of the moves played less ``lam_v`` times the vectors' squares (and, when the gammas move
+too, ``lam_w`` times the squared distance of the log-gammas from MM's), by L-BFGS on a batch
+of positions held in memory. A pass over the positions computes the objective and its
+gradient; with a combination's vector sum ``S`` the pairs of a candidate sum to
+``v_pattern . S + (|S|^2 - sum |v_f|^2) / 2``, so a pass costs ``k`` times MM's ranking.
+The product holds the gammas (fitted by MM on every position) and gives vectors to the
+features seen often (``fit_latent``); docs/rating.md says why and what it adds.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
 from scipy.optimize import minimize
 
-from shapemill.miner.evaluate import Ranked
-from shapemill.miner.positions import Teams
+from ..patterns.latent import Latent
+from .positions import Teams
 
 #: Slack of the latent vectors' first values (a spread around 0: all zero is a saddle).
 INIT_SCALE = 0.01
@@ -48,16 +48,18 @@ class Flat(NamedTuple):
     contexts: int
 
 
-def flatten(teams: Teams, bands: list[int] | None = None) -> Flat:
+def flatten(teams: Teams, bands: np.ndarray | list[int] | None = None) -> Flat:
     """``teams`` as a ``Flat``; ``bands`` (the move numbers where a band starts, past the
-    first) gives each position the context feature of its move-number band."""
+    first, as ``Latent.band_starts``) gives each position the context feature of its
+    move-number band (``patterns.latent.band_of``); None: no context."""
     pattern, combo = teams.candidates()
-    if bands:
+    if bands is not None:
         context = teams.none + 1 + np.searchsorted(np.asarray(bands), teams.move_number + 1, side="right")
     else:
         context = np.full(teams.n_positions, teams.none, dtype=np.int64)
     return Flat(teams.pos_start, pattern.astype(np.int32), combo.astype(np.int32), teams.combination_features(),
-                teams.chosen, teams.move_number, context.astype(np.int64), teams.none, len(bands) + 1 if bands else 0)
+                teams.chosen, teams.move_number, context.astype(np.int64), teams.none,
+                0 if bands is None else len(bands) + 1)
 
 
 @njit(cache=True, parallel=True)
@@ -180,11 +182,13 @@ class Factors(NamedTuple):
 
 
 def fit_factors(flat: Flat, gamma: np.ndarray, k: int, lam_v: float, lam_w: float | None, iterations: int,
-                seed: int = 1, threads: int = 2, vectors: np.ndarray | None = None) -> Factors:
+                seed: int = 1, threads: int = 2, vectors: np.ndarray | None = None,
+                progress: Callable[[int], object] | None = None) -> Factors:
     """The factorization model on ``flat`` from MM's ``gamma`` (see the module). ``lam_w``
     None holds the gammas (only the vectors are fitted: gammas fitted on more positions
     than ``flat`` holds); ``vectors`` (a flag per feature before ``none``) gives a latent
-    vector to the features flagged only, the others none (the context features have one)."""
+    vector to the features flagged only, the others none (the context features have one);
+    ``progress(1)`` is called after each iteration."""
     nf = flat.none + 1 + flat.contexts
     w0 = np.concatenate([np.log(gamma), np.zeros(1 + flat.contexts)])
     has = np.ones(nf, dtype=bool) if vectors is None else np.concatenate([vectors, np.ones(1 + flat.contexts, bool)])
@@ -195,8 +199,12 @@ def fit_factors(flat: Flat, gamma: np.ndarray, k: int, lam_v: float, lam_w: floa
     held = lam_w is None
 
     def unpack(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        w = w0.copy() if held else x[:nf].copy()
-        v = x[0 if held else nf:].reshape(nf, k).copy()
+        if held:  # x holds the vectors of the features that have one: L-BFGS's memory is 40 copies of x
+            v = np.zeros((nf, k))
+            v[has] = x.reshape(-1, k)
+            return w0, v
+        w = x[:nf].copy()
+        v = x[nf:].reshape(nf, k).copy()
         w[flat.none:] = 0
         v[~has] = 0
         return w, v
@@ -209,22 +217,43 @@ def fit_factors(flat: Flat, gamma: np.ndarray, k: int, lam_v: float, lam_w: floa
         spread_combinations(flat.rows, g, a, s, v, gw, gv)
         gv[~has] = 0
         value = -ll + lam_v * (v * v).sum()
-        grad_v = (-gv + 2 * lam_v * v).ravel()
         if held:
-            return value / n, grad_v / n
+            return value / n, (-gv[has] + 2 * lam_v * v[has]).ravel() / n
+        grad_v = (-gv + 2 * lam_v * v).ravel()
         gw[flat.none:] = 0
         value += lam_w * ((w - w0) ** 2).sum()
         return value / n, np.concatenate([-gw + 2 * lam_w * (w - w0), grad_v]) / n
 
-    start = v0.ravel() if held else np.concatenate([w0, v0.ravel()])
-    res = minimize(objective, start, jac=True, method="L-BFGS-B", options={"maxiter": iterations, "maxcor": 20})
+    start = v0[has].ravel() if held else np.concatenate([w0, v0.ravel()])
+    res = minimize(objective, start, jac=True, method="L-BFGS-B", options={"maxiter": iterations, "maxcor": 20},
+                   callback=None if progress is None else lambda _: progress(1))
     w, v = unpack(res.x)
     return Factors(w, v, int(res.nit), str(res.message))
 
 
-def rank_factors(flat: Flat, model: Factors) -> Ranked:
-    """How ``model`` ranks the moves played in ``flat``."""
+def rank_factors(flat: Flat, model: Factors) -> tuple[np.ndarray, np.ndarray]:
+    """How ``model`` ranks the moves played in ``flat``: each one's rank (1: the first
+    choice, ties counted against it) and log-probability."""
     cw, s, qs = combination_sums(flat.rows, model.w, model.v)
-    rank, logp = rank_pass(flat.pos_start, flat.pattern, flat.combo, flat.chosen, flat.context,
-                           model.w, model.v, cw, s, qs)
-    return Ranked(rank, logp, flat.move_number)
+    return rank_pass(flat.pos_start, flat.pattern, flat.combo, flat.chosen, flat.context, model.w, model.v, cw, s, qs)
+
+
+def rank_latent(teams: Teams, gamma: np.ndarray, latent: Latent) -> tuple[np.ndarray, np.ndarray]:
+    """How a ratings table's ``gamma`` and ``latent`` vectors rank the moves played in ``teams``
+    (``rank_factors``)."""
+    k, bands = latent.k, len(latent.band_vectors)
+    model = Factors(np.concatenate([np.log(gamma), np.zeros(1 + bands)]),
+                    np.concatenate([latent.vectors, np.zeros((1, k)), latent.band_vectors]), 0, "")
+    return rank_factors(flatten(teams, latent.band_starts), model)
+
+
+def fit_latent(teams: Teams, gamma: np.ndarray, flags: np.ndarray, k: int, lam: float, iterations: int,
+               band_starts: np.ndarray, seed: int = 1, threads: int = 2,
+               progress: Callable[[int], object] | None = None) -> tuple[Latent, Factors]:
+    """Latent vectors of ``k`` numbers for the features ``flags`` marks and for the
+    move-number bands starting at ``band_starts``, fitted on ``teams`` with the gammas
+    ``gamma`` held (``fit_factors``, ``lam`` the weight of the vectors' squares), and
+    L-BFGS's record of the fit; ``progress`` hears the iterations."""
+    flat = flatten(teams, band_starts)
+    model = fit_factors(flat, gamma, k, lam, None, iterations, seed, threads, flags, progress)
+    return Latent(model.v[: flat.none], np.asarray(band_starts, dtype=np.int64), model.v[flat.none + 1 :]), model

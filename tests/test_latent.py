@@ -1,0 +1,124 @@
+"""Latent vectors (``shapemill vectors``): each pair of a move's features adds the dot product
+of their vectors, checked against the table's rows read by hand; ``evaluate`` ranks as
+``Knowledge`` does; the fit raises the likelihood of the moves it fitted; a damaged table is
+one line."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+from replayed import replayed_positions
+
+from shapemill.cli import main
+from shapemill.datasets.corpus import load_corpus
+from shapemill.go import Board
+from shapemill.miner import Knowledge
+from shapemill.miner.evaluate import evaluate_table
+from shapemill.tables import TableError
+
+
+@pytest.fixture(scope="module")
+def vectors_table(small_tables: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The small tables' ratings with vectors fitted on every position of their three games
+    (a small lambda, every pattern: the fit must move on so few positions)."""
+    out = str(tmp_path_factory.mktemp("vectors") / "vectors.parquet")
+    result = CliRunner().invoke(main, ["vectors", small_tables["games"], "--ratings", small_tables["ratings"],
+                                       "-o", out, "--split", "all", "--lambda", "0.01", "--played", "0",
+                                       "--iterations", "30", "-j", "1", "-q"])
+    assert result.exit_code == 0, result.output
+    assert "vectors of 8 for" in result.output and "5 move-number bands" in result.output
+    return out
+
+
+def _rows_by_hand(path: str) -> tuple[dict, list[int], list[list[float]]]:
+    """The vector of each (feature, value) row of the table at ``path`` and its bands, read
+    with pyarrow alone."""
+    table = pq.read_table(path, columns=["feature", "value", "vector"])
+    meta = json.loads(pq.read_schema(path).metadata[b"shapemill"])["latent"]
+    vectors = {(str(f), int(v)): vec for f, v, vec in zip(table["feature"].to_pylist(), table["value"].to_pylist(),
+                                                          table["vector"].to_pylist()) if vec is not None}
+    return vectors, meta["starts"], meta["vectors"]
+
+
+def test_a_moves_pairs_are_the_dot_products_of_its_features_and_band(vectors_table: str,
+                                                                     small_tables: dict[str, str]) -> None:
+    vectors, starts, band_vectors = _rows_by_hand(vectors_table)
+    assert len(band_vectors) == len(starts) + 1 and len(vectors) > 20
+    knowledge = Knowledge.load(vectors_table)
+    corpus = load_corpus([small_tables["games"]], split="all")
+    checked = 0
+    for board, colour, point, played_before in replayed_positions(corpus):
+        if point is None or played_before % 7:
+            continue
+        why = knowledge.explain(board, colour, point)
+        names = [(f.feature, f.level) for f in why.features]
+        if why.pattern:
+            names.append(("near_pattern" if why.pattern.near else "pattern", why.pattern.id))
+        band = sum(start <= played_before + 1 for start in starts)  # moves 1-19 band 0, 20-59 band 1, ...
+        members = [vectors[name] for name in names if name in vectors] + [band_vectors[band]]
+        pairs = sum(sum(x * y for x, y in zip(u, v)) for u, v in combinations(members, 2))
+        assert why.pairs == pytest.approx(math.exp(pairs), rel=1e-9)
+        assert why.strength == pytest.approx(math.prod(f.gamma for f in why.features)
+                                             * (why.pattern.gamma if why.pattern else 1.0) * why.pairs, rel=1e-9)
+        checked += why.pairs != 1.0
+    assert checked > 5
+
+
+def test_evaluate_ranks_the_moves_as_knowledge_does(vectors_table: str, small_tables: dict[str, str]) -> None:
+    knowledge = Knowledge.load(vectors_table)
+    corpus = load_corpus([small_tables["games"]], split="all")
+    report = evaluate_table(knowledge, corpus, np.ones(corpus.n_positions, dtype=bool))
+    top1, logp = 0, []
+    for board, colour, point, _ in replayed_positions(corpus):
+        p = knowledge.probabilities(board, colour)
+        assert p.points.sum() + p.p_pass == pytest.approx(1.0, abs=1e-12)
+        played = p.of(point)
+        top1 += p.rank(point) == 1
+        logp.append(np.log(played))
+    assert report["positions"] == len(logp)
+    assert report["top1"] == top1 / len(logp)
+    assert report["mean_log_likelihood"] == pytest.approx(np.mean(logp), rel=1e-9)
+
+
+def test_the_vectors_raise_the_likelihood_of_the_moves_they_were_fitted_on(vectors_table: str,
+                                                                           small_tables: dict[str, str]) -> None:
+    corpus = load_corpus([small_tables["games"]], split="all")
+    everything = np.ones(corpus.n_positions, dtype=bool)
+    without = evaluate_table(Knowledge.load(small_tables["ratings"]), corpus, everything)
+    with_them = evaluate_table(Knowledge.load(vectors_table), corpus, everything)
+    assert with_them["mean_log_likelihood"] > without["mean_log_likelihood"] + 0.05
+
+
+def test_info_says_what_the_vectors_were_fitted_on(vectors_table: str) -> None:
+    result = CliRunner().invoke(main, ["info", vectors_table])
+    assert result.exit_code == 0, result.output
+    line = next(line for line in result.output.splitlines() if line.strip().startswith("vectors"))
+    assert "8 numbers for" in line and "(lambda 0.01, patterns played 0 times," in line
+
+
+def test_a_table_whose_bands_do_not_match_its_vectors_is_one_line(vectors_table: str, tmp_path: Path) -> None:
+    schema = pq.read_schema(vectors_table)
+    meta = json.loads(schema.metadata[b"shapemill"])
+    meta["latent"]["vectors"] = meta["latent"]["vectors"][:2]
+    bad = tmp_path / "bad.parquet"
+    table = pq.read_table(vectors_table)
+    pq.write_table(table.replace_schema_metadata({**schema.metadata, b"shapemill": json.dumps(meta).encode()}), bad)
+    with pytest.raises(TableError, match="bad.parquet.*bands"):
+        Knowledge.load(str(bad)).top(Board(9), "b")
+
+
+def test_vectors_refuses_a_file_that_is_no_ratings_table(small_tables: dict[str, str], tmp_path: Path) -> None:
+    shutil.copy(small_tables["games"], tmp_path / "games.parquet")
+    out = tmp_path / "out.parquet"
+    result = CliRunner().invoke(main, ["vectors", small_tables["games"], "--ratings", str(tmp_path / "games.parquet"),
+                                       "-o", str(out), "-q"])
+    assert result.exit_code == 1 and "games.parquet" in result.output and "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1 and not out.exists()
