@@ -24,6 +24,7 @@ import pyarrow.csv as pacsv
 from ..datasets.corpus import load_corpus
 from ..files import atomic_path, output_errors
 from ..patterns.candidates import GROUP_NAMES, ratings_model
+from ..patterns.latent import VECTOR_COLUMN
 from ..progress import progress_bar, ticker
 from .positions import Teams, build_teams, sample_mask
 
@@ -31,13 +32,19 @@ FORMATS = ("csv", "json", "mm")
 
 
 def write_rows(table: pa.Table, fmt: str, path: str) -> None:
-    """A table's rows as CSV (pattern keys in hex) or JSON lines, written atomically."""
-    columns = [c for c in table.column_names if c != "key"]
+    """A table's rows as CSV (pattern keys in hex; a latent vector as its numbers separated
+    by spaces) or JSON lines (a vector as a list), written atomically."""
+    columns = [c for c in table.column_names if c not in ("key", VECTOR_COLUMN)]
     plain = table.select(columns).cast(
         pa.schema([pa.field(c, pa.string() if c == "feature" else table.schema.field(c).type) for c in columns])
     )
     keys = pa.array([k.hex() if k is not None else None for k in table["key"].to_pylist()], pa.string())
     plain = plain.append_column("key", keys)
+    if VECTOR_COLUMN in table.column_names:
+        vectors = table[VECTOR_COLUMN].cast(pa.list_(pa.float32())).to_pylist()
+        if fmt == "csv":
+            vectors = [None if v is None else " ".join(f"{x:.6g}" for x in v) for v in vectors]
+        plain = plain.append_column(VECTOR_COLUMN, pa.array(vectors))
     with atomic_path(path) as tmp:
         if fmt == "csv":
             pacsv.write_csv(plain, tmp)

@@ -6,6 +6,7 @@ sgfmill (printsgf) and hand-built positions (cleanup, explain)."""
 from __future__ import annotations
 
 import io
+import json
 import math
 
 import numpy as np
@@ -209,9 +210,11 @@ def test_explain_names_the_capture_and_its_gammas_make_the_prior(gtp, prior):
     strength = prior(gtp.state.board.b, gtp.state.board.m, 1)
     w = 11
     assert math.isclose(np.prod([p.gamma for p in why.parts]), strength[6 * w + 5], rel_tol=1e-9)
-    ratings = pq.read_table(default_table(RATINGS), columns=["feature", "gamma"]).to_pylist()
-    pass_gamma = next(r["gamma"] for r in ratings if r["feature"] == "pass")  # the pass competes too
-    assert math.isclose(why.probability, strength[6 * w + 5] / (strength.sum() + pass_gamma), rel_tol=1e-9)
+    ratings = pq.read_table(default_table(RATINGS), columns=["feature", "gamma", "vector"]).to_pylist()
+    passing = next(r for r in ratings if r["feature"] == "pass")  # the pass competes too, with its pair
+    band = json.loads(pq.read_schema(default_table(RATINGS)).metadata[b"shapemill"])["latent"]["vectors"][0]
+    pass_strength = passing["gamma"] * math.exp(sum(x * y for x, y in zip(passing["vector"], band)))  # move 7: band 0
+    assert math.isclose(why.probability, strength[6 * w + 5] / (strength.sum() + pass_strength), rel_tol=1e-9)
     for bad in ("shapemill-explain E5", "shapemill-explain pass", "shapemill-explain Z99", "shapemill-explain"):
         assert gtp.handle(bad)[0].startswith("? ")
 

@@ -70,10 +70,11 @@ def clean(result, code: int) -> str:
 @pytest.fixture(scope="module")
 def made(tmp_path_factory) -> dict[str, str]:
     """A games table of the three fixture games, their patterns, the bundled ratings
-    table's first 300 rows (less the near twins whose pattern is not among them) and a
-    5x5 problem: small inputs to spoil."""
+    table's first 300 rows (less the near twins whose pattern is not among them), without
+    its latent vectors (``ratings``) and with them (``vectors``), and a 5x5 problem: small
+    inputs to spoil."""
     folder = tmp_path_factory.mktemp("made")
-    paths = {kind: str(folder / f"{kind}.parquet") for kind in ("games", "patterns", "ratings")}
+    paths = {kind: str(folder / f"{kind}.parquet") for kind in ("games", "patterns", "ratings", "vectors")}
     clean(run("scan", *GAMES, "-o", paths["games"], "--size", "9", "-j", "1", "-q"), 0)
     clean(run("mine", paths["games"], "-o", paths["patterns"], "--split", "all", "--min-count", "2", "-j", "1", "-q"),
           0)
@@ -81,7 +82,8 @@ def made(tmp_path_factory) -> dict[str, str]:
     rows = list(zip(first["feature"].to_pylist(), first["value"].to_pylist()))
     patterns = {v for f, v in rows if f == "pattern"}
     keep = [f != "near_pattern" or v in patterns for f, v in rows]
-    write_table(first.filter(pa.array(keep)), paths["ratings"], table_metadata("ratings"))
+    write_table(first.filter(pa.array(keep)), paths["vectors"], table_metadata("ratings"))
+    write_table(first.filter(pa.array(keep)).drop_columns(["vector"]), paths["ratings"], table_metadata("ratings"))
     paths["problem"] = str(folder / "problem.sgf")
     Path(paths["problem"]).write_text(PROBLEM)
     return paths
@@ -95,6 +97,7 @@ def base_args(made: dict[str, str], tmp: Path) -> dict[str, list[str]]:
     return {
         "scan": [GAMES[0], "-o", out], "mine": [made["games"], "-o", out],
         "rate": [made["games"], "--patterns", made["patterns"], "-o", out], "evaluate": [made["games"]],
+        "vectors": [made["games"], "--ratings", made["ratings"], "-o", out],
         "show": [], "info": [], "gtp": [], "export": [made["ratings"], "--format", "csv", "-o", out],
         "match": ["--black", "a", "--white", "b", "--sgf-dir", str(tmp / "m")], "play": [],
         "demo": ["--sgf", str(tmp / "demo.sgf")], "solve": [made["problem"], "--goal", "kill A4"],
@@ -521,17 +524,20 @@ SPIN = """
 """
 
 
-@pytest.mark.parametrize("command", ["rate", "evaluate"])
+@pytest.mark.parametrize("command", ["rate", "evaluate", "evaluate with vectors"])
 def test_ctrl_c_inside_a_kernel_stops_the_command_at_once_in_one_line(made, tmp_path, command):
     marker, out = tmp_path / "in-the-kernel", tmp_path / "r.parquet"
     out.write_bytes(PREVIOUS)
     setup = textwrap.dedent(SPIN).format(marker=str(marker)) + {
         "rate": "from shapemill.miner import team_shards\nteam_shards._pass = slow(team_shards._pass)",
         "evaluate": "from shapemill.miner import evaluate\nevaluate.ranks_and_logp = slow(evaluate.ranks_and_logp)",
+        "evaluate with vectors": "from shapemill.miner import evaluate\nevaluate.rank_latent = slow(evaluate.rank_latent)",
     }[command]
     args = {"rate": ["rate", made["games"], "--patterns", made["patterns"], "-o", str(out), "--split", "all",
                      "--max-iter", "1", "-j", "1"],
-            "evaluate": ["evaluate", made["games"], "--ratings", made["ratings"], "--split", "all", "-j", "1"]}
+            "evaluate": ["evaluate", made["games"], "--ratings", made["ratings"], "--split", "all", "-j", "1"],
+            "evaluate with vectors": ["evaluate", made["games"], "--ratings", made["vectors"], "--split", "all", "-j",
+                                      "1"]}
     proc = subprocess.Popen(patched_cli(textwrap.dedent(setup)) + args[command], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
@@ -546,7 +552,7 @@ def test_ctrl_c_inside_a_kernel_stops_the_command_at_once_in_one_line(made, tmp_
         proc.kill()
     assert proc.returncode == 1 and "Traceback" not in stderr and "SystemError" not in stderr
     (line,) = [line for line in stderr.splitlines() if line.startswith("Error")]
-    assert "interrupted (Ctrl-C) during" in line and command in line
+    assert "interrupted (Ctrl-C) during" in line and command.split()[0] in line
     assert took < 10, f"{took:.1f} s after Ctrl-C"  # the kernel alone would run for minutes
     assert out.read_bytes() == PREVIOUS
 

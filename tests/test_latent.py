@@ -5,6 +5,7 @@ one line."""
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import shutil
@@ -122,3 +123,20 @@ def test_vectors_refuses_a_file_that_is_no_ratings_table(small_tables: dict[str,
                                        "-o", str(out), "-q"])
     assert result.exit_code == 1 and "games.parquet" in result.output and "Traceback" not in result.output
     assert len(result.output.strip().splitlines()) == 1 and not out.exists()
+
+
+def test_export_writes_the_vectors_as_numbers(vectors_table: str, tmp_path: Path) -> None:
+    by_hand, _, _ = _rows_by_hand(vectors_table)
+    for fmt in ("csv", "json"):
+        out = tmp_path / f"rows.{fmt}"
+        result = CliRunner().invoke(main, ["export", vectors_table, "--format", fmt, "-o", str(out)])
+        assert result.exit_code == 0, result.output
+        if fmt == "csv":
+            rows = list(csv.DictReader(out.open(encoding="utf-8")))
+            got = {(r["feature"], int(r["value"])): [float(x) for x in r["vector"].split()] for r in rows if r["vector"]}
+        else:
+            rows = [json.loads(line) for line in out.open(encoding="utf-8")]
+            got = {(r["feature"], r["value"]): r["vector"] for r in rows if r["vector"] is not None}
+        assert got.keys() == by_hand.keys()
+        for name, vector in by_hand.items():
+            assert got[name] == pytest.approx(vector, rel=1e-5, abs=1e-9)
