@@ -242,8 +242,11 @@ def rank_latent(teams: Teams, gamma: np.ndarray, latent: Latent) -> tuple[np.nda
     """How a ratings table's ``gamma`` and ``latent`` vectors rank the moves played in ``teams``
     (``rank_factors``)."""
     k, bands = latent.k, len(latent.band_vectors)
-    model = Factors(np.concatenate([np.log(gamma), np.zeros(1 + bands)]),
-                    np.concatenate([latent.vectors, np.zeros((1, k)), latent.band_vectors]), 0, "")
+    v = np.zeros((len(gamma) + 1 + bands, k))
+    has = np.flatnonzero(latent.row >= 0)
+    v[has] = latent.vectors[latent.row[has]]
+    v[len(gamma) + 1 :] = latent.band_vectors
+    model = Factors(np.concatenate([np.log(gamma), np.zeros(1 + bands)]), v, 0, "")
     return rank_factors(flatten(teams, latent.band_starts), model)
 
 
@@ -256,4 +259,6 @@ def fit_latent(teams: Teams, gamma: np.ndarray, flags: np.ndarray, k: int, lam: 
     L-BFGS's record of the fit; ``progress`` hears the iterations."""
     flat = flatten(teams, band_starts)
     model = fit_factors(flat, gamma, k, lam, None, iterations, seed, threads, flags, progress)
-    return Latent(model.v[: flat.none], np.asarray(band_starts, dtype=np.int64), model.v[flat.none + 1 :]), model
+    row = np.where(flags, np.cumsum(flags) - 1, -1).astype(np.int32)
+    return Latent(row, model.v[: flat.none][flags], np.asarray(band_starts, dtype=np.int64),
+                  model.v[flat.none + 1 :]), model

@@ -57,7 +57,7 @@ from ..patterns.prior import KnowledgeArrays
 CHUNK_POSITIONS = 1 << 16
 #: The gammas and latent vectors of the ``KnowledgeArrays`` that team building reads patterns with: it reads none.
 NO_GAMMA = np.ones(1)
-NO_VECTORS, NO_BAND_STARTS, NO_BAND_VECTORS = NO_LATENT
+NO_VECTOR_ROW, NO_VECTORS, NO_BAND_STARTS, NO_BAND_VECTORS = NO_LATENT
 
 
 @njit(cache=True)
@@ -245,8 +245,8 @@ def _chunk_candidates(games: np.ndarray, lines: GameLines, slots: np.ndarray, si
     made a ``KnowledgeArrays`` in the loop: numba's parallel loop takes no record that holds
     another (``FarRings``)."""
     for i in prange(len(games)):
-        knowledge = KnowledgeArrays(pad, delta, max_ring, lookup, far, level_index, twin, NO_GAMMA, NO_VECTORS,
-                                    NO_BAND_STARTS, NO_BAND_VECTORS)
+        knowledge = KnowledgeArrays(pad, delta, max_ring, lookup, far, level_index, twin, NO_GAMMA, NO_VECTOR_ROW,
+                                    NO_VECTORS, NO_BAND_STARTS, NO_BAND_VECTORS)
         _game_candidates(games[i], lines, slots[i], size, knowledge, out)
 
 

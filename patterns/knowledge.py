@@ -171,7 +171,7 @@ class Knowledge(MovePrior):
         if self.latent.k:
             team = np.array([self.vocabulary.pass_feature], dtype=np.int32)
             band = self.latent.band_vectors[band_of(int(board.m[N_MOVES]), self.latent.band_starts)]
-            s_pass *= float(np.exp(pair_term(team, self.latent.vectors, band)))
+            s_pass *= float(np.exp(pair_term(team, self.latent.row, self.latent.vectors, band)))
         return strength, s_pass
 
     def probabilities(self, board: Board, colour: str) -> Probabilities:

@@ -49,7 +49,8 @@ class KnowledgeArrays(NamedTuple):
     level_index: np.ndarray  # feature level -> index of its gamma
     twin: np.ndarray  # each pattern's near twin (``Vocabulary.twin``)
     gamma: np.ndarray  # the gamma of each pattern, near twin and feature level
-    vectors: np.ndarray  # float64[features, k]: their latent vectors (``Latent``; k 0: none)
+    vector_row: np.ndarray  # int32[features]: the row of each one's latent vector, -1 for none (``Latent``)
+    vectors: np.ndarray  # float64[features with one, k]: the vectors (k 0: the table has none)
     band_starts: np.ndarray  # int64: the move numbers starting the move-number bands past the first
     band_vectors: np.ndarray  # float64[bands, k]: the bands' latent vectors
 
@@ -166,7 +167,7 @@ def move_strengths(b: np.ndarray, m: np.ndarray, color: int, knowledge: Knowledg
             if team[k] >= 0:
                 s *= gamma[team[k]]
         if vectors.shape[1]:
-            s *= np.exp(pair_term(team, vectors, band))
+            s *= np.exp(pair_term(team, knowledge.vector_row, vectors, band))
         out[points[i]] = s
 
 
