@@ -625,12 +625,16 @@ def evaluate(games, ratings, split, as_json, plot, max_positions, limit_games, s
               help="Weight of the vectors' squares.")
 @click.option("--played", default=VECTOR_PLAYED, show_default=True, type=ints(0), metavar="N",
               help="Patterns played N times get a vector (every tactical feature gets one).")
+@click.option("--patterns", "patterns_path", type=Input(dir_okay=False), default=None,
+              help="A patterns table whose counts say which patterns were played N times, where the ratings "
+                   "table has none (a compact table keeps few).")
 @click.option("--iterations", default=VECTOR_ITERATIONS, show_default=True, type=ints(1), help="L-BFGS iterations.")
 @click.option("--seed", default=0, show_default=True, type=SEED, help="Seed of the position sample.")
 @click.option("-j", "--workers", type=WORKERS, default=None,
               help="Threads (default: the CPU cores, at most 8).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
-def vectors(games, ratings, output, positions, split, k, lam, played, iterations, seed, workers, quiet) -> None:
+def vectors(games, ratings, output, positions, split, k, lam, played, patterns_path, iterations, seed, workers,
+            quiet) -> None:
     """Latent vectors over a ratings table's gammas: the pairs of a move's features.
 
     Fits, on a sample of the positions of GAMES with the table's gammas held, a
@@ -642,9 +646,9 @@ def vectors(games, ratings, output, positions, split, k, lam, played, iterations
     from .miner.vectors_command import run_vectors
     from .patterns.defaults import RATINGS
 
-    _distinct(list(games), output)
+    _distinct([*games, patterns_path], output)
     run_vectors(list(games), _table_or_bundled(ratings, RATINGS), output, positions, split, k, lam, played,
-                iterations, seed, workers or default_workers(), quiet)
+                iterations, seed, workers or default_workers(), quiet, patterns_path)
 
 
 @main.command()

@@ -140,3 +140,26 @@ def test_export_writes_the_vectors_as_numbers(vectors_table: str, tmp_path: Path
         assert got.keys() == by_hand.keys()
         for name, vector in by_hand.items():
             assert got[name] == pytest.approx(vector, rel=1e-5, abs=1e-9)
+
+
+def test_the_patterns_counts_give_vectors_to_the_patterns_played_often(small_tables: dict[str, str],
+                                                                       tmp_path: Path) -> None:
+    """With --patterns, a pattern gets a vector when either table says it was played N times
+    (the ratings table counts the moves whose largest pattern it was, the patterns table
+    every ring mined); the count read by hand from both tables."""
+    ratings = pq.read_table(small_tables["ratings"], columns=["feature", "value", "played"]).to_pylist()
+    mined = pq.read_table(small_tables["patterns"], columns=["feature", "pattern_id", "played"]).to_pylist()
+    n = 3
+    patterns = {r["value"] for r in ratings if r["feature"] == "pattern"}
+    often = {r["pattern_id"] for r in mined if r["feature"] == "pattern" and r["played"] >= n} & patterns
+    often |= {r["value"] for r in ratings if r["feature"] == "pattern" and (r["played"] or 0) >= n}
+    twins = [r for r in ratings if r["feature"] == "near_pattern" and (r["played"] or 0) >= n]
+    tactical = [r for r in ratings if r["feature"] not in ("pattern", "near_pattern")]
+    out = tmp_path / "v.parquet"
+    result = CliRunner().invoke(main, ["vectors", small_tables["games"], "--ratings", small_tables["ratings"],
+                                       "--patterns", small_tables["patterns"], "--played", str(n), "-o", str(out),
+                                       "--split", "all", "--iterations", "2", "-j", "1", "-q"])
+    assert result.exit_code == 0, result.output
+    expected = len(often) + len(twins) + len(tactical) + ("pass" not in {r["feature"] for r in tactical})
+    assert f"vectors of 8 for {expected:,} features" in result.output
+    assert len(often) > len({r["value"] for r in ratings if r["feature"] == "pattern" and (r["played"] or 0) >= n})

@@ -80,12 +80,13 @@ def compact_curve(ratings: Path, games: str, tolerances: list[float], test_games
     return curve
 
 
-def with_vectors(ratings: Path, games: str, positions: int, test_games: int) -> tuple[Path, dict]:
-    """The latent vectors fitted over ``ratings`` on ``positions`` train positions, written
-    beside it, and their table's report on the first ``test_games`` test games."""
+def with_vectors(ratings: Path, games: str, patterns: Path, positions: int, test_games: int) -> tuple[Path, dict]:
+    """The latent vectors fitted over ``ratings`` on ``positions`` train positions (the
+    patterns played often by the counts of ``patterns``), written beside it, and their
+    table's report on the first ``test_games`` test games."""
     path = ratings.with_name(f"{ratings.stem}-vectors.parquet")
     print(shapemill("vectors", games, "--ratings", str(ratings.relative_to(ROOT)), "-o", str(path.relative_to(ROOT)),
-                    "--positions", str(positions), "-j", "2", "-q"), end="", flush=True)
+                    "--patterns", str(patterns), "--positions", str(positions), "-j", "2", "-q"), end="", flush=True)
     report = json.loads(shapemill("evaluate", games, "--ratings", str(path.relative_to(ROOT)), "--split", "test",
                                   "--limit-games", str(test_games), "--json"))
     print(f"with vectors: {path.stat().st_size / 2**20:.1f} MB, top-1 {report['top1']:.2%}", flush=True)
@@ -183,7 +184,8 @@ def main() -> int:
         }
     shipped = best["path"]
     if args.vector_positions:
-        path, report = with_vectors(best["path"], games, args.vector_positions, args.test_games)
+        counts = args.out / PATTERNS if args.vectors_only else ROOT / patterns
+        path, report = with_vectors(best["path"], games, counts, args.vector_positions, args.test_games)
         total = path.stat().st_size / 2**20 + patterns_mb
         if total > args.budget_mb:
             print(f"the vectors' table and the patterns make {total:.1f} MB, past {args.budget_mb:g}: shipped without "
