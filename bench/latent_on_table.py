@@ -24,28 +24,14 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.parquet as pq
 from model_variants import sample_arguments, train_and_test
 
 from shapemill.miner.evaluate import Ranked, rank_moves, ranked_report
 from shapemill.miner.latent import fit_factors, flatten, rank_factors
-from shapemill.patterns.candidates import Vocabulary, feature_numbers
+from shapemill.miner.vectors_command import vector_flags
 from shapemill.patterns.defaults import RATINGS, default_table
 from shapemill.patterns.knowledge import Knowledge
-
-
-def times_played(path: str, vocab: Vocabulary) -> np.ndarray:
-    """By feature of ``vocab``, the vocabulary of the table at ``path``, the times the table
-    says it was played where it is a pattern or a near twin; a tactical level counts as
-    played any number of times (it always gets a vector), a feature without a row -1."""
-    rows = pq.read_table(path, columns=["feature", "value", "size", "played"])
-    is_shape = pc.is_in(rows["feature"].cast(pa.string()), value_set=pa.array(["pattern", "near_pattern"]))
-    times = np.full(vocab.size, -1, dtype=np.int64)
-    times[feature_numbers(rows, vocab)] = np.where(is_shape.to_numpy(zero_copy_only=False),
-                                                   rows["played"].fill_null(0).to_numpy(), np.iinfo(np.int64).max)
-    return times
+from shapemill.tables import read_table
 
 
 def main() -> None:
@@ -54,7 +40,6 @@ def main() -> None:
     ap.add_argument("--configs", default="8:50:1000", help="k:lambda:played (or all), comma-separated")
     ap.add_argument("--iterations", type=int, default=60, help="L-BFGS iterations")
     ap.add_argument("--bands", default="20,60,120,200", help="move numbers starting a band, past the first ('': none)")
-    ap.add_argument("--save", help="a folder where each config's fitted vectors are saved (k-lambda-played.npz)")
     args = ap.parse_args()
     knowledge = Knowledge.load(args.ratings)
     vocab, gamma = knowledge.vocabulary, knowledge.gamma
@@ -67,15 +52,12 @@ def main() -> None:
     print(f"| the table's gammas alone | 0 | {here['top1']:.2%} | {here['top5']:.2%} | "
           f"{here['mean_log_likelihood']:.4f} | {seen['top1']:.2%} | - | - |", flush=True)
     flat, flat_test = flatten(train, bands), flatten(test, bands)
-    times = times_played(args.ratings, vocab)
+    table = read_table(args.ratings, "ratings", ["feature", "value", "size", "played"])[0]
     for config in args.configs.split(","):
         k, lam, played = config.split(":")
-        flags = np.ones(vocab.size, dtype=bool) if played == "all" else times >= int(played)
+        flags = np.ones(vocab.size, dtype=bool) if played == "all" else vector_flags(table, vocab, int(played))
         start = time.perf_counter()
         model = fit_factors(flat, gamma, int(k), float(lam), None, args.iterations, args.seed, args.workers, flags)
-        if args.save:
-            Path(args.save).mkdir(parents=True, exist_ok=True)
-            np.savez(Path(args.save) / f"{k}-{lam}-{played}.npz", v=model.v, flags=flags, bands=np.array(bands or []))
         here = ranked_report(Ranked(*rank_factors(flat_test, model), flat_test.move_number))
         seen = ranked_report(Ranked(*rank_factors(flat, model), flat.move_number))
         print(f"| k {k}, lambda {lam}, played >= {played} | {int(flags.sum()):,} | {here['top1']:.2%} | "
