@@ -92,12 +92,13 @@ class Vocabulary:
         is_pattern = group == PATTERN_GROUP
         ids = value[is_pattern].view(np.int64)
         rings = np.asarray(size)[is_pattern].astype(np.int16)
-        has_twin = np.zeros(len(ids), dtype=np.bool_) if twinned is None else np.asarray(twinned, dtype=np.bool_)
+        has_twin = np.zeros(len(ids), dtype=np.bool_) if twinned is None else np.array(twinned, dtype=np.bool_)
         twin_ids = value[group == NEAR_GROUP].view(np.int64)
         if len(twin_ids):
-            if not np.isin(twin_ids, ids).all():
+            at = rows_of(ids, twin_ids)  # a sort, not np.isin's hash: 0.2 s rather than 1.5 on 2 M rows
+            if (at < 0).any():
                 raise ValueError("a near pattern's row has no row of its pattern")
-            has_twin = has_twin | np.isin(ids, twin_ids)
+            has_twin[at] = True
         twin = np.full(len(ids), -1, dtype=np.int32)
         twin[has_twin] = np.arange(len(ids), len(ids) + int(has_twin.sum()))
         levels = np.full((N_FEATURES + 2, max(FEATURE_LEVELS)), -1, dtype=np.int32)

@@ -341,6 +341,20 @@ def test_built_competitions_hold_each_candidates_team_whatever_the_threads(tmp_p
     assert min(twins_checked) > 0  # twinned patterns met both far from the previous move and near it
 
 
+def test_a_near_pattern_row_gives_its_pattern_a_twin_after_the_patterns_and_one_without_its_pattern_is_refused():
+    from shapemill.patterns.candidates import NEAR_GROUP, PASS_GROUP, PATTERN_GROUP, Vocabulary
+
+    # patterns 7, 9 and 4 in the rows' order (numbers 0, 1, 2); twins numbered after them in the
+    # patterns' order: 9's from its near row, 7's from the flag; then the pass
+    twinned = np.array([True, False, False])
+    vocab = Vocabulary.from_rows([PATTERN_GROUP, PATTERN_GROUP, NEAR_GROUP, PATTERN_GROUP, PASS_GROUP],
+                                 [7, 9, 9, 4, 1], [3, 4, 4, 3, 0], twinned)
+    assert vocab.twin.tolist() == [3, 4, -1] and vocab.pass_feature == 5
+    assert twinned.tolist() == [True, False, False]  # the caller's flags are left as they were
+    with pytest.raises(ValueError, match="no row of its pattern"):
+        Vocabulary.from_rows([PATTERN_GROUP, NEAR_GROUP], [7, 8], [3, 3])
+
+
 def test_fit_objective_is_the_log_posterior_of_the_explicit_teams(tmp_path):
     from shapemill.datasets.corpus import load_corpus
     from shapemill.miner.positions import build_teams, sample_mask
