@@ -73,7 +73,11 @@ def test_a_moves_pairs_are_the_dot_products_of_its_features_and_band(vectors_tab
     assert checked > 5
 
 
-def test_evaluate_ranks_the_moves_as_knowledge_does(vectors_table: str, small_tables: dict[str, str]) -> None:
+@pytest.mark.parametrize("chunk", [None, 997])  # 997: the teams unpacked in many chunks, the last one short
+def test_evaluate_ranks_the_moves_as_knowledge_does(vectors_table: str, small_tables: dict[str, str],
+                                                    chunk: int | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    if chunk is not None:
+        monkeypatch.setattr("shapemill.miner.latent.UNPACK_CHUNK", chunk)
     knowledge = Knowledge.load(vectors_table)
     corpus = load_corpus([small_tables["games"]], split="all")
     report = evaluate_table(knowledge, corpus, np.ones(corpus.n_positions, dtype=bool))
