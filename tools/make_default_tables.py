@@ -82,10 +82,10 @@ def compact_curve(ratings: Path, games: str, tolerances: list[float], test_games
 
 def with_vectors(ratings: Path, games: str, positions: int, test_games: int) -> tuple[Path, dict]:
     """The latent vectors fitted over ``ratings`` on ``positions`` train positions, written
-    beside it, and their table's report on the first ``test_games`` test games. The patterns
-    played often are those the compact table's counts say so of (50,922 features with a
-    vector): ``vectors --patterns`` with the mined counts gave 83,908 of them 43.63% top-1
-    against 43.58%, 0.5 MB past the budget (bench/RESULTS.md)."""
+    beside it, and their table's report on the first ``test_games`` test games. A pattern gets
+    a vector when the compact table counts it played often (50,922 features with a vector);
+    ``vectors --patterns`` with the mined counts gave 83,908 of them 43.63% top-1 against
+    43.58%, 0.5 MB past the budget (bench/RESULTS.md)."""
     path = ratings.with_name(f"{ratings.stem}-vectors.parquet")
     print(shapemill("vectors", games, "--ratings", str(ratings.relative_to(ROOT)), "-o", str(path.relative_to(ROOT)),
                     "--positions", str(positions), "-j", "2", "-q"), end="", flush=True)
@@ -195,7 +195,8 @@ def main() -> int:
             print(f"the vectors predict no better ({report['top1']:.2%}): shipped without them", flush=True)
         else:
             shipped = path
-            this = " ".join(["python tools/make_default_tables.py", *sys.argv[1:]])  # replaces an earlier --vectors-only
+            # a --vectors-only run replaces the vectors of an earlier one: its command, not added to theirs
+            this = " ".join(["python tools/make_default_tables.py", *sys.argv[1:]])
             made = {**made, "top1": report["top1"], "top5": report["top5"], "evaluated_positions": report["positions"],
                     "evaluated_games": f"first {args.test_games} games of the test split",
                     "command": f"{made['command'].split('; ')[0]}; {this}" if args.vectors_only else made["command"]}
