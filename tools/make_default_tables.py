@@ -121,8 +121,8 @@ def main() -> int:
     parser.add_argument("--keep-played", type=int, default=500,
                         help="spatial patterns kept (for diagrams) when played this often (default 500)")
     parser.add_argument("--reuse", action="store_true", help="keep the scan / mine / rate outputs already made")
-    # a million rather than `vectors`' 300,000: 43.77% top-1 against 43.58%, at 9.7 GB rather than
-    # 4.0 and 47 minutes rather than 21 on two cores (bench/RESULTS.md)
+    # a million rather than `vectors`' 300,000: 43.77% top-1 against 43.58%, at 8.1 GB rather than
+    # 4.0 and 37-47 minutes rather than 21 on two cores (bench/RESULTS.md)
     parser.add_argument("--vector-positions", type=int, default=1_000_000,
                         help="train positions the vectors are fitted on (default 1,000,000; 0: none)")
     # 0.9 MB: 50,922 vectors of 8 half-precision floats in the bundled table (bench/RESULTS.md)
