@@ -192,29 +192,29 @@ class Factors(NamedTuple):
 def fit_factors(flat: Flat, gamma: np.ndarray, k: int, lam_v: float, lam_w: float | None, iterations: int,
                 seed: int = 1, threads: int = 2, vectors: np.ndarray | None = None,
                 progress: Callable[[int], object] | None = None) -> Factors:
-    """The factorization model on ``flat`` from MM's ``gamma`` (see the module). ``lam_w``
-    None holds the gammas (only the vectors are fitted: gammas fitted on more positions
-    than ``flat`` holds); ``vectors`` (a flag per feature before ``none``) gives a latent
-    vector to the features flagged only, the others none (the context features have one);
-    ``progress(1)`` is called after each iteration."""
+    """The factorization model on ``flat`` from MM's ``gamma`` (see the module). ``vectors``
+    (a flag per feature before ``none``) gives a latent vector to the features flagged only,
+    the others none (the context features have one); ``lam_w`` None holds every gamma (only
+    the vectors are fitted: gammas fitted on more positions than ``flat`` holds), otherwise
+    the gammas of the features with a vector move too, ``lam_w`` the weight of their squared
+    moves; ``progress(1)`` is called after each iteration."""
     nf = flat.none + 1 + flat.contexts
     w0 = np.concatenate([np.log(gamma), np.zeros(1 + flat.contexts)])
     has = np.ones(nf, dtype=bool) if vectors is None else np.concatenate([vectors, np.ones(1 + flat.contexts, bool)])
     has[flat.none] = False
+    moves = np.zeros(nf, dtype=bool) if lam_w is None else has.copy()
+    moves[flat.none:] = False  # ``none`` and the contexts have no gamma
+    m = int(moves.sum())
     v0 = np.random.default_rng(seed).normal(0, INIT_SCALE, (nf, k))
-    v0[~has] = 0
     n = max(1, len(flat.chosen))
-    held = lam_w is None
 
     def unpack(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        if held:  # x holds the vectors of the features that have one: L-BFGS's memory is 40 copies of x
-            v = np.zeros((nf, k))
-            v[has] = x.reshape(-1, k)
-            return w0, v
-        w = x[:nf].copy()
-        v = x[nf:].reshape(nf, k).copy()
-        w[flat.none:] = 0
-        v[~has] = 0
+        # x holds the moving gammas and the vectors of the features that have one: L-BFGS's
+        # memory is 40 copies of x
+        w = w0.copy()
+        w[moves] = x[:m]
+        v = np.zeros((nf, k))
+        v[has] = x[m:].reshape(-1, k)
         return w, v
 
     def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
@@ -223,16 +223,12 @@ def fit_factors(flat: Flat, gamma: np.ndarray, k: int, lam_v: float, lam_w: floa
         ll, gw, gv, g, a = gradient_pass(flat.pos_start, flat.pattern, flat.combo, flat.chosen, flat.context,
                                          w, v, cw, s, qs, threads)
         spread_combinations(flat.rows, g, a, s, v, gw, gv)
-        gv[~has] = 0
-        value = -ll + lam_v * (v * v).sum()
-        if held:
-            return value / n, (-gv[has] + 2 * lam_v * v[has]).ravel() / n
-        grad_v = (-gv + 2 * lam_v * v).ravel()
-        gw[flat.none:] = 0
-        value += lam_w * ((w - w0) ** 2).sum()
-        return value / n, np.concatenate([-gw + 2 * lam_w * (w - w0), grad_v]) / n
+        moved = w[moves] - w0[moves]
+        value = -ll + lam_v * (v[has] ** 2).sum() + (0.0 if lam_w is None else lam_w * (moved ** 2).sum())
+        grad_w = -gw[moves] + (0.0 if lam_w is None else 2 * lam_w * moved)
+        return value / n, np.concatenate([grad_w, (-gv[has] + 2 * lam_v * v[has]).ravel()]) / n
 
-    start = v0[has].ravel() if held else np.concatenate([w0, v0.ravel()])
+    start = np.concatenate([w0[moves], v0[has].ravel()])
     res = minimize(objective, start, jac=True, method="L-BFGS-B", options={"maxiter": iterations, "maxcor": 20},
                    callback=None if progress is None else lambda _: progress(1))
     w, v = unpack(res.x)

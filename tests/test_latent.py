@@ -23,6 +23,7 @@ from shapemill.datasets.corpus import load_corpus
 from shapemill.go import Board
 from shapemill.miner import Knowledge
 from shapemill.miner.evaluate import evaluate_table
+from shapemill.miner.latent import Flat, fit_factors
 from shapemill.tables import TableError
 
 
@@ -167,3 +168,24 @@ def test_the_patterns_counts_give_vectors_to_the_patterns_played_often(small_tab
     expected = len(often) + len(twins) + len(tactical) + ("pass" not in {r["feature"] for r in tactical})
     assert f"vectors of 8 for {expected:,} features" in result.output
     assert len(often) > len({r["value"] for r in ratings if r["feature"] == "pattern" and (r["played"] or 0) >= n})
+
+
+def test_moving_gammas_reach_the_hand_computed_maximum_and_leave_the_others_held() -> None:
+    """Ten positions of three candidates each: pattern A alone, pattern B alone, B with the
+    tactical feature T; A played 6 times, B 1, B with T 3. With B's gamma held at 1 (it has
+    no vector) and no pair term (no candidate has two features with vectors), the maximum of
+    the likelihood is where the strengths stand as the counts, 6 : 1 : 3 (gammas A 6, T 3),
+    and L-BFGS must find it; held (``lam_w`` None), every gamma stays."""
+    a, b, t, none = 0, 1, 2, 3
+    chosen = np.array([0] * 6 + [1] + [2] * 3)
+    flat = Flat(pos_start=np.arange(0, 31, 3), pattern=np.tile([a, b, b], 10).astype(np.int32),
+                combo=np.tile([0, 0, 1], 10).astype(np.int32), rows=np.array([[none], [t]], dtype=np.int32),
+                chosen=chosen, move_number=np.zeros(10, dtype=np.int32),
+                context=np.full(10, none, dtype=np.int64), none=none, contexts=0)
+    flags = np.array([True, False, True])
+    moved = fit_factors(flat, np.ones(3), 2, 1e-9, 1e-9, 200, threads=1, vectors=flags)
+    assert np.exp(moved.w[:3]) == pytest.approx([6.0, 1.0, 3.0], rel=1e-4)
+    assert moved.w[b] == 0.0
+    held = fit_factors(flat, np.ones(3), 2, 1e-9, None, 20, threads=1, vectors=flags)
+    assert (held.w[:3] == 0.0).all()
+
