@@ -19,8 +19,8 @@ mean log-likelihood on the first ``--test-games`` test games, top-1 on the test 
 whose move played has a pattern with a vector and on the others (that row's vectors; the
 first row's split is the first config's), top-1 on the fitted positions (the
 overfitting), L-BFGS's iterations and the fit's seconds; its first row is the table
-alone, the same-run reference. Measurements go to bench/RESULTS.md
-("Latent-factor interactions").
+alone, the same-run reference. Measurements go to bench/RESULTS.md ("Latent vectors over
+the bundled table's gammas", "The bundled table with latent vectors").
 """
 
 from __future__ import annotations

@@ -204,7 +204,7 @@ def fit_factors(flat: Flat, gamma: np.ndarray, k: int, lam_v: float, lam_w: floa
     has[flat.none] = False
     moves = np.zeros(nf, dtype=bool) if lam_w is None else has.copy()
     moves[flat.none:] = False  # ``none`` and the contexts have no gamma
-    m = int(moves.sum())
+    m, lam_moves = int(moves.sum()), lam_w or 0.0
     v0 = np.random.default_rng(seed).normal(0, INIT_SCALE, (nf, k))
     n = max(1, len(flat.chosen))
 
@@ -224,8 +224,8 @@ def fit_factors(flat: Flat, gamma: np.ndarray, k: int, lam_v: float, lam_w: floa
                                          w, v, cw, s, qs, threads)
         spread_combinations(flat.rows, g, a, s, v, gw, gv)
         moved = w[moves] - w0[moves]
-        value = -ll + lam_v * (v[has] ** 2).sum() + (0.0 if lam_w is None else lam_w * (moved ** 2).sum())
-        grad_w = -gw[moves] + (0.0 if lam_w is None else 2 * lam_w * moved)
+        value = -ll + lam_v * (v[has] ** 2).sum() + lam_moves * (moved ** 2).sum()
+        grad_w = -gw[moves] + 2 * lam_moves * moved
         return value / n, np.concatenate([grad_w, (-gv[has] + 2 * lam_v * v[has]).ravel()]) / n
 
     start = np.concatenate([w0[moves], v0[has].ravel()])
