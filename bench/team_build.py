@@ -165,12 +165,13 @@ def _kernel(corpus, vocab, mask, replay, games) -> None:
     width = 19 * 19 + 1
     n_pos = int(replay.per_game[games].sum())
     out = TeamBuffers(np.empty(n_pos * width, dtype=np.int32), np.empty(n_pos * width, dtype=np.int64),
-                      np.zeros(n_pos, dtype=np.int64), np.zeros(n_pos, dtype=np.int32), np.zeros(n_pos, dtype=np.int32))
+                      np.zeros(n_pos, dtype=np.int64), np.zeros(n_pos, dtype=np.int32), np.zeros(n_pos, dtype=np.int32),
+                      np.ones(n_pos, dtype=np.int8))
     slots = np.concatenate([[0], np.cumsum(replay.per_game[games])]).astype(np.int64)
     geo = geometry(19)
     lines = GameLines(corpus.moves, replay.offsets, replay.first_color, replay.setup, replay.setup_start, mask)
     positions._chunk_candidates(games, lines, slots, 19, geo.pad, geo.delta, geo.max_ring, vocab.lookup,
-                                far_rings(19), vocab.level_index, out)
+                                far_rings(19), vocab.level_index, vocab.twin, out)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,8 @@ Imports nothing else of shapemill. Modules: ``rules`` (the numba board), ``verti
 (``Board``), ``reading`` (liberties, ladders, legal moves), ``nbr3x3`` (the 3x3
 code), ``rings`` (gridcular rings, Zobrist keys, key packing), ``changes`` (the
 points a move can change), ``chains`` (chain distance), ``symmetry`` (the board's
-eight symmetries).
+eight symmetries), ``equivalent`` (the points that are one move by a symmetry of the
+position).
 """
 
 

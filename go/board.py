@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import rules
+from .equivalent import equivalent_points
 from .vertices import GTP_LETTERS, Point, VertexError, color_code, color_name, flat_index, point_at, show_point
 
 
@@ -122,6 +123,12 @@ class Board:
         other._seen = set(self._seen)
         other._undo = list(self._undo)
         return other
+
+    def equivalent_points(self, point: Point) -> int:
+        """How many points the move at ``point`` is in this position: its images under the
+        symmetries that keep the position (``equivalent``; 4 for a 4-4 point on the empty
+        board, 1 for a pass and nearly every move of a game)."""
+        return int(equivalent_points(self.b, self.m, rules.PASS if point is None else self._point(point)))
 
     def get(self, point: tuple[int, int]) -> str | None:
         """The colour at ``point``: 'b', 'w' or None when empty."""

@@ -4,7 +4,9 @@ For every position, the candidates are ordered by strength (product of their
 features' gammas, and of their pairs' factor where the table has latent vectors:
 ``latent``); the rank of the move played gives top-k accuracy, and its
 probability ``strength / total`` the log-likelihood. Ties count against the model:
-a move tied with others takes the worst of their ranks.
+a move tied with others takes the worst of their ranks, but for the points it is one move
+with (``go.equivalent``: on the empty board the four 4-4 points are one move, the one
+the model must rank first).
 """
 
 from __future__ import annotations
@@ -69,7 +71,7 @@ def rank_moves(teams: Teams, gamma: np.ndarray, latent: Latent = NO_LATENT) -> R
         "evaluate's ranking of the moves", ranks_and_logp, teams.pos_start, teams.team, teams.pattern_bits,
         teams.chosen, full, combination_strengths(teams.combos, full[teams.first_tactical:]),
     )
-    return Ranked(rank, logp, teams.move_number)
+    return Ranked(rank - (teams.images - 1), logp, teams.move_number)
 
 
 def evaluate_teams(teams: Teams, gamma: np.ndarray, latent: Latent = NO_LATENT) -> dict:

@@ -84,7 +84,7 @@ def export_mm(table: pa.Table, meta: dict, path: str, quiet: bool = False) -> in
     (atomically; a write error is a :class:`ShapemillError` naming ``path``; ``quiet``:
     no progress bars). Returns the number of positions written."""
     params = meta["params"]
-    vocab, _ = ratings_model(table)
+    vocab = ratings_model(table).vocab
     corpus = load_corpus(params["games"], split=params["split"], limit=params.get("limit_games"))
     bar = progress_bar(quiet, len(corpus), "game", "positions")
     teams = build_teams(corpus, vocab, sample_mask(corpus, params["max_positions"], params["seed"]),

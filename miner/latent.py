@@ -50,6 +50,7 @@ class Flat(NamedTuple):
     context: np.ndarray
     none: int
     contexts: int
+    images: np.ndarray  # int8[positions]: the points each move played is (``Teams.images``)
 
 
 def flatten(teams: Teams, bands: np.ndarray | list[int] | None = None) -> Flat:
@@ -67,7 +68,7 @@ def flatten(teams: Teams, bands: np.ndarray | list[int] | None = None) -> Flat:
         context = np.full(teams.n_positions, teams.none, dtype=np.int64)
     return Flat(teams.pos_start, pattern, combo, teams.combination_features(),
                 teams.chosen, teams.move_number, context.astype(np.int64), teams.none,
-                0 if bands is None else len(bands) + 1)
+                0 if bands is None else len(bands) + 1, teams.images)
 
 
 @njit(cache=True, parallel=True)
@@ -237,9 +238,11 @@ def fit_factors(flat: Flat, gamma: np.ndarray, k: int, lam_v: float, lam_w: floa
 
 def rank_factors(flat: Flat, model: Factors) -> tuple[np.ndarray, np.ndarray]:
     """How ``model`` ranks the moves played in ``flat``: each one's rank (1: the first
-    choice, ties counted against it) and log-probability."""
+    choice, ties counted against it but for the move's equivalent points) and log-probability."""
     cw, s, qs = combination_sums(flat.rows, model.w, model.v)
-    return rank_pass(flat.pos_start, flat.pattern, flat.combo, flat.chosen, flat.context, model.w, model.v, cw, s, qs)
+    rank, logp = rank_pass(flat.pos_start, flat.pattern, flat.combo, flat.chosen, flat.context, model.w, model.v,
+                           cw, s, qs)
+    return rank - (flat.images - 1), logp
 
 
 def rank_latent(teams: Teams, gamma: np.ndarray, latent: Latent) -> tuple[np.ndarray, np.ndarray]:

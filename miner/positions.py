@@ -14,7 +14,9 @@ never copied whole):
   ``first_tactical`` (``uint16`` while the tactical features fit: a sample holds
   millions of combinations). :func:`candidate` unpacks one;
 - ``chosen[j]``: the index (within the position) of the move played;
-- ``move_number[j]``: how many moves were played before the position.
+- ``move_number[j]``: how many moves were played before the position;
+- ``images[j]``: how many points the move played is, under the position's symmetries
+  (``go.equivalent``: 4 for a 4-4 point on the empty board, 1 nearly everywhere else).
 
 ``none`` is the vocabulary's size: a gamma array of ``none + 1`` entries whose last
 is 1 makes a candidate's strength ``gamma[pattern] * prod(tactical[combos[combo]])``,
@@ -36,6 +38,7 @@ from numba import njit, prange
 from ..datasets.corpus import Corpus
 from ..errors import ShapemillError
 from ..go.changes import new_tracker, play_tracked
+from ..go.equivalent import equivalent_points
 from ..go.reading import legal_moves
 from ..go.rings import FarRings, far_rings, geometry
 from ..go.rules import BLACK, OK, WHITE, illegal_reason, new_board, place_setup, to_point
@@ -106,6 +109,7 @@ class Teams:
     move_number: np.ndarray  # int32[positions]
     none: int
     first_tactical: int
+    images: np.ndarray  # int8[positions]: the points the move played is (``go.equivalent``)
 
     @classmethod
     def from_candidates(
@@ -120,8 +124,8 @@ class Teams:
         team = np.empty((len(pattern), 3), dtype=np.uint16)
         _pack_all(team, np.asarray(pattern, np.int64), np.asarray(combo, np.int64), pattern_bits(none))
         offsets = (np.asarray(combos) - first).astype(offset_dtype(none - first))
-        return cls(np.asarray(pos_start, np.int64), team, offsets,
-                   np.asarray(chosen, np.int32), np.asarray(move_number, np.int32), none, first)
+        return cls(np.asarray(pos_start, np.int64), team, offsets, np.asarray(chosen, np.int32),
+                   np.asarray(move_number, np.int32), none, first, np.ones(len(chosen), np.int8))
 
     @property
     def n_positions(self) -> int:
@@ -137,7 +141,8 @@ class Teams:
 
     @property
     def nbytes(self) -> int:
-        return sum(a.nbytes for a in (self.pos_start, self.team, self.combos, self.chosen, self.move_number))
+        return sum(a.nbytes for a in (self.pos_start, self.team, self.combos, self.chosen, self.move_number,
+                                      self.images))
 
     def candidates(self, index: slice | np.ndarray = slice(None)) -> tuple[np.ndarray, np.ndarray]:
         """The pattern features and combination rows of the candidates ``index``."""
@@ -184,6 +189,7 @@ class TeamBuffers(NamedTuple):
     n_cand: np.ndarray  # int64[slots]: the candidates of each slot (0: not written)
     chosen: np.ndarray  # int32[slots]: the candidate played
     move: np.ndarray  # int32[slots]: the position's move number
+    images: np.ndarray  # int8[slots]: the points the move played is (``go.equivalent``)
 
 
 @njit(cache=True)
@@ -195,7 +201,7 @@ def _game_candidates(g: int, lines: GameLines, slot: int, size: int, knowledge: 
     moves, offsets, first_color, setup, setup_start, mask = lines
     pad, delta, max_ring, lookup = knowledge.pad, knowledge.delta, knowledge.max_ring, knowledge.lookup
     far, level_index, twin = knowledge.far, knowledge.level_index, knowledge.twin
-    pattern_out, key_out, n_cand, chosen_out, move_out = out
+    pattern_out, key_out, n_cand, chosen_out, move_out, images_out = out
     b, m = new_board(size)
     for color, row in ((BLACK, 2 * g), (WHITE, 2 * g + 1)):
         for i in range(setup_start[row], setup_start[row + 1]):
@@ -232,6 +238,7 @@ def _game_candidates(g: int, lines: GameLines, slot: int, size: int, knowledge: 
             n_cand[k] = len(points) + 1
             chosen_out[k] = winner
             move_out[k] = n
+            images_out[k] = equivalent_points(b, m, point)
             k += 1
         play_tracked(b, m, color, point, tracker, n)
 
@@ -403,6 +410,7 @@ class Chunk(NamedTuple):
     keys: np.ndarray  # int64[combinations]
     chosen: np.ndarray  # int32[positions]
     move_number: np.ndarray  # int32[positions]
+    images: np.ndarray  # int8[positions]
 
 
 class Replay(NamedTuple):
@@ -444,10 +452,11 @@ def chunk_teams(corpus: Corpus, vocab: Vocabulary, mask: np.ndarray, replay: Rep
     n_cand = np.zeros(n_pos, dtype=np.int64)
     chosen = np.zeros(n_pos, dtype=np.int32)
     move = np.zeros(n_pos, dtype=np.int32)
+    images = np.ones(n_pos, dtype=np.int8)
     lines = GameLines(corpus.moves, replay.offsets, replay.first_color, replay.setup, replay.setup_start, mask)
     _chunk_candidates(games, lines, slots, size, geo.pad, geo.delta, min(max_ring, geo.max_ring), vocab.lookup,
                       far_rings(size), vocab.level_index, vocab.twin,
-                      TeamBuffers(pattern_buf, key_buf, n_cand, chosen, move))
+                      TeamBuffers(pattern_buf, key_buf, n_cand, chosen, move, images))
     pattern, keys = _compact(n_cand, width, pattern_buf, key_buf, vocab.size)
     del pattern_buf, key_buf
     bits = pattern_bits(vocab.size)
@@ -455,7 +464,7 @@ def chunk_teams(corpus: Corpus, vocab: Vocabulary, mask: np.ndarray, replay: Rep
     team = np.empty((len(pattern), 3), dtype=np.uint16)
     _pack_all(team, pattern, interner.ids(keys), bits)
     written = n_cand > 0
-    return Chunk(n_cand[written], team, interner.keys.copy(), chosen[written], move[written])
+    return Chunk(n_cand[written], team, interner.keys.copy(), chosen[written], move[written], images[written])
 
 
 def build_teams(
@@ -476,7 +485,7 @@ def build_teams(
     expected = int(candidates_per_position(corpus, mask).sum() * 1.05) + 1
     team_out = np.empty((expected, 3), dtype=np.uint16)
     c = 0
-    sizes, chosen, move = [], [], []
+    sizes, chosen, move, images = [], [], [], []
     for games in chunk_plan(corpus, replay):
         chunk = chunk_teams(corpus, vocab, mask, replay, games, max_ring)
         team_out = _room(team_out, c + len(chunk.team))
@@ -485,6 +494,7 @@ def build_teams(
         sizes.append(chunk.sizes)
         chosen.append(chunk.chosen)
         move.append(chunk.move_number)
+        images.append(chunk.images)
         del chunk
         if progress is not None:
             progress(len(games))
@@ -497,6 +507,7 @@ def build_teams(
         move_number=np.concatenate([np.zeros(0, np.int32), *move]),
         none=vocab.size,
         first_tactical=vocab.first_tactical,
+        images=np.concatenate([np.zeros(0, np.int8), *images]),
     )
 
 

@@ -142,17 +142,26 @@ def feature_groups(feature: pa.ChunkedArray) -> np.ndarray:
 MODEL_COLUMNS = ["feature", "value", "size", "gamma"]
 
 
-def ratings_model(table: pa.Table) -> tuple[Vocabulary, np.ndarray]:
-    """The vocabulary of a ratings table and the gamma of each of its features (the
-    patterns with a ``near_pattern`` row have their twin)."""
+class RatingsModel(NamedTuple):
+    """A ratings table as the move model reads it."""
+
+    vocab: Vocabulary  # its features (the patterns with a ``near_pattern`` row have their twin)
+    gamma: np.ndarray  # float64[features]: each feature's gamma
+    number: np.ndarray  # int64[rows]: each row's feature number (``feature_numbers``)
+
+
+def ratings_model(table: pa.Table) -> RatingsModel:
+    """The vocabulary of a ratings table, the gamma of each of its features and the feature
+    number of each of its rows."""
     group = feature_groups(table["feature"])
     value = table["value"].to_numpy()
     if (value[group == PASS_GROUP] != 1).any():
         raise ValueError("the pass has a level other than 1")
     vocab = Vocabulary.from_rows(group, value, table["size"].fill_null(0).to_numpy())
     gamma = np.ones(vocab.size)
-    gamma[feature_numbers(table, vocab, group)] = table["gamma"].to_numpy()
-    return vocab, gamma
+    number = feature_numbers(table, vocab, group)
+    gamma[number] = table["gamma"].to_numpy()
+    return RatingsModel(vocab, gamma, number)
 
 
 def feature_numbers(table: pa.Table, vocab: Vocabulary, group: np.ndarray | None = None) -> np.ndarray:

@@ -22,7 +22,7 @@ from ..go.reading import reading_scratch
 from ..go.rules import BLACK, N_MOVES, WHITE
 from ..go.vertices import format_vertex, parse_vertex
 from ..tables import TableError, read_table
-from .candidates import Vocabulary, candidate_tactical, feature_numbers, team_of
+from .candidates import RatingsModel, Vocabulary, candidate_tactical, team_of
 from .defaults import RATINGS, default_table
 from .features import N_FEATURES
 from .features.words import level_words
@@ -67,11 +67,12 @@ class Probabilities(NamedTuple):
         """The probability of the move at ``point`` (None: the pass)."""
         return self.p_pass if point is None else float(self.points[point])
 
-    def rank(self, point: tuple[int, int] | None) -> int:
+    def rank(self, point: tuple[int, int] | None, equivalent: int = 1) -> int:
         """The rank of the move at ``point`` (1: the likeliest); a move tied with others takes
-        the worst of their ranks, as ``evaluate`` counts; 0 for an illegal move."""
+        the worst of their ranks but for the ``equivalent`` points it is one move with
+        (``Board.equivalent_points``), as ``evaluate`` counts; 0 for an illegal move."""
         p = self.of(point)
-        return int((self.points >= p).sum() + (self.p_pass >= p)) if p > 0 else 0
+        return int((self.points >= p).sum() + (self.p_pass >= p)) - (equivalent - 1) if p > 0 else 0
 
 
 def likeliest(p: Probabilities, n: int) -> list[tuple[str, float]]:
@@ -122,7 +123,7 @@ class Explanation:
     legal: bool
     strength: float
     probability: float
-    rank: int  # 1 = the table's first choice; ties take the worst rank, as evaluate counts them
+    rank: int  # 1 = the table's first choice; ties take the worst rank, as evaluate counts them (Probabilities.rank)
     pattern: PatternReason | None
     features: tuple[FeatureReason, ...]
     pairs: float = 1.0
@@ -150,16 +151,16 @@ class Knowledge(MovePrior):
     @property
     def vocabulary(self) -> Vocabulary:
         """The table's features, numbered (``candidates.Vocabulary``)."""
-        return self._model()[0]
+        return self._model().vocab
 
     @property
     def gamma(self) -> np.ndarray:
         """The gamma of each feature of ``vocabulary``."""
-        return self._model()[1]
+        return self._model().gamma
 
-    def _model(self) -> tuple[Vocabulary, np.ndarray]:
-        """The table's vocabulary and gammas, read at the first call (by ``MovePrior.knowledge``,
-        whatever the board size asked)."""
+    def _model(self) -> RatingsModel:
+        """The table's vocabulary, gammas and rows' feature numbers, read at the first call
+        (by ``MovePrior.knowledge``, whatever the board size asked)."""
         self.knowledge(19)
         return self.model
 
@@ -201,7 +202,8 @@ class Knowledge(MovePrior):
             p = (point[0] + 1) * (board.size + 2) + point[1] + 1
             s = float(strength[p])
             team = self._team(board, c, p) if s > 0 else np.zeros(0, dtype=np.int64)
-        rank = int((np.append(strength, s_pass) >= s).sum()) if s > 0 else 0  # as Probabilities.rank
+        ties = int((np.append(strength, s_pass) >= s).sum()) - (board.equivalent_points(point) - 1)
+        rank = ties if s > 0 else 0  # as Probabilities.rank
         table, row_of = self._detail_rows()
         pattern, features = None, []
         for number in team:
@@ -244,7 +246,7 @@ class Knowledge(MovePrior):
                     table = read_table(self.path, "ratings", columns=DETAIL_COLUMNS)[0]
                 except (KeyError, ValueError, pa.ArrowException) as exc:
                     raise TableError(f"{self.path}: unusable ratings ({type(exc).__name__}: {exc})") from None
-                number = feature_numbers(table, self.vocabulary)
+                number = self._model().number  # the same rows, in the same order
                 row_of = np.full(self.vocabulary.size, -1, dtype=np.int64)
                 row_of[number] = np.arange(len(number))
                 self._rows = table, row_of

@@ -50,10 +50,11 @@ class Latent(NamedTuple):
 NO_LATENT = Latent(np.zeros(0, dtype=np.int32), np.zeros((0, 0)), np.zeros(0, dtype=np.int64), np.zeros((1, 0)))
 
 
-def read_latent(table: pa.Table, meta: dict, vocab: Vocabulary) -> Latent:
-    """The latent vectors of a ratings table (its rows ``table``, its metadata ``meta``),
-    numbered by ``vocab`` (``ratings_model``'s); ``NO_LATENT`` when it has none. A column or
-    band entry of the wrong shape is a ``ValueError``."""
+def read_latent(table: pa.Table, meta: dict, number: np.ndarray, features: int) -> Latent:
+    """The latent vectors of a ratings table (its rows ``table``, its metadata ``meta``) for
+    a vocabulary of ``features`` features, ``number`` each row's feature number
+    (``ratings_model``'s); ``NO_LATENT`` when it has none. A column or band entry of the
+    wrong shape is a ``ValueError``."""
     if VECTOR_COLUMN not in table.column_names:
         return NO_LATENT
     column = table[VECTOR_COLUMN].combine_chunks()
@@ -65,8 +66,8 @@ def read_latent(table: pa.Table, meta: dict, vocab: Vocabulary) -> Latent:
     band_vectors = np.asarray(bands.get("vectors", [[0.0] * k]), dtype=np.float64)
     if band_vectors.shape != (len(starts) + 1, k) or (np.diff(starts) <= 0).any():
         raise ValueError(f"the metadata's {LATENT_META!r} entry does not hold {len(starts) + 1} bands of {k} numbers")
-    numbers = feature_numbers(table, vocab)[column.is_valid().to_numpy(zero_copy_only=False)]
-    row = np.full(vocab.size, -1, dtype=np.int32)
+    numbers = number[column.is_valid().to_numpy(zero_copy_only=False)]
+    row = np.full(features, -1, dtype=np.int32)
     row[numbers] = np.arange(len(numbers))
     return Latent(row, column.flatten().to_numpy().reshape(-1, k).astype(np.float64), starts, band_vectors)
 

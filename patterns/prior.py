@@ -214,10 +214,10 @@ class MovePrior:
                 try:
                     table, meta = read_table(self.path, "ratings", columns=self._columns)
                     self.model = ratings_model(table)
-                    self.latent = read_latent(table, meta, self.model[0])
+                    self.latent = read_latent(table, meta, self.model.number, self.model.vocab.size)
                 except (KeyError, ValueError, TypeError, pa.ArrowException) as exc:
                     raise TableError(f"{self.path}: unusable ratings ({type(exc).__name__}: {exc})") from None
-        vocab, gamma = self.model
+        vocab, gamma = self.model.vocab, self.model.gamma
         geo = geometry(size)
         largest = int(vocab.pattern_rings.max()) if len(vocab.pattern_rings) else MIN_RING
         max_ring = min(geo.max_ring, largest)  # no ring past the table's largest can be known

@@ -48,7 +48,7 @@ def test_compact_table_keeps_whole_chains_and_the_full_tables_priors_for_the_pat
     rows_now = table.select(["feature", "value", "gamma"]).to_pylist()
     gamma = {(row["feature"], row["value"]): row["gamma"] for row in rows_now}
     assert 0 < len(kept_twins) < len(kept_ids)  # a twin whose gamma is its pattern's is dropped
-    vocab, _ = ratings_model(table)
+    vocab = ratings_model(table).vocab
     full, small = MovePrior(ratings), MovePrior(compact)
     corpus = load_corpus(games, split="all")
     compared = differ = fallen_back = 0

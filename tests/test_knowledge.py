@@ -64,10 +64,14 @@ def test_first_choices_and_likelihood_are_what_evaluate_reports(knowledge: Knowl
     for board, colour, point, _ in replayed_positions(corpus):
         p = knowledge.probabilities(board, colour)
         played = p.p_pass if point is None else p.points[point]
-        rank = int((p.points >= played).sum() + (p.p_pass >= played))  # ties count against the table
-        best = knowledge.top(board, colour, 2)
-        first_is_played = best[0][0] == ("pass" if point is None else board_vertex(point))
-        assert (rank == 1) == (first_is_played and best[1][1] < best[0][1])
+        # ties count against the table, but for the points that are one move with the played
+        # one (its images under the position's symmetries, as many as ``equivalent``)
+        equivalent = board.equivalent_points(point)
+        rank = int((p.points >= played).sum() + (p.p_pass >= played)) - (equivalent - 1)
+        best = knowledge.top(board, colour, equivalent + 1)
+        firsts = [v for v, q in best if q == best[0][1]]  # the table's first choices, tied
+        played_first = ("pass" if point is None else board_vertex(point)) in firsts
+        assert (rank == 1) == (played_first and len(firsts) == equivalent)
         top1 += rank == 1
         top5 += rank <= 5
         logp.append(np.log(played))

@@ -87,7 +87,7 @@ def test_evaluate_ranks_the_moves_as_knowledge_does(vectors_table: str, small_ta
         p = knowledge.probabilities(board, colour)
         assert p.points.sum() + p.p_pass == pytest.approx(1.0, abs=1e-12)
         played = p.of(point)
-        top1 += p.rank(point) == 1
+        top1 += p.rank(point, board.equivalent_points(point)) == 1
         logp.append(np.log(played))
     assert report["positions"] == len(logp)
     assert report["top1"] == top1 / len(logp)
@@ -181,7 +181,7 @@ def test_moving_gammas_reach_the_hand_computed_maximum_and_leave_the_others_held
     flat = Flat(pos_start=np.arange(0, 31, 3), pattern=np.tile([a, b, b], 10).astype(np.int32),
                 combo=np.tile([0, 0, 1], 10).astype(np.int32), rows=np.array([[none], [t]], dtype=np.int32),
                 chosen=chosen, move_number=np.zeros(10, dtype=np.int32),
-                context=np.full(10, none, dtype=np.int64), none=none, contexts=0)
+                context=np.full(10, none, dtype=np.int64), none=none, contexts=0, images=np.ones(10, np.int8))
     flags = np.array([True, False, True])
     moved = fit_factors(flat, np.ones(3), 2, 1e-9, 1e-9, 200, threads=1, vectors=flags)
     assert np.exp(moved.w[:3]) == pytest.approx([6.0, 1.0, 3.0], rel=1e-4)

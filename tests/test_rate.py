@@ -410,7 +410,7 @@ def test_export_mm_rebuilds_the_positions_of_a_fit_on_the_first_games_and_a_samp
     assert params["limit_games"] == 2 and params["positions"] == 13
     assert run(main, ["export", ratings, "--format", "mm", "-o", mm]).exit_code == 0
     corpus = load_corpus(games, split="all", limit=2)
-    vocab, _ = ratings_model(read_table(ratings, "ratings")[0])
+    vocab = ratings_model(read_table(ratings, "ratings")[0]).vocab
     fitted = io.StringIO()
     write_mm(build_teams(corpus, vocab, sample_mask(corpus, 13, 5)), vocab.group, fitted)
     with open(mm) as written:

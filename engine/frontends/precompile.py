@@ -40,6 +40,7 @@ def _review_kernels(knowledge: Knowledge) -> None:
     for i, vertex in enumerate(OPENING):
         colour = "bw"[i % 2]
         knowledge.probabilities(board, colour)
+        board.equivalent_points(parse_vertex(vertex, SIZE))  # the rank the review gives the move
         board.play(colour, parse_vertex(vertex, SIZE))
 
 

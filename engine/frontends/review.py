@@ -147,7 +147,8 @@ def review_game(path: str, knowledge: Knowledge, config: SearchConfig | None = N
             before = _searched(search, knowledge, board, colour)
         p = knowledge.probabilities(board, colour)
         prob = p.of(point)
-        row = MoveReview(number, colour, format_vertex(point), p.rank(point), prob, -math.log(prob), likeliest(p, BEST))
+        rank = p.rank(point, board.equivalent_points(point))
+        row = MoveReview(number, colour, format_vertex(point), rank, prob, -math.log(prob), likeliest(p, BEST))
         board.play(colour, point)
         if search:
             after = _searched(search, knowledge, board, "w" if colour == "b" else "b")
