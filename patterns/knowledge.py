@@ -71,8 +71,14 @@ class Probabilities(NamedTuple):
         """The rank of the move at ``point`` (1: the likeliest); a move tied with others takes
         the worst of their ranks but for the ``equivalent`` points it is one move with
         (``Board.equivalent_points``), as ``evaluate`` counts; 0 for an illegal move."""
-        p = self.of(point)
-        return int((self.points >= p).sum() + (self.p_pass >= p)) - (equivalent - 1) if p > 0 else 0
+        return rank_among(np.append(self.points.ravel(), self.p_pass), self.of(point), equivalent)
+
+
+def rank_among(values: np.ndarray, value: float, equivalent: int = 1) -> int:
+    """The rank of a move of probability (or strength) ``value`` among the ``values`` of every
+    move of its position: a tie takes the worst rank but for the ``equivalent`` points the
+    move is (``Board.equivalent_points``); 0 for an illegal move (``value`` 0)."""
+    return int((values >= value).sum()) - (equivalent - 1) if value > 0 else 0
 
 
 def likeliest(p: Probabilities, n: int) -> list[tuple[str, float]]:
@@ -123,7 +129,7 @@ class Explanation:
     legal: bool
     strength: float
     probability: float
-    rank: int  # 1 = the table's first choice; ties take the worst rank, as evaluate counts them (Probabilities.rank)
+    rank: int  # 1 = the table's first choice, as Probabilities.rank and evaluate count (``rank_among``)
     pattern: PatternReason | None
     features: tuple[FeatureReason, ...]
     pairs: float = 1.0
@@ -202,8 +208,7 @@ class Knowledge(MovePrior):
             p = (point[0] + 1) * (board.size + 2) + point[1] + 1
             s = float(strength[p])
             team = self._team(board, c, p) if s > 0 else np.zeros(0, dtype=np.int64)
-        ties = int((np.append(strength, s_pass) >= s).sum()) - (board.equivalent_points(point) - 1)
-        rank = ties if s > 0 else 0  # as Probabilities.rank
+        rank = rank_among(np.append(strength, s_pass), s, board.equivalent_points(point))
         table, row_of = self._detail_rows()
         pattern, features = None, []
         for number in team:
