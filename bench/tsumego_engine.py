@@ -1,7 +1,7 @@
 """The engine's first move on framed book problems, beside GnuGo 3.8's, in one run.
 
     python bench/tsumego_engine.py [--per-level 20] [--seconds 2] [--seed 1] [--levels beg,int]
-                                   [--no-gnugo] [--read-life] [--show]
+                                   [--no-gnugo] [--read-life] [--show] [--set NAME=VALUE ...]
 
 A seeded sample of each level of ``../shared/data/tsumego/problems.jsonl.gz`` (drawn as
 ``bench/tsumego.py`` draws it), each read as ``solve`` reads a problem with no goal
@@ -13,11 +13,14 @@ play: shapemill's ``gtp`` (the bundled table, one thread, ``--seconds`` a move, 
 resigning: a problem asks for the best try), and GnuGo
 (``--level 10``, its own time). A move is counted as the book's when it is one of the
 book's first moves. Prints per level and engine: problems, book first moves, median and
-worst seconds."""
+worst seconds. ``--set`` changes one of shapemill's search settings (``engine/settings.py``,
+by its name: ``--set rave_equiv=300 --set prior_n=60``), as a lever is measured here before
+it is played in games."""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import statistics
 import sys
 import tempfile
@@ -67,6 +70,17 @@ def ask(send, sgf_path: Path, komi: float, mover: str) -> tuple[str, float]:
     return move, time.perf_counter() - start
 
 
+def settings(pairs: list[str]) -> dict:
+    """``--set``'s search settings by name, each read as its default's type."""
+    defaults = {f.name: f.default for f in dataclasses.fields(SearchConfig)}
+    out = {}
+    for pair in pairs:
+        name, _, text = pair.partition("=")
+        kind = type(defaults[name]) if defaults.get(name) is not None else float
+        out[name] = text.lower() in ("1", "true", "yes") if kind is bool else kind(text)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--per-level", type=int, default=20)
@@ -76,6 +90,8 @@ def main() -> None:
     parser.add_argument("--no-gnugo", action="store_true")
     parser.add_argument("--read-life", action="store_true", help="shapemill gtp --read-life (df-pn before a genmove)")
     parser.add_argument("--show", action="store_true", help="a row per problem")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="a search setting of shapemill's (engine/settings.py, e.g. rave_equiv=300)")
     args = parser.parse_args()
     wanted = [w.strip().lower()[:3] for w in args.levels.split(",")]
     levels = tuple(level for level in LEVELS if level.split()[-1].lower()[:3] in wanted
@@ -83,7 +99,7 @@ def main() -> None:
     knowledge = Knowledge.load(default_table(RATINGS))
     # a problem asks for the best try: no resigning where the engine reads the side to play as lost
     ours = GtpEngine(SearchConfig(time_per_move=args.seconds, threads=1, resign=0.0,
-                                    read_life=args.read_life), 19, knowledge)
+                                    read_life=args.read_life, **settings(args.set)), 19, knowledge)
 
     def our_send(line: str) -> str:
         answer, _ = ours.handle(line)
@@ -109,7 +125,8 @@ def main() -> None:
     if gnugo:
         gnugo.close()
     print(f"framed problems, {args.per_level} a level (seed {args.seed}); shapemill {args.seconds:g} s a move, "
-          f"one thread{', --read-life' if args.read_life else ''}; GnuGo 3.8 level 10")
+          f"one thread{', --read-life' if args.read_life else ''}{''.join(', ' + a for a in args.set)}; "
+          "GnuGo 3.8 level 10")
     print("| level | engine | problems | book first move | median s | worst s |")
     print("|---|---|---|---|---|---|")
     for level, by_engine in results.items():
