@@ -20,7 +20,6 @@ it is played in games."""
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import statistics
 import sys
 import tempfile
@@ -32,6 +31,7 @@ from tsumego import LEVELS, PROBLEMS, sample
 from shapemill.engine.frontends.gtp import GtpEngine
 from shapemill.engine.frontends.match import GtpClient
 from shapemill.engine.search import SearchConfig
+from shapemill.engine.settings import BY_NAME, check_value
 from shapemill.engine.solve.frame import frame_problem
 from shapemill.engine.solve.tsumego import read_tsumego
 from shapemill.errors import ShapemillError
@@ -71,13 +71,22 @@ def ask(send, sgf_path: Path, komi: float, mover: str) -> tuple[str, float]:
 
 
 def settings(pairs: list[str]) -> dict:
-    """``--set``'s search settings by name, each read as its default's type."""
-    defaults = {f.name: f.default for f in dataclasses.fields(SearchConfig)}
+    """``--set``'s search settings by name, each read as its declaration's kind and checked
+    as the command line checks it (``engine.settings``); a bad one ends the run in one line."""
     out = {}
     for pair in pairs:
         name, _, text = pair.partition("=")
-        kind = type(defaults[name]) if defaults.get(name) is not None else float
-        out[name] = text.lower() in ("1", "true", "yes") if kind is bool else kind(text)
+        s = BY_NAME.get(name)
+        if s is None:
+            sys.exit(f"--set {pair}: no search setting {name!r} (engine/settings.py)")
+        try:
+            value = {"true": True, "false": False}.get(text.lower(), text) if s.kind is bool else s.kind(text)
+        except ValueError:
+            value = text
+        reason = check_value(s, value)
+        if reason:
+            sys.exit(f"--set {pair}: {reason}")
+        out[name] = value
     return out
 
 
